@@ -1,0 +1,99 @@
+/* LU without pivoting of one tile. CPU: a recursive LU built on BLAS
+ * (LAPACK has no unpivoted getrf); CUDA: cuSOLVER getrf with no pivot array.
+ * An exactly zero U(i,i) is reported to the request as offset + i. */
+#include <complex.h>
+#include <stdlib.h>
+#include "codelets.h"
+
+struct zgetrf_nopiv_args { int offset; starsolve_request_t *req; };
+
+/* Recursive right-looking LU of the m x n block A (m >= n). Returns the first
+ * zero pivot (1-based) or 0; like LAPACK it goes on past a zero pivot. */
+static int zgetrf_nopiv_rec(int m, int n, starsolve_complex64_t *A, int lda)
+{
+    const starsolve_complex64_t one = 1.0, mone = -1.0;
+    if (n == 1) {
+        if (A[0] == 0.0)
+            return 1;
+        starsolve_complex64_t rpiv = 1.0 / A[0];
+        cblas_zscal(m - 1, CBLAS_SADDR(rpiv), A + 1, 1);
+        return 0;
+    }
+    int n1 = n / 2, n2 = n - n1;
+    starsolve_complex64_t *A12 = A + (size_t)n1 * lda, *A21 = A + n1, *A22 = A12 + n1;
+    int info = zgetrf_nopiv_rec(m, n1, A, lda);
+    cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n1, n2,
+                CBLAS_SADDR(one), A, lda, A12, lda);
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m - n1, n2, n1,
+                CBLAS_SADDR(mone), A21, lda, A12, lda, CBLAS_SADDR(one), A22, lda);
+    int info2 = zgetrf_nopiv_rec(m - n1, n2, A22, lda);
+    return info ? info : (info2 ? info2 + n1 : 0);
+}
+
+static void zgetrf_nopiv_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zgetrf_nopiv_args *a = cl_arg;
+    int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), k = ss_min(m, n);
+    starsolve_complex64_t *A = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    int lda = SS_LD(buffers[0]);
+    int info = zgetrf_nopiv_rec(m, k, A, lda);
+    if (n > m) {   /* wide tile: U's right part is L^-1 A(:, m:n) */
+        const starsolve_complex64_t one = 1.0;
+        cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, m, n - m,
+                    CBLAS_SADDR(one), A, lda, A + (size_t)m * lda, lda);
+    }
+    if (info > 0)
+        ss_request_report(a->req, a->offset + info);
+}
+
+#ifdef STARSOLVE_USE_CUDA
+static void zgetrf_nopiv_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zgetrf_nopiv_args *a = cl_arg;
+    cusolverDnHandle_t h = ss_cusolver_handle();
+    cudaStream_t stream = starpu_cuda_get_local_stream();
+    int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), lda = SS_LD(buffers[0]), lwork = 0;
+    cuDoubleComplex *A = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    SS_CUSOLVER(cusolverDnZgetrf_bufferSize(h, m, n, A, lda, &lwork));
+    int *dinfo = ss_cuda_dwork(4 * sizeof(int) + (size_t)lwork * sizeof(cuDoubleComplex));
+    SS_CUSOLVER(cusolverDnZgetrf(h, m, n, A, lda, (cuDoubleComplex *)(dinfo + 4), NULL, dinfo));
+    int *hinfo = ss_cuda_hwork(sizeof(int));
+    SS_CUDA(cudaMemcpyAsync(hinfo, dinfo, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    SS_CUDA(cudaStreamSynchronize(stream));
+    if (*hinfo > 0)
+        ss_request_report(a->req, a->offset + *hinfo);
+}
+#endif
+
+static struct starpu_perfmodel model_zgetrf_nopiv = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zgetrf_nopiv",
+};
+
+static struct starpu_codelet cl_zgetrf_nopiv = {
+    .where = SS_WHERE_CPU_CUDA,
+    .cpu_funcs = { zgetrf_nopiv_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zgetrf_nopiv_cuda },   /* synchronous: info is read before the task ends */
+#endif
+    .nbuffers = 1,
+    .modes = { STARPU_RW },
+    .model = &model_zgetrf_nopiv,
+    .name = "zgetrf_nopiv",
+};
+
+void insert_zgetrf_nopiv(starpu_data_handle_t A, int offset, starsolve_request_t *req, int prio)
+{
+    struct zgetrf_nopiv_args *a = malloc(sizeof *a);
+    *a = (struct zgetrf_nopiv_args){ offset, req };
+    double m = starpu_matrix_get_nx(A), n = starpu_matrix_get_ny(A);
+    double k = m < n ? m : n;
+    int ret = starpu_task_insert(&cl_zgetrf_nopiv,
+                                 STARPU_CL_ARGS, a, sizeof *a,
+                                 STARPU_RW, A,
+                                 STARPU_PRIORITY, prio,
+                                 STARPU_NAME, "zgetrf_nopiv",
+                                 STARPU_FLOPS, SS_FLOP_SCALE * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),
+                                 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgetrf_nopiv");
+}

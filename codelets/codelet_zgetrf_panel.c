@@ -1,0 +1,123 @@
+/* LU with partial pivoting of a whole panel: the column of tiles from the
+ * diagonal down. The pivot of each column is searched in every tile row of the
+ * panel (true partial pivoting), so the panel is one task: it gathers its tiles
+ * into one tall matrix, factors it (CPU: LAPACKE getrf, CUDA: cuSOLVER getrf)
+ * and scatters the factors back. ipiv receives global 1-based rows. */
+#include <complex.h>
+#include <stdlib.h>
+#include <string.h>
+#include "codelets.h"
+
+struct zgetrf_panel_args { int ntiles, offset; starsolve_request_t *req; };
+
+/* The panel is buffers[1..ntiles]; buffers[0] is ipiv. */
+static int panel_rows(void *buffers[], int ntiles)
+{
+    int m = 0;
+    for (int t = 0; t < ntiles; t++)
+        m += SS_ROWS(buffers[1 + t]);
+    return m;
+}
+
+static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zgetrf_panel_args *a = cl_arg;
+    int m = panel_rows(buffers, a->ntiles), n = SS_COLS(buffers[1]);
+    int *ipiv = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    int npiv = (int)STARPU_VECTOR_GET_NX(buffers[0]);
+    starsolve_complex64_t *panel = malloc((size_t)m * n * sizeof *panel);
+    STARPU_ASSERT_MSG(panel, "zgetrf_panel: out of memory for a %d x %d panel", m, n);
+    for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(buffers[1 + t]), n,
+                            (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), SS_LD(buffers[1 + t]),
+                            panel + row, m);
+    int info = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, panel, m, ipiv);
+    for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(buffers[1 + t]), n, panel + row, m,
+                            (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), SS_LD(buffers[1 + t]));
+    free(panel);
+    for (int i = 0; i < npiv; i++)
+        ipiv[i] += a->offset;
+    if (info > 0)
+        ss_request_report(a->req, a->offset + info);
+}
+
+#ifdef STARSOLVE_USE_CUDA
+static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zgetrf_panel_args *a = cl_arg;
+    cusolverDnHandle_t h = ss_cusolver_handle();
+    cudaStream_t stream = starpu_cuda_get_local_stream();
+    int m = panel_rows(buffers, a->ntiles), n = SS_COLS(buffers[1]), lwork = 0;
+    int npiv = (int)STARPU_VECTOR_GET_NX(buffers[0]);
+    size_t esz = sizeof(cuDoubleComplex);
+    SS_CUSOLVER(cusolverDnZgetrf_bufferSize(h, m, n, (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[1]), m, &lwork));
+    /* device scratch: info and pivots (ints, padded to 16 bytes), the gathered panel, cuSOLVER's workspace */
+    size_t ints = ((size_t)npiv + 8) & ~(size_t)3;
+    char *dw = ss_cuda_dwork(ints * sizeof(int) + ((size_t)m * n + (size_t)lwork) * esz);
+    int *dinfo = (int *)dw, *dpiv = dinfo + 4;
+    cuDoubleComplex *panel = (cuDoubleComplex *)(dw + ints * sizeof(int));
+    cuDoubleComplex *work = panel + (size_t)m * n;
+    for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
+        SS_CUDA(cudaMemcpy2DAsync(panel + row, (size_t)m * esz, (void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]),
+                                  (size_t)SS_LD(buffers[1 + t]) * esz, SS_ROWS(buffers[1 + t]) * esz, n,
+                                  cudaMemcpyDeviceToDevice, stream));
+    SS_CUSOLVER(cusolverDnZgetrf(h, m, n, panel, m, work, dpiv, dinfo));
+    for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
+        SS_CUDA(cudaMemcpy2DAsync((void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), (size_t)SS_LD(buffers[1 + t]) * esz,
+                                  panel + row, (size_t)m * esz, SS_ROWS(buffers[1 + t]) * esz, n,
+                                  cudaMemcpyDeviceToDevice, stream));
+    /* pivots to the host to add the panel's offset, then into the ipiv handle */
+    int *hpiv = ss_cuda_hwork((size_t)(npiv + 1) * sizeof(int));
+    SS_CUDA(cudaMemcpyAsync(hpiv, dinfo, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    SS_CUDA(cudaMemcpyAsync(hpiv + 1, dpiv, (size_t)npiv * sizeof(int), cudaMemcpyDeviceToHost, stream));
+    SS_CUDA(cudaStreamSynchronize(stream));
+    for (int i = 1; i <= npiv; i++)
+        hpiv[i] += a->offset;
+    SS_CUDA(cudaMemcpyAsync((void *)STARPU_VECTOR_GET_PTR(buffers[0]), hpiv + 1, (size_t)npiv * sizeof(int),
+                            cudaMemcpyHostToDevice, stream));
+    SS_CUDA(cudaStreamSynchronize(stream));
+    if (hpiv[0] > 0)
+        ss_request_report(a->req, a->offset + hpiv[0]);
+}
+#endif
+
+static struct starpu_perfmodel model_zgetrf_panel = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zgetrf_panel",
+};
+
+static struct starpu_codelet cl_zgetrf_panel = {
+    .where = SS_WHERE_CPU_CUDA,
+    .cpu_funcs = { zgetrf_panel_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zgetrf_panel_cuda },   /* synchronous: info and pivots pass through the host */
+#endif
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &model_zgetrf_panel,
+    .name = "zgetrf_panel",
+};
+
+void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_data_handle_t ipiv,
+                         int offset, starsolve_request_t *req, int prio)
+{
+    struct zgetrf_panel_args *a = malloc(sizeof *a);
+    *a = (struct zgetrf_panel_args){ ntiles, offset, req };
+    struct starpu_data_descr *descr = malloc((size_t)(ntiles + 1) * sizeof *descr);
+    descr[0] = (struct starpu_data_descr){ ipiv, STARPU_W };
+    double m = 0, n = starpu_matrix_get_ny(tiles[0]);
+    for (int t = 0; t < ntiles; t++) {
+        descr[1 + t] = (struct starpu_data_descr){ tiles[t], STARPU_RW };
+        m += starpu_matrix_get_nx(tiles[t]);
+    }
+    double k = m < n ? m : n;
+    int ret = starpu_task_insert(&cl_zgetrf_panel,
+                                 STARPU_CL_ARGS, a, sizeof *a,
+                                 STARPU_DATA_MODE_ARRAY, descr, ntiles + 1,
+                                 STARPU_PRIORITY, prio,
+                                 STARPU_NAME, "zgetrf_panel",
+                                 STARPU_FLOPS, SS_FLOP_SCALE * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),
+                                 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgetrf_panel");
+    free(descr);
+}

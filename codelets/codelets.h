@@ -1,0 +1,86 @@
+/* What the algorithm layer sees of the codelets: insert helpers per precision,
+ * plus the CUDA plumbing shared by codelet files. */
+#ifndef STARSOLVE_CODELETS_H
+#define STARSOLVE_CODELETS_H
+
+#include <cblas.h>
+#include <lapacke.h>
+#include "internal.h"
+
+#ifdef STARSOLVE_USE_CUDA
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+#include <starpu_cublas_v2.h>
+
+/* One cuSOLVER handle per CUDA worker, bound to the worker's stream. */
+void ss_cusolver_init(void);
+void ss_cusolver_shutdown(void);
+cusolverDnHandle_t ss_cusolver_handle(void);
+/* Per-worker scratch that grows on demand and lives until shutdown: cuSOLVER's
+ * workspace size is only known through a handle, on the worker itself, so it
+ * cannot be a StarPU scratch buffer sized at submission. dwork is device
+ * memory, hwork pinned host memory. */
+void *ss_cuda_dwork(size_t bytes);
+void *ss_cuda_hwork(size_t bytes);
+/* Row interchanges on a column of tiles in GPU memory (codelets/cuda/laswp.cu). */
+void ss_cuda_laswp(size_t elemsize, int ncols, int ntiles, void *const *tiles, const int *ld, int nb,
+                   const int *ipiv, int npiv, int offset, int forward, cudaStream_t stream);
+
+/* A failed CUDA / cuBLAS / cuSOLVER call inside a task cannot be reported
+ * through info: the task graph is already running. Stop with the location. */
+void ss_cuda_fail(const char *what, int status, const char *file, int line);
+#define SS_CUDA(call) do { cudaError_t s_ = (call); \
+    if (s_ != cudaSuccess) ss_cuda_fail(#call, (int)s_, __FILE__, __LINE__); } while (0)
+#define SS_CUBLAS(call) do { cublasStatus_t s_ = (call); \
+    if (s_ != CUBLAS_STATUS_SUCCESS) ss_cuda_fail(#call, (int)s_, __FILE__, __LINE__); } while (0)
+#define SS_CUSOLVER(call) do { cusolverStatus_t s_ = (call); \
+    if (s_ != CUSOLVER_STATUS_SUCCESS) ss_cuda_fail(#call, (int)s_, __FILE__, __LINE__); } while (0)
+
+static inline cublasOperation_t ss_cublas_op(char t)
+{
+    return t == 'N' ? CUBLAS_OP_N : t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_C;
+}
+static inline cublasFillMode_t ss_cublas_uplo(char u)
+{
+    return u == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+}
+#endif
+
+/* cblas takes complex scalars by address and real ones by value; the
+ * precision generator turns CBLAS_SADDR(x) into (x) for s and d. */
+#define CBLAS_SADDR(x) (&(x))
+
+static inline CBLAS_TRANSPOSE ss_cblas_trans(char t)
+{
+    return t == 'N' ? CblasNoTrans : t == 'T' ? CblasTrans : CblasConjTrans;
+}
+static inline CBLAS_UPLO ss_cblas_uplo(char u) { return u == 'L' ? CblasLower : CblasUpper; }
+static inline CBLAS_SIDE ss_cblas_side(char s) { return s == 'L' ? CblasLeft : CblasRight; }
+static inline CBLAS_DIAG ss_cblas_diag(char d) { return d == 'U' ? CblasUnit : CblasNonUnit; }
+
+/* Complex flops count 4x real ones (LAWN 41: 6 per multiply, 2 per add). */
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+#define SS_FLOP_SCALE 4.0
+#else
+#define SS_FLOP_SCALE 1.0
+#endif
+
+/* Tile dimensions from a StarPU matrix interface (column-major: nx = rows). */
+#define SS_ROWS(buf) ((int)STARPU_MATRIX_GET_NX(buf))
+#define SS_COLS(buf) ((int)STARPU_MATRIX_GET_NY(buf))
+#define SS_LD(buf)   ((int)STARPU_MATRIX_GET_LD(buf))
+
+/* Workers that may run a codelet: CPU always, CUDA when built with it. */
+#ifdef STARSOLVE_USE_CUDA
+#define SS_WHERE_CPU_CUDA (STARPU_CPU | STARPU_CUDA)
+#else
+#define SS_WHERE_CPU_CUDA STARPU_CPU
+#endif
+
+#include "codelets_s.h"
+#include "codelets_d.h"
+#include "codelets_c.h"
+#include "codelets_z.h"
+
+#endif

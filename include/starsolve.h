@@ -1,0 +1,158 @@
+/* starsolve: dense linear solvers as StarPU task graphs over all CPU cores and GPUs.
+ *
+ * Column-major storage, LAPACK argument order and LAPACK semantics. Every routine
+ * returns LAPACK's info: 0 success, -i the i-th argument is bad, +i a numerical
+ * failure (U(i,i) exactly zero, leading minor i not positive definite).
+ * The library prints nothing on stdout; with cfg.verbose it explains errors on stderr.
+ */
+#ifndef STARSOLVE_H
+#define STARSOLVE_H
+
+#include <complex.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef float _Complex  starsolve_complex32_t;
+typedef double _Complex starsolve_complex64_t;
+
+/* ---- runtime ---------------------------------------------------------- */
+
+typedef struct starsolve_config {
+    int ncpus;          /* CPU workers; -1: StarPU's choice (STARPU_NCPU, else all cores not driving a GPU) */
+    int ngpus;          /* CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs) */
+    const char *sched;  /* StarPU scheduling policy; NULL: STARPU_SCHED, else "dmdas" */
+    int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs) */
+    int verbose;        /* 1: explain bad arguments and failures on stderr */
+    int gpu_only_tile;  /* with CUDA workers, GEMM/TRSM/HERK tiles of at least this order run only on
+                           GPUs (a CPU core needs ~1000x longer for one); 0: CPUs may take any; default 512 */
+} starsolve_config_t;
+
+/* Fill cfg with the defaults above. */
+void starsolve_config_init(starsolve_config_t *cfg);
+/* Start StarPU with cfg (NULL: defaults). Returns 0, or a negative value if StarPU did not start. */
+int  starsolve_init(const starsolve_config_t *cfg);
+void starsolve_finalize(void);
+/* Workers actually running, after starsolve_init. */
+int  starsolve_ncpus(void);
+int  starsolve_ngpus(void);
+/* Tile size the LAPACK-layout routines use now, and a way to change it between calls. */
+int  starsolve_get_nb(void);
+int  starsolve_set_nb(int nb);   /* returns -1 if nb < 1 */
+
+/* ---- tile descriptors and the asynchronous tile API -------------------- */
+
+typedef enum { STARSOLVE_S = 0, STARSOLVE_D = 1, STARSOLVE_C = 2, STARSOLVE_Z = 3 } starsolve_prec_t;
+
+/* An m x n matrix cut in nb x nb tiles (the last tile row / column is smaller
+ * when nb does not divide m / n). Each tile is one StarPU handle.
+ * Storage is either owned (every tile contiguous, in pinned host memory, from
+ * starsolve_desc_create) or borrowed (tiles are views of a LAPACK column-major
+ * array, from starsolve_desc_create_lapack, no copy made). */
+typedef struct starsolve_desc starsolve_desc_t;
+
+int  starsolve_desc_create(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb);
+int  starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb,
+                                  void *A, int lda);
+/* Copy between a LAPACK column-major array (lda >= m) and an owned descriptor.
+ * Both wait for tasks on the descriptor first. */
+int  starsolve_desc_from_lapack(starsolve_desc_t *desc, const void *A, int lda);
+int  starsolve_desc_to_lapack(const starsolve_desc_t *desc, void *A, int lda);
+/* Bring every tile back to host memory (needed before reading a borrowed array). */
+void starsolve_desc_flush(starsolve_desc_t *desc);
+void starsolve_desc_destroy(starsolve_desc_t *desc);
+int  starsolve_desc_m(const starsolve_desc_t *desc);
+int  starsolve_desc_n(const starsolve_desc_t *desc);
+int  starsolve_desc_nb(const starsolve_desc_t *desc);
+
+/* Row interchanges of an LU factorization in tiles: one vector per panel. */
+typedef struct starsolve_pivots starsolve_pivots_t;
+int  starsolve_pivots_create(starsolve_pivots_t **piv, const starsolve_desc_t *A);
+/* Copy to LAPACK's 1-based ipiv (min(m,n) entries); waits for the factorization. */
+void starsolve_pivots_to_lapack(starsolve_pivots_t *piv, int *ipiv);
+int  starsolve_pivots_from_lapack(starsolve_pivots_t *piv, const int *ipiv);
+void starsolve_pivots_destroy(starsolve_pivots_t *piv);
+
+/* A chain of asynchronous calls shares one request: it collects the first
+ * numerical failure (LAPACK's positive info) of the tasks submitted with it. */
+typedef struct starsolve_request starsolve_request_t;
+starsolve_request_t *starsolve_request_create(void);
+/* Wait for every task submitted so far and return the request's info. */
+int  starsolve_request_wait(starsolve_request_t *req);
+void starsolve_request_destroy(starsolve_request_t *req);
+
+/* Tile routines: submit the task graph and return at once (negative info on
+ * bad arguments, else 0); the numerical info arrives in the request. The
+ * descriptor's precision must match the routine's. */
+int starsolve_sgetrf_tile_async(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req);
+int starsolve_dgetrf_tile_async(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req);
+int starsolve_cgetrf_tile_async(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req);
+int starsolve_zgetrf_tile_async(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req);
+
+int starsolve_sgetrf_nopiv_tile_async(starsolve_desc_t *A, starsolve_request_t *req);
+int starsolve_dgetrf_nopiv_tile_async(starsolve_desc_t *A, starsolve_request_t *req);
+int starsolve_cgetrf_nopiv_tile_async(starsolve_desc_t *A, starsolve_request_t *req);
+int starsolve_zgetrf_nopiv_tile_async(starsolve_desc_t *A, starsolve_request_t *req);
+
+int starsolve_sgetrs_tile_async(char trans, const starsolve_desc_t *A, const starsolve_pivots_t *piv, starsolve_desc_t *B, starsolve_request_t *req);
+int starsolve_dgetrs_tile_async(char trans, const starsolve_desc_t *A, const starsolve_pivots_t *piv, starsolve_desc_t *B, starsolve_request_t *req);
+int starsolve_cgetrs_tile_async(char trans, const starsolve_desc_t *A, const starsolve_pivots_t *piv, starsolve_desc_t *B, starsolve_request_t *req);
+int starsolve_zgetrs_tile_async(char trans, const starsolve_desc_t *A, const starsolve_pivots_t *piv, starsolve_desc_t *B, starsolve_request_t *req);
+
+int starsolve_spotrf_tile_async(char uplo, starsolve_desc_t *A, starsolve_request_t *req);
+int starsolve_dpotrf_tile_async(char uplo, starsolve_desc_t *A, starsolve_request_t *req);
+int starsolve_cpotrf_tile_async(char uplo, starsolve_desc_t *A, starsolve_request_t *req);
+int starsolve_zpotrf_tile_async(char uplo, starsolve_desc_t *A, starsolve_request_t *req);
+
+int starsolve_spotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_desc_t *B, starsolve_request_t *req);
+int starsolve_dpotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_desc_t *B, starsolve_request_t *req);
+int starsolve_cpotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_desc_t *B, starsolve_request_t *req);
+int starsolve_zpotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_desc_t *B, starsolve_request_t *req);
+
+/* ---- LAPACK-layout routines ------------------------------------------- */
+
+int starsolve_sgetrf(int m, int n, float *A, int lda, int *ipiv);
+int starsolve_dgetrf(int m, int n, double *A, int lda, int *ipiv);
+int starsolve_cgetrf(int m, int n, starsolve_complex32_t *A, int lda, int *ipiv);
+int starsolve_zgetrf(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv);
+
+int starsolve_sgetrs(char trans, int n, int nrhs, const float *A, int lda, const int *ipiv, float *B, int ldb);
+int starsolve_dgetrs(char trans, int n, int nrhs, const double *A, int lda, const int *ipiv, double *B, int ldb);
+int starsolve_cgetrs(char trans, int n, int nrhs, const starsolve_complex32_t *A, int lda, const int *ipiv,
+                     starsolve_complex32_t *B, int ldb);
+int starsolve_zgetrs(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, const int *ipiv,
+                     starsolve_complex64_t *B, int ldb);
+
+int starsolve_sgesv(int n, int nrhs, float *A, int lda, int *ipiv, float *B, int ldb);
+int starsolve_dgesv(int n, int nrhs, double *A, int lda, int *ipiv, double *B, int ldb);
+int starsolve_cgesv(int n, int nrhs, starsolve_complex32_t *A, int lda, int *ipiv, starsolve_complex32_t *B, int ldb);
+int starsolve_zgesv(int n, int nrhs, starsolve_complex64_t *A, int lda, int *ipiv, starsolve_complex64_t *B, int ldb);
+
+int starsolve_sgetrf_nopiv(int m, int n, float *A, int lda);
+int starsolve_dgetrf_nopiv(int m, int n, double *A, int lda);
+int starsolve_cgetrf_nopiv(int m, int n, starsolve_complex32_t *A, int lda);
+int starsolve_zgetrf_nopiv(int m, int n, starsolve_complex64_t *A, int lda);
+
+int starsolve_spotrf(char uplo, int n, float *A, int lda);
+int starsolve_dpotrf(char uplo, int n, double *A, int lda);
+int starsolve_cpotrf(char uplo, int n, starsolve_complex32_t *A, int lda);
+int starsolve_zpotrf(char uplo, int n, starsolve_complex64_t *A, int lda);
+
+int starsolve_spotrs(char uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb);
+int starsolve_dpotrs(char uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb);
+int starsolve_cpotrs(char uplo, int n, int nrhs, const starsolve_complex32_t *A, int lda,
+                     starsolve_complex32_t *B, int ldb);
+int starsolve_zpotrs(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda,
+                     starsolve_complex64_t *B, int ldb);
+
+int starsolve_sposv(char uplo, int n, int nrhs, float *A, int lda, float *B, int ldb);
+int starsolve_dposv(char uplo, int n, int nrhs, double *A, int lda, double *B, int ldb);
+int starsolve_cposv(char uplo, int n, int nrhs, starsolve_complex32_t *A, int lda, starsolve_complex32_t *B, int ldb);
+int starsolve_zposv(char uplo, int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

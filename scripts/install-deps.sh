@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Install what starsolve needs from Debian's packages (run as root or with sudo).
+# libfxt-dev and dpkg-dev are for scripts/build-starpu.sh (traces, apt-get source).
+set -euo pipefail
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends \
+  build-essential pkg-config autoconf automake libtool make patch \
+  libstarpu-dev libhwloc-dev libopenblas-dev liblapacke-dev \
+  libfxt-dev dpkg-dev > /dev/null
+echo "install-deps: done"

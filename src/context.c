@@ -1,0 +1,135 @@
+/* Runtime start and stop, requests (numerical info of a task chain), errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <cblas.h>
+#include "internal.h"
+#include "codelets.h"
+
+struct ss_context ss_ctx;
+
+void starsolve_config_init(starsolve_config_t *cfg)
+{
+    *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .nb = 0, .verbose = 0,
+                                 .gpu_only_tile = 512 };
+}
+
+int starsolve_init(const starsolve_config_t *cfg_in)
+{
+    starsolve_config_t cfg;
+    if (cfg_in)
+        cfg = *cfg_in;
+    else
+        starsolve_config_init(&cfg);
+    if (ss_ctx.initialized)
+        return 0;
+    struct starpu_conf conf;
+    starpu_conf_init(&conf);     /* STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED still take precedence */
+    conf.ncpus = cfg.ncpus;
+    conf.ncuda = cfg.ngpus;
+    conf.nopencl = 0;
+    /* dmdas: data-aware and priority-aware, what tiled factorizations want by default */
+    conf.sched_policy_name = cfg.sched ? cfg.sched : "dmdas";
+    /* A StarPU built with FxT records a trace of every run unless told not to:
+     * traces are opt-in (STARPU_FXT_TRACE=1), they cost time and disk. */
+    setenv("STARPU_FXT_TRACE", "0", 0);
+    /* Each CPU worker is one core: OpenBLAS must not spawn threads of its own under it. */
+    openblas_set_num_threads(1);
+    int ret = starpu_init(&conf);
+    if (ret != 0) {
+        if (cfg.verbose)
+            fprintf(stderr, "starsolve: StarPU did not start (%d)\n", ret);
+        return ret < 0 ? ret : -1;
+    }
+#ifdef STARSOLVE_USE_CUDA
+    starpu_cublas_init();
+    ss_cusolver_init();
+#endif
+    ss_ctx.verbose = cfg.verbose;
+    ss_ctx.gpu_only_tile = cfg.gpu_only_tile;
+    ss_ctx.nb = cfg.nb > 0 ? cfg.nb : (starpu_cuda_worker_get_count() > 0 ? 1024 : 256);
+    ss_ctx.initialized = 1;
+    return 0;
+}
+
+void starsolve_finalize(void)
+{
+    if (!ss_ctx.initialized)
+        return;
+    starpu_task_wait_for_all();
+#ifdef STARSOLVE_USE_CUDA
+    ss_cusolver_shutdown();
+    starpu_cublas_shutdown();
+#endif
+    starpu_shutdown();
+    ss_ctx.initialized = 0;
+}
+
+int starsolve_ncpus(void) { return ss_ctx.initialized ? (int)starpu_cpu_worker_get_count() : 0; }
+int starsolve_ngpus(void) { return ss_ctx.initialized ? (int)starpu_cuda_worker_get_count() : 0; }
+int starsolve_get_nb(void) { return ss_ctx.nb; }
+
+int starsolve_set_nb(int nb)
+{
+    if (nb < 1)
+        return -1;
+    ss_ctx.nb = nb;
+    return 0;
+}
+
+int ss_can_execute_blas3(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+    (void)nimpl;
+    if (starpu_worker_get_type((int)workerid) != STARPU_CPU_WORKER || ss_ctx.gpu_only_tile <= 0
+        || starpu_cuda_worker_get_count() == 0)
+        return 1;
+    /* the last buffer is the output tile of GEMM, TRSM and HERK */
+    starpu_data_handle_t out = STARPU_TASK_GET_HANDLE(task, STARPU_TASK_GET_NBUFFERS(task) - 1);
+    return (int)starpu_matrix_get_nx(out) < ss_ctx.gpu_only_tile;
+}
+
+int ss_ensure_init(void)
+{
+    return ss_ctx.initialized ? 0 : starsolve_init(NULL);
+}
+
+int ss_arg_error(const char *routine, int info)
+{
+    if (ss_ctx.verbose)
+        fprintf(stderr, "starsolve: %s: parameter %d has an illegal value\n", routine, -info);
+    return info;
+}
+
+starsolve_request_t *starsolve_request_create(void)
+{
+    starsolve_request_t *req = malloc(sizeof *req);
+    if (!req)
+        return NULL;
+    pthread_mutex_init(&req->lock, NULL);
+    req->info = 0;
+    return req;
+}
+
+void ss_request_report(starsolve_request_t *req, int info)
+{
+    pthread_mutex_lock(&req->lock);
+    if (info > 0 && (req->info == 0 || info < req->info))
+        req->info = info;
+    pthread_mutex_unlock(&req->lock);
+}
+
+int starsolve_request_wait(starsolve_request_t *req)
+{
+    starpu_task_wait_for_all();
+    pthread_mutex_lock(&req->lock);
+    int info = req->info;
+    pthread_mutex_unlock(&req->lock);
+    return info;
+}
+
+void starsolve_request_destroy(starsolve_request_t *req)
+{
+    if (!req)
+        return;
+    pthread_mutex_destroy(&req->lock);
+    free(req);
+}

@@ -1,0 +1,227 @@
+/* Tile descriptors and pivot vectors: StarPU registration and LAPACK-layout copies.
+ * Every offset is computed in size_t: n*n exceeds 2^31 for n > 46340. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+static const size_t elemsizes[] = { sizeof(float), sizeof(double), sizeof(starsolve_complex32_t),
+                                    sizeof(starsolve_complex64_t) };
+
+static int single_process_owner(const starsolve_desc_t *A, int i, int j)
+{
+    (void)A; (void)i; (void)j;
+    return 0;
+}
+
+static starsolve_desc_t *desc_alloc(starsolve_prec_t prec, int m, int n, int nb)
+{
+    starsolve_desc_t *A = calloc(1, sizeof *A);
+    if (!A)
+        return NULL;
+    A->prec = prec;
+    A->elemsize = elemsizes[prec];
+    A->m = m;
+    A->n = n;
+    A->nb = nb;
+    A->mt = (m + nb - 1) / nb;
+    A->nt = (n + nb - 1) / nb;
+    A->owner = single_process_owner;
+    A->tiles = calloc((size_t)A->mt * A->nt + 1, sizeof *A->tiles);
+    if (!A->tiles) {
+        free(A);
+        return NULL;
+    }
+    return A;
+}
+
+/* Where tile (i, j) starts and its leading dimension. */
+static char *tile_address(const starsolve_desc_t *A, int i, int j, size_t *ld)
+{
+    size_t nb = A->nb;
+    if (A->owned) {
+        *ld = ss_tile_rows(A, i);
+        return A->base + ((size_t)j * nb * A->m + (size_t)i * nb * ss_tile_cols(A, j)) * A->elemsize;
+    }
+    *ld = A->lda;
+    return A->base + ((size_t)i * nb + (size_t)j * nb * A->lda) * A->elemsize;
+}
+
+static void register_tiles(starsolve_desc_t *A)
+{
+    for (int j = 0; j < A->nt; j++)
+        for (int i = 0; i < A->mt; i++) {
+            size_t ld;
+            char *p = tile_address(A, i, j, &ld);
+            starpu_matrix_data_register(&A->tiles[(size_t)i + (size_t)j * A->mt], STARPU_MAIN_RAM, (uintptr_t)p,
+                                        ld, ss_tile_rows(A, i), ss_tile_cols(A, j), A->elemsize);
+        }
+}
+
+static int check_shape(starsolve_prec_t prec, int m, int n, int nb)
+{
+    if ((unsigned)prec > STARSOLVE_Z) return -2;
+    if (m < 0) return -3;
+    if (n < 0) return -4;
+    if (nb < 1) return -5;
+    return 0;
+}
+
+int starsolve_desc_create(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb)
+{
+    if (!desc) return -1;
+    int info = check_shape(prec, m, n, nb);
+    if (info) return info;
+    if (ss_ensure_init()) return -1;
+    starsolve_desc_t *A = desc_alloc(prec, m, n, nb);
+    if (!A) return -1;
+    A->owned = 1;
+    size_t bytes = (size_t)m * n * A->elemsize;
+    /* starpu_malloc pins the memory when CUDA workers exist: transfers run at full speed */
+    if (bytes && starpu_malloc((void **)&A->base, bytes) != 0) {
+        free(A->tiles);
+        free(A);
+        return -1;
+    }
+    register_tiles(A);
+    *desc = A;
+    return 0;
+}
+
+int starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb,
+                                 void *Aptr, int lda)
+{
+    if (!desc) return -1;
+    int info = check_shape(prec, m, n, nb);
+    if (info) return info;
+    if (!Aptr && m > 0 && n > 0) return -6;
+    if (lda < ss_max(1, m)) return -7;
+    if (ss_ensure_init()) return -1;
+    starsolve_desc_t *A = desc_alloc(prec, m, n, nb);
+    if (!A) return -1;
+    A->owned = 0;
+    A->base = Aptr;
+    A->lda = lda;
+    register_tiles(A);
+    *desc = A;
+    return 0;
+}
+
+/* Copy every tile to or from the LAPACK array, holding each tile in main memory meanwhile. */
+static void copy_lapack(const starsolve_desc_t *A, char *lapack, size_t lda, int to_lapack)
+{
+    for (int j = 0; j < A->nt; j++)
+        for (int i = 0; i < A->mt; i++) {
+            starpu_data_handle_t h = ss_tile(A, i, j);
+            starpu_data_acquire(h, to_lapack ? STARPU_R : STARPU_W);
+            size_t ld;
+            char *t = tile_address(A, i, j, &ld);
+            size_t rowbytes = (size_t)ss_tile_rows(A, i) * A->elemsize;
+            char *l = lapack + ((size_t)i * A->nb + (size_t)j * A->nb * lda) * A->elemsize;
+            for (int c = 0; c < ss_tile_cols(A, j); c++) {
+                char *tc = t + (size_t)c * ld * A->elemsize, *lc = l + (size_t)c * lda * A->elemsize;
+                if (to_lapack)
+                    memcpy(lc, tc, rowbytes);
+                else
+                    memcpy(tc, lc, rowbytes);
+            }
+            starpu_data_release(h);
+        }
+}
+
+int starsolve_desc_from_lapack(starsolve_desc_t *A, const void *lapack, int lda)
+{
+    if (!A || !A->owned) return -1;
+    if (!lapack && A->m > 0 && A->n > 0) return -2;
+    if (lda < ss_max(1, A->m)) return -3;
+    copy_lapack(A, (char *)lapack, lda, 0);
+    return 0;
+}
+
+int starsolve_desc_to_lapack(const starsolve_desc_t *A, void *lapack, int lda)
+{
+    if (!A || !A->owned) return -1;
+    if (!lapack && A->m > 0 && A->n > 0) return -2;
+    if (lda < ss_max(1, A->m)) return -3;
+    copy_lapack(A, lapack, lda, 1);
+    return 0;
+}
+
+void starsolve_desc_flush(starsolve_desc_t *A)
+{
+    for (size_t t = 0; t < (size_t)A->mt * A->nt; t++) {
+        starpu_data_acquire(A->tiles[t], STARPU_R);
+        starpu_data_release(A->tiles[t]);
+    }
+}
+
+void starsolve_desc_destroy(starsolve_desc_t *A)
+{
+    if (!A)
+        return;
+    /* unregistering brings every tile back home, into the caller's array for a borrowed descriptor */
+    for (size_t t = 0; t < (size_t)A->mt * A->nt; t++)
+        starpu_data_unregister(A->tiles[t]);
+    if (A->owned && A->base)
+        starpu_free(A->base);
+    free(A->tiles);
+    free(A);
+}
+
+int starsolve_desc_m(const starsolve_desc_t *A) { return A->m; }
+int starsolve_desc_n(const starsolve_desc_t *A) { return A->n; }
+int starsolve_desc_nb(const starsolve_desc_t *A) { return A->nb; }
+
+int starsolve_pivots_create(starsolve_pivots_t **pivp, const starsolve_desc_t *A)
+{
+    if (!pivp || !A) return -1;
+    starsolve_pivots_t *piv = calloc(1, sizeof *piv);
+    if (!piv) return -1;
+    piv->nb = A->nb;
+    piv->minmn = ss_min(A->m, A->n);
+    piv->npanels = ss_min(A->mt, A->nt);
+    piv->data = calloc((size_t)piv->minmn + 1, sizeof *piv->data);
+    piv->panels = calloc((size_t)piv->npanels + 1, sizeof *piv->panels);
+    if (!piv->data || !piv->panels) {
+        free(piv->data);
+        free(piv->panels);
+        free(piv);
+        return -1;
+    }
+    for (int k = 0; k < piv->npanels; k++) {
+        int len = ss_min(piv->minmn - k * piv->nb, piv->nb);
+        starpu_vector_data_register(&piv->panels[k], STARPU_MAIN_RAM, (uintptr_t)(piv->data + (size_t)k * piv->nb),
+                                    len, sizeof(int));
+    }
+    *pivp = piv;
+    return 0;
+}
+
+void starsolve_pivots_to_lapack(starsolve_pivots_t *piv, int *ipiv)
+{
+    for (int k = 0; k < piv->npanels; k++) {
+        starpu_data_acquire(piv->panels[k], STARPU_R);
+        starpu_data_release(piv->panels[k]);
+    }
+    memcpy(ipiv, piv->data, (size_t)piv->minmn * sizeof *ipiv);
+}
+
+int starsolve_pivots_from_lapack(starsolve_pivots_t *piv, const int *ipiv)
+{
+    for (int k = 0; k < piv->npanels; k++)
+        starpu_data_acquire(piv->panels[k], STARPU_W);
+    memcpy(piv->data, ipiv, (size_t)piv->minmn * sizeof *ipiv);
+    for (int k = 0; k < piv->npanels; k++)
+        starpu_data_release(piv->panels[k]);
+    return 0;
+}
+
+void starsolve_pivots_destroy(starsolve_pivots_t *piv)
+{
+    if (!piv)
+        return;
+    for (int k = 0; k < piv->npanels; k++)
+        starpu_data_unregister(piv->panels[k]);
+    free(piv->panels);
+    free(piv->data);
+    free(piv);
+}

@@ -1,0 +1,75 @@
+/* Internal state shared by the API, algorithm and codelet layers. */
+#ifndef STARSOLVE_INTERNAL_H
+#define STARSOLVE_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <starpu.h>
+#include "starsolve.h"
+
+/* A tiled matrix. Tile (i, j) covers rows i*nb .. i*nb+ss_tile_rows(A,i)-1 and
+ * the same for columns; tiles are stored by tile column, so tile column j is
+ * one m x ss_tile_cols(A,j) slab and tile (i, j) in it is contiguous. */
+struct starsolve_desc {
+    starsolve_prec_t prec;
+    size_t elemsize;
+    int m, n, nb;
+    int mt, nt;                    /* tile rows and tile columns */
+    int owned;                     /* 1: tiles in our pinned allocation; 0: views of a LAPACK array */
+    char *base;                    /* owned: our storage; borrowed: the caller's array */
+    size_t lda;                    /* borrowed: the caller's leading dimension */
+    starpu_data_handle_t *tiles;   /* mt*nt handles, tile (i,j) at i + j*mt */
+    /* Which process owns tile (i,j). Single process for now: always 0. A 2D
+     * block-cyclic map for StarPU-MPI replaces this function, nothing else. */
+    int (*owner)(const struct starsolve_desc *A, int i, int j);
+};
+
+static inline starpu_data_handle_t ss_tile(const starsolve_desc_t *A, int i, int j)
+{
+    return A->tiles[(size_t)i + (size_t)j * (size_t)A->mt];
+}
+static inline int ss_tile_rows(const starsolve_desc_t *A, int i)
+{
+    return i == A->mt - 1 ? A->m - i * A->nb : A->nb;
+}
+static inline int ss_tile_cols(const starsolve_desc_t *A, int j)
+{
+    return j == A->nt - 1 ? A->n - j * A->nb : A->nb;
+}
+static inline int ss_min(int a, int b) { return a < b ? a : b; }
+static inline int ss_max(int a, int b) { return a > b ? a : b; }
+
+/* Pivots of a tiled LU: panel k owns entries k*nb .. k*nb+ss_tile_cols-1 of
+ * data, as global 1-based row numbers, like LAPACK's ipiv. */
+struct starsolve_pivots {
+    int npanels, nb, minmn;
+    int *data;
+    starpu_data_handle_t *panels;
+};
+
+/* Collects the first numerical failure of a chain of tasks (tasks report
+ * with ss_request_report). Like LAPACK, later tasks still run. */
+struct starsolve_request {
+    pthread_mutex_t lock;
+    int info;                      /* 0 or the smallest positive info reported */
+};
+void ss_request_report(starsolve_request_t *req, int info);
+
+/* Library state set by starsolve_init (not a hidden global: every choice in
+ * it comes from the caller's starsolve_config_t or starsolve_set_nb). */
+struct ss_context {
+    int initialized;
+    int nb;
+    int verbose;
+    int gpu_only_tile;
+};
+extern struct ss_context ss_ctx;
+
+/* Codelet hook: may this worker run this GEMM/TRSM/HERK? (see starsolve_config_t.gpu_only_tile) */
+int ss_can_execute_blas3(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+/* Start StarPU with defaults if the caller did not (LAPACK drop-in use). */
+int ss_ensure_init(void);
+/* Message on stderr when verbose; returns info so callers can `return ss_arg_error(...)`. */
+int ss_arg_error(const char *routine, int info);
+
+#endif

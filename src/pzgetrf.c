@@ -1,0 +1,45 @@
+/* Right-looking tile LU with partial pivoting over the whole column.
+ * Step k: the panel (tile column k from the diagonal down) is one task that
+ * picks every pivot among all its rows; then, for each column j to its right,
+ * one task applies the panel's swaps to the column, a TRSM makes U(k,j) and
+ * GEMMs update the trailing tiles. The panel's swaps also go to the columns on
+ * its left, so L comes out as LAPACK's getrf leaves it. */
+#include <stdlib.h>
+#include "algorithms.h"
+#include "codelets.h"
+
+void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req)
+{
+    const starsolve_complex64_t one = 1.0, mone = -1.0;
+    int kt = ss_min(A->mt, A->nt);
+    starpu_data_handle_t *column = malloc((size_t)A->mt * sizeof *column);
+
+    for (int k = 0; k < kt; k++) {
+        /* priorities: each step outranks the next; inside a step the panel,
+         * then the column that holds the next panel (lookahead), then the rest */
+        int step = 3 * (kt - k);
+        int ntiles = A->mt - k;
+        for (int i = k; i < A->mt; i++)
+            column[i - k] = ss_tile(A, i, k);
+        insert_zgetrf_panel(ntiles, column, piv->panels[k], k * A->nb, req, step + 3);
+
+        for (int j = k + 1; j < A->nt; j++) {
+            int prio = j == k + 1 ? step + 2 : step;
+            for (int i = k; i < A->mt; i++)
+                column[i - k] = ss_tile(A, i, j);
+            insert_zlaswp(ntiles, column, piv->panels[k], k * A->nb, 1, prio);
+            insert_ztrsm('L', 'L', 'N', 'U', one, ss_tile(A, k, k), ss_tile(A, k, j), prio);
+            for (int i = k + 1; i < A->mt; i++)
+                insert_zgemm('N', 'N', mone, ss_tile(A, i, k), ss_tile(A, k, j), one, ss_tile(A, i, j), prio);
+        }
+        /* off the critical path: the swaps of panel k on the finished columns of L */
+        for (int j = 0; j < k; j++) {
+            for (int i = k; i < A->mt; i++)
+                column[i - k] = ss_tile(A, i, j);
+            insert_zlaswp(ntiles, column, piv->panels[k], k * A->nb, 1, 0);
+        }
+        for (int i = k + 1; i < A->mt; i++)
+            starpu_data_wont_use(ss_tile(A, i, k));
+    }
+    free(column);
+}

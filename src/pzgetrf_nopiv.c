@@ -1,0 +1,23 @@
+/* Right-looking tile LU without pivoting: the textbook tile loop. */
+#include "algorithms.h"
+#include "codelets.h"
+
+void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
+{
+    const starsolve_complex64_t one = 1.0, mone = -1.0;
+    int kt = ss_min(A->mt, A->nt);
+    for (int k = 0; k < kt; k++) {
+        int step = 3 * (kt - k);
+        insert_zgetrf_nopiv(ss_tile(A, k, k), k * A->nb, req, step + 3);
+        for (int i = k + 1; i < A->mt; i++)
+            insert_ztrsm('R', 'U', 'N', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), step + 2);
+        for (int j = k + 1; j < A->nt; j++) {
+            int prio = j == k + 1 ? step + 2 : step;
+            insert_ztrsm('L', 'L', 'N', 'U', one, ss_tile(A, k, k), ss_tile(A, k, j), prio);
+            for (int i = k + 1; i < A->mt; i++)
+                insert_zgemm('N', 'N', mone, ss_tile(A, i, k), ss_tile(A, k, j), one, ss_tile(A, i, j), prio);
+        }
+        for (int i = k + 1; i < A->mt; i++)
+            starpu_data_wont_use(ss_tile(A, i, k));
+    }
+}

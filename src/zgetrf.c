@@ -1,0 +1,37 @@
+/* LU with partial pivoting: LAPACK-layout and tile entry points. */
+#include "algorithms.h"
+
+int starsolve_zgetrf_tile_async(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req)
+{
+    if (!A || A->prec != STARSOLVE_Z) return ss_arg_error("starsolve_zgetrf_tile_async", -1);
+    if (!piv || piv->nb != A->nb || piv->minmn != ss_min(A->m, A->n))
+        return ss_arg_error("starsolve_zgetrf_tile_async", -2);
+    if (!req) return ss_arg_error("starsolve_zgetrf_tile_async", -3);
+    pzgetrf(A, piv, req);
+    return 0;
+}
+
+int starsolve_zgetrf(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
+{
+    const char *me = "starsolve_zgetrf";
+    if (m < 0) return ss_arg_error(me, -1);
+    if (n < 0) return ss_arg_error(me, -2);
+    if (!A && m > 0 && n > 0) return ss_arg_error(me, -3);
+    if (lda < ss_max(1, m)) return ss_arg_error(me, -4);
+    if (!ipiv && m > 0 && n > 0) return ss_arg_error(me, -5);
+    if (m == 0 || n == 0) return 0;
+    if (ss_ensure_init()) return -1000;
+
+    starsolve_desc_t *dA;
+    starsolve_pivots_t *piv;
+    starsolve_request_t *req = starsolve_request_create();
+    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, ss_ctx.nb, A, lda);
+    starsolve_pivots_create(&piv, dA);
+    pzgetrf(dA, piv, req);
+    int info = starsolve_request_wait(req);
+    starsolve_pivots_to_lapack(piv, ipiv);
+    starsolve_pivots_destroy(piv);
+    starsolve_desc_destroy(dA);
+    starsolve_request_destroy(req);
+    return info;
+}
