@@ -39,7 +39,6 @@ s/\bz\(getrf\|getrs\|gesv\|potrf\|potrs\|posv\|gemm\|trsm\|herk\|laswp\|lange\|l
 s/\bcublasZ/cublas${P}/g
 s/\bcusolverDnZ/cusolverDn${P}/g
 s/\bSTARSOLVE_Z\b/STARSOLVE_${P}/g
-s/\bSTARSOLVE_PRECISION_Z\b/STARSOLVE_PRECISION_${P}/g
 s/\(\"[^\"]*\)starsolve_z/\1starsolve_${prec}/g"
 # real precisions: Hermitian becomes symmetric, conjugation disappears
 real='

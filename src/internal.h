@@ -36,6 +36,8 @@ static inline int ss_tile_cols(const starsolve_desc_t *A, int j)
 {
     return j == A->nt - 1 ? A->n - j * A->nb : A->nb;
 }
+/* LAPACK accepts option letters in either case. */
+static inline char ss_upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 static inline int ss_min(int a, int b) { return a < b ? a : b; }
 static inline int ss_max(int a, int b) { return a > b ? a : b; }
 

@@ -1,0 +1,153 @@
+#!/bin/sh
+# make check: the drivers examples/starpu_lu and examples/starpu_cholesky, run
+# as a user runs them.
+#   --help exits 0; -n 300 -nb 64 -check passes in every precision (and -nopiv
+#   for LU), with the backward errors it prints at most 30; --csv gives a header
+#   and one parsable line per run; bad flags exit 2 with one line on stderr.
+# Exit status for automake: 0 pass, 1 fail, 77 skip (drivers not built).
+#
+# What the drivers print is described by the variables below: adapt them, not
+# the checks, if the output changes.
+
+top_builddir=${top_builddir:-.}
+LU=$top_builddir/examples/starpu_lu
+CHOL=$top_builddir/examples/starpu_cholesky
+PRECS="s d c z"
+RUN_FLAGS="-n 300 -nb 64 -check"   # a small run that every precision must pass
+BOUND=30                           # DESIGN.md: scaled residuals above 30, or NaN, fail
+# Human-readable result line: the value follows the name after '=' or spaces
+# ("berr=7.9e-02" and "berr 7.9e-02" both read).
+BERR_NAME=berr
+RESID_NAME=resid
+# --csv: column names in the header line (the first line of stdout)
+CSV_BERR=berr
+CSV_RESID=resid
+CSV_INFO=info
+USAGE_STATUS=2                     # exit status of the drivers on bad flags
+
+for d in "$LU" "$CHOL"; do
+    if [ ! -x "$d" ]; then
+        echo "SKIP: $d is not built"
+        exit 77
+    fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_drivers.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $*"
+    # the driver's own words, for the log
+    sed 's/^/  stdout: /' "$tmp/out"
+    sed 's/^/  stderr: /' "$tmp/err"
+}
+
+# Run a command, keeping its stdout and stderr; sets $status.
+run() {
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+}
+
+# Is $1 a number not above $BOUND? (NaN, inf, "-" and empty are not.)
+within_bound() {
+    echo "$1" | awk -v bound="$BOUND" '
+        $0 ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ && $0 + 0 <= bound { ok = 1 }
+        END { exit ok ? 0 : 1 }'
+}
+
+# The value printed after NAME in the human-readable output (stdout, else stderr):
+# the word after NAME, once '=' is read as a space, without trailing punctuation.
+value_of() {
+    cat "$tmp/out" "$tmp/err" | awk -v name="$1" '
+        { gsub(/=/, " ")
+          for (i = 1; i < NF; i++)
+              if ($i == name) { v = $(i + 1); sub(/[,;)]+$/, "", v); print v; exit } }'
+}
+
+# One checked run in human-readable form: exit 0, berr and resid printed and within the bound.
+checked_run() {
+    what=$*
+    run "$@"
+    if [ "$status" -ne 0 ]; then
+        fail "$what: exit status $status"
+        return
+    fi
+    berr=$(value_of "$BERR_NAME")
+    resid=$(value_of "$RESID_NAME")
+    if within_bound "$berr" && within_bound "$resid"; then
+        pass
+    else
+        fail "$what: $BERR_NAME='$berr' $RESID_NAME='$resid' (each must be a number <= $BOUND)"
+    fi
+}
+
+# One checked run with --csv: a header naming the columns, then run lines whose
+# berr and resid are within the bound and whose info is 0.
+csv_run() {
+    what=$*
+    run "$@"
+    if [ "$status" -ne 0 ]; then
+        fail "$what: exit status $status"
+        return
+    fi
+    if awk -F, -v bound="$BOUND" -v cb="$CSV_BERR" -v cr="$CSV_RESID" -v ci="$CSV_INFO" '
+        function num_ok(v) { return v ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ && v + 0 <= bound }
+        NR == 1 {
+            for (i = 1; i <= NF; i++) col[$i] = i
+            nf_header = NF
+            if (!(cb in col) || !(cr in col) || !(ci in col)) { print "header lacks " cb ", " cr " or " ci ": " $0; bad = 1; exit }
+            next
+        }
+        {
+            runs++
+            if (NF != nf_header && nf_header) { print "line " NR " has " NF " fields"; bad = 1 }
+            if (!num_ok($col[cb]) || !num_ok($col[cr]) || $col[ci] != "0") {
+                print "line " NR ": " cb "=" $col[cb] " " cr "=" $col[cr] " " ci "=" $col[ci]; bad = 1
+            }
+        }
+        END { if (!bad && runs == 0) { print "no run line after the header"; bad = 1 } exit bad }' "$tmp/out" >"$tmp/why"; then
+        pass
+    else
+        fail "$what: $(cat "$tmp/why")"
+    fi
+}
+
+# A bad flag: exit status $USAGE_STATUS, exactly one line on stderr.
+usage_error() {
+    what=$*
+    run "$@"
+    lines=$(wc -l <"$tmp/err")
+    if [ "$status" -eq "$USAGE_STATUS" ] && [ "$lines" -eq 1 ]; then
+        pass
+    else
+        fail "$what: exit status $status (expected $USAGE_STATUS), $lines lines on stderr (expected 1)"
+    fi
+}
+
+for d in "$LU" "$CHOL"; do
+    run "$d" --help
+    if [ "$status" -eq 0 ] && [ -s "$tmp/out" ]; then pass; else fail "$d --help: exit status $status, or nothing printed"; fi
+
+    for p in $PRECS; do
+        # shellcheck disable=SC2086 # RUN_FLAGS is a list of words
+        checked_run "$d" $RUN_FLAGS -prec "$p"
+    done
+    # shellcheck disable=SC2086
+    csv_run "$d" $RUN_FLAGS -niter 2 --csv
+
+    usage_error "$d" -n -5
+    usage_error "$d" --no-such-flag
+    usage_error "$d" -n
+    usage_error "$d" -prec x
+done
+for p in $PRECS; do
+    # shellcheck disable=SC2086
+    checked_run "$LU" $RUN_FLAGS -nopiv -prec "$p"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,169 @@
+/* Helpers shared by the starsolve tests (make check).
+ *
+ * Every test program counts its checks through TEST_CHECK and ends with
+ * testing_summary(), which prints "N passed, M failed" and gives the exit
+ * status automake's test driver expects (0 pass, 1 fail, 77 skip, 99 hard error).
+ * The generic tests (tests/ztest_*.c, generated into s, d, c, z) include this
+ * file too: it is not generated, so it holds no precision-specific names except
+ * the explicit prototypes at the end. */
+#ifndef STARSOLVE_TESTING_H
+#define STARSOLVE_TESTING_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "starsolve.h"
+#include "check.h"
+
+/* automake's parallel test driver: 77 means skipped, 99 a hard error (not a test failure) */
+#define TESTING_SKIP 77
+#define TESTING_HARD_ERROR 99
+
+/* The checks of the whole program, all precisions together. Each test program's
+ * main defines it once: `struct testing_counts testing_counts;`. */
+struct testing_counts {
+    long passed, failed;
+};
+extern struct testing_counts testing_counts;
+
+/* Set STARSOLVE_TEST_VERBOSE=1 to see every check that passes as well. */
+static inline int testing_verbose(void)
+{
+    const char *v = getenv("STARSOLVE_TEST_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* Count one check; on failure print where it is, the condition and the details.
+ * Returns ok, so that a caller can skip the checks that depend on this one. */
+static inline int testing_report(int ok, const char *file, int line, const char *cond, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static inline int testing_report(int ok, const char *file, int line, const char *cond, const char *fmt, ...)
+{
+    va_list ap;
+    if (ok)
+        testing_counts.passed++;
+    else
+        testing_counts.failed++;
+    if (ok && !testing_verbose())
+        return ok;
+    printf("%s %s:%d: ", ok ? "ok  " : "FAIL", file, line);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    if (!ok)
+        printf("  [%s]", cond);
+    printf("\n");
+    fflush(stdout);   /* FAIL lines interleave correctly with StarPU's own output in the log */
+    return ok;
+}
+
+/* TEST_CHECK(cond, fmt, ...): cond must hold; fmt and its arguments say what was
+ * tested and with which values, so that a FAIL line alone is enough to reproduce. */
+#define TEST_CHECK(cond, ...) testing_report((cond) ? 1 : 0, __FILE__, __LINE__, #cond, __VA_ARGS__)
+
+/* A part of a test that cannot run here: say so, it counts as neither pass nor fail. */
+static inline void testing_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void testing_skip(const char *fmt, ...)
+{
+    va_list ap;
+    printf("SKIP ");
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+}
+
+/* Memory for a test: a failed allocation is the machine's problem, not a failed check. */
+static inline void *testing_alloc(size_t bytes)
+{
+    void *p = calloc(bytes ? bytes : 1, 1);
+    if (!p) {
+        fprintf(stderr, "testing: out of memory for %zu bytes\n", bytes);
+        exit(TESTING_HARD_ERROR);
+    }
+    return p;
+}
+
+/* A hang (a task graph that never completes, a lost wakeup) must fail the test,
+ * not stall make check: after STARSOLVE_TEST_TIMEOUT seconds (default 600, far
+ * above the normal run time: this is a guard, not a timing check) the program
+ * stops with status 1. */
+static inline void testing_watchdog_fired(int sig)
+{
+    static const char msg[] = "FAIL: the test did not finish in STARSOLVE_TEST_TIMEOUT seconds (hang?)\n";
+    (void)sig;
+    (void)!write(STDOUT_FILENO, msg, sizeof msg - 1);   /* async-signal-safe, unlike printf */
+    _exit(1);
+}
+
+static inline void testing_start_watchdog(void)
+{
+    const char *env = getenv("STARSOLVE_TEST_TIMEOUT");
+    unsigned seconds = env && *env ? (unsigned)strtoul(env, NULL, 10) : 600;
+    if (seconds == 0)
+        return;   /* 0: no watchdog (under a debugger) */
+    signal(SIGALRM, testing_watchdog_fired);
+    alarm(seconds);
+}
+
+/* Start the library with CPU workers only (make check must run on any machine;
+ * STARPU_NCUDA=0 in the test environment says the same) and tile size nb.
+ * Returns 0, or nonzero when the runtime did not start. */
+static inline int testing_init(int nb)
+{
+    testing_start_watchdog();
+    starsolve_config_t cfg;
+    starsolve_config_init(&cfg);
+    cfg.ngpus = 0;
+    cfg.nb = nb;
+    cfg.verbose = 0;   /* bad-argument tests must not flood the log */
+    int ret = starsolve_init(&cfg);
+    if (ret != 0) {
+        fprintf(stderr, "testing: starsolve_init failed (%d)\n", ret);
+        return ret;
+    }
+    TEST_CHECK(starsolve_ncpus() >= 1, "starsolve_init: %d CPU workers", starsolve_ncpus());
+    TEST_CHECK(starsolve_ngpus() == 0, "starsolve_init with ngpus = 0: %d GPU workers", starsolve_ngpus());
+    TEST_CHECK(starsolve_get_nb() == nb, "starsolve_init with cfg.nb = %d: starsolve_get_nb() = %d", nb,
+               starsolve_get_nb());
+    return 0;
+}
+
+/* Tile size of the LAPACK-layout routines for the next calls. */
+static inline void testing_set_nb(int nb)
+{
+    int ret = starsolve_set_nb(nb);
+    TEST_CHECK(ret == 0 && starsolve_get_nb() == nb, "starsolve_set_nb(%d) = %d, then get_nb() = %d", nb, ret,
+               starsolve_get_nb());
+}
+
+/* Print the summary line, exactly "N passed, M failed", and return the exit status. */
+static inline int testing_summary(void)
+{
+    printf("%ld passed, %ld failed\n", testing_counts.passed, testing_counts.failed);
+    fflush(stdout);
+    return testing_counts.failed ? 1 : 0;
+}
+
+/* The generated per-precision tests; each returns its number of failed checks.
+ * Written out for s, d, c, z: a grep for test_dlu must find this line. */
+int test_slu(void);
+int test_dlu(void);
+int test_clu(void);
+int test_zlu(void);
+
+int test_scholesky(void);
+int test_dcholesky(void);
+int test_ccholesky(void);
+int test_zcholesky(void);
+
+int test_sargs(void);
+int test_dargs(void);
+int test_cargs(void);
+int test_zargs(void);
+
+#endif
