@@ -40,7 +40,7 @@ static struct starpu_perfmodel model_zgemm = {
 
 static struct starpu_codelet cl_zgemm = {
     .where = SS_WHERE_CPU_CUDA,
-    .can_execute = ss_can_execute_blas3,
+    .can_execute = ss_can_execute,
     .cpu_funcs = { zgemm_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zgemm_cuda },

@@ -72,6 +72,7 @@ static struct starpu_perfmodel model_zgetrf_nopiv = {
 
 static struct starpu_codelet cl_zgetrf_nopiv = {
     .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
     .cpu_funcs = { zgetrf_nopiv_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zgetrf_nopiv_cuda },   /* synchronous: info is read before the task ends */

@@ -19,23 +19,41 @@ static int panel_rows(void *buffers[], int ntiles)
     return m;
 }
 
+/* Are the panel's tiles one column-major block already (tiles viewing a LAPACK
+ * array)? Then getrf runs in place, with no gather and no scatter. */
+static int panel_is_contiguous(void *buffers[], int ntiles)
+{
+    for (int t = 0; t + 1 < ntiles; t++)
+        if (SS_LD(buffers[1 + t]) != SS_LD(buffers[2 + t])
+            || STARPU_MATRIX_GET_PTR(buffers[1 + t]) + (size_t)SS_ROWS(buffers[1 + t]) * sizeof(starsolve_complex64_t)
+               != STARPU_MATRIX_GET_PTR(buffers[2 + t]))
+            return 0;
+    return 1;
+}
+
 static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
 {
     const struct zgetrf_panel_args *a = cl_arg;
     int m = panel_rows(buffers, a->ntiles), n = SS_COLS(buffers[1]);
     int *ipiv = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
     int npiv = (int)STARPU_VECTOR_GET_NX(buffers[0]);
-    starsolve_complex64_t *panel = malloc((size_t)m * n * sizeof *panel);
-    STARPU_ASSERT_MSG(panel, "zgetrf_panel: out of memory for a %d x %d panel", m, n);
-    for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(buffers[1 + t]), n,
-                            (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), SS_LD(buffers[1 + t]),
-                            panel + row, m);
-    int info = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, panel, m, ipiv);
-    for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(buffers[1 + t]), n, panel + row, m,
-                            (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), SS_LD(buffers[1 + t]));
-    free(panel);
+    int info;
+    if (panel_is_contiguous(buffers, a->ntiles)) {
+        info = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]),
+                                   SS_LD(buffers[1]), ipiv);
+    } else {
+        starsolve_complex64_t *panel = malloc((size_t)m * n * sizeof *panel);
+        STARPU_ASSERT_MSG(panel, "zgetrf_panel: out of memory for a %d x %d panel", m, n);
+        for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
+            LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(buffers[1 + t]), n,
+                                (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), SS_LD(buffers[1 + t]),
+                                panel + row, m);
+        info = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, panel, m, ipiv);
+        for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
+            LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(buffers[1 + t]), n, panel + row, m,
+                                (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), SS_LD(buffers[1 + t]));
+        free(panel);
+    }
     for (int i = 0; i < npiv; i++)
         ipiv[i] += a->offset;
     if (info > 0)
@@ -89,6 +107,7 @@ static struct starpu_perfmodel model_zgetrf_panel = {
 
 static struct starpu_codelet cl_zgetrf_panel = {
     .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
     .cpu_funcs = { zgetrf_panel_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zgetrf_panel_cuda },   /* synchronous: info and pivots pass through the host */

@@ -37,7 +37,7 @@ static struct starpu_perfmodel model_zherk = {
 
 static struct starpu_codelet cl_zherk = {
     .where = SS_WHERE_CPU_CUDA,
-    .can_execute = ss_can_execute_blas3,
+    .can_execute = ss_can_execute,
     .cpu_funcs = { zherk_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zherk_cuda },

@@ -43,6 +43,7 @@ static struct starpu_perfmodel model_zpotrf = {
 
 static struct starpu_codelet cl_zpotrf = {
     .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
     .cpu_funcs = { zpotrf_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zpotrf_cuda },   /* synchronous: info must be read before the task ends */

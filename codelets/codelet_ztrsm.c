@@ -34,7 +34,7 @@ static struct starpu_perfmodel model_ztrsm = {
 
 static struct starpu_codelet cl_ztrsm = {
     .where = SS_WHERE_CPU_CUDA,
-    .can_execute = ss_can_execute_blas3,
+    .can_execute = ss_can_execute,
     .cpu_funcs = { ztrsm_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { ztrsm_cuda },

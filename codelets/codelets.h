@@ -23,9 +23,11 @@ cusolverDnHandle_t ss_cusolver_handle(void);
  * memory, hwork pinned host memory. */
 void *ss_cuda_dwork(size_t bytes);
 void *ss_cuda_hwork(size_t bytes);
-/* Row interchanges on a column of tiles in GPU memory (codelets/cuda/laswp.cu). */
+/* Row interchanges of npanels panels on a column of tiles in GPU memory
+ * (codelets/cuda/laswp.cu); ipiv[p] is in GPU memory, the arrays in host memory. */
 void ss_cuda_laswp(size_t elemsize, int ncols, int ntiles, void *const *tiles, const int *ld, int nb,
-                   const int *ipiv, int npiv, int offset, int forward, cudaStream_t stream);
+                   int npanels, const int *const *ipiv, const int *npiv, int offset, int forward,
+                   cudaStream_t stream);
 
 /* A failed CUDA / cuBLAS / cuSOLVER call inside a task cannot be reported
  * through info: the task graph is already running. Stop with the location. */

@@ -26,8 +26,8 @@ typedef struct starsolve_config {
     const char *sched;  /* StarPU scheduling policy; NULL: STARPU_SCHED, else "dmdas" */
     int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs) */
     int verbose;        /* 1: explain bad arguments and failures on stderr */
-    int gpu_only_tile;  /* with CUDA workers, GEMM/TRSM/HERK tiles of at least this order run only on
-                           GPUs (a CPU core needs ~1000x longer for one); 0: CPUs may take any; default 512 */
+    int gpu_only_tile;  /* with CUDA workers, tasks on tiles of at least this order run only on GPUs
+                           (a CPU core needs ~1000x longer for a 1024 GEMM); 0: CPUs may take any; default 512 */
 } starsolve_config_t;
 
 /* Fill cfg with the defaults above. */

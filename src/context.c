@@ -76,15 +76,16 @@ int starsolve_set_nb(int nb)
     return 0;
 }
 
-int ss_can_execute_blas3(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
     (void)nimpl;
     if (starpu_worker_get_type((int)workerid) != STARPU_CPU_WORKER || ss_ctx.gpu_only_tile <= 0
         || starpu_cuda_worker_get_count() == 0)
         return 1;
-    /* the last buffer is the output tile of GEMM, TRSM and HERK */
+    /* every codelet's last buffer is a tile it writes: judge the task by that tile */
     starpu_data_handle_t out = STARPU_TASK_GET_HANDLE(task, STARPU_TASK_GET_NBUFFERS(task) - 1);
-    return (int)starpu_matrix_get_nx(out) < ss_ctx.gpu_only_tile;
+    int order = ss_max((int)starpu_matrix_get_nx(out), (int)starpu_matrix_get_ny(out));
+    return order < ss_ctx.gpu_only_tile;
 }
 
 int ss_ensure_init(void)

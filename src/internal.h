@@ -67,8 +67,9 @@ struct ss_context {
 };
 extern struct ss_context ss_ctx;
 
-/* Codelet hook: may this worker run this GEMM/TRSM/HERK? (see starsolve_config_t.gpu_only_tile) */
-int ss_can_execute_blas3(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+/* Codelet hook: may this worker run this task? With CUDA workers, tiles of
+ * order >= starsolve_config_t.gpu_only_tile are GPU work only. */
+int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl);
 /* Start StarPU with defaults if the caller did not (LAPACK drop-in use). */
 int ss_ensure_init(void);
 /* Message on stderr when verbose; returns info so callers can `return ss_arg_error(...)`. */

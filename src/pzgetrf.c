@@ -2,8 +2,8 @@
  * Step k: the panel (tile column k from the diagonal down) is one task that
  * picks every pivot among all its rows; then, for each column j to its right,
  * one task applies the panel's swaps to the column, a TRSM makes U(k,j) and
- * GEMMs update the trailing tiles. The panel's swaps also go to the columns on
- * its left, so L comes out as LAPACK's getrf leaves it. */
+ * GEMMs update the trailing tiles. At the end the swaps of later panels go to
+ * the columns of L on their left, so L comes out as LAPACK's getrf leaves it. */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
@@ -27,19 +27,20 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
             int prio = j == k + 1 ? step + 2 : step;
             for (int i = k; i < A->mt; i++)
                 column[i - k] = ss_tile(A, i, j);
-            insert_zlaswp(ntiles, column, piv->panels[k], k * A->nb, 1, prio);
+            insert_zlaswp(ntiles, column, 1, &piv->panels[k], k * A->nb, 1, prio);
             insert_ztrsm('L', 'L', 'N', 'U', one, ss_tile(A, k, k), ss_tile(A, k, j), prio);
             for (int i = k + 1; i < A->mt; i++)
                 insert_zgemm('N', 'N', mone, ss_tile(A, i, k), ss_tile(A, k, j), one, ss_tile(A, i, j), prio);
         }
-        /* off the critical path: the swaps of panel k on the finished columns of L */
-        for (int j = 0; j < k; j++) {
-            for (int i = k; i < A->mt; i++)
-                column[i - k] = ss_tile(A, i, j);
-            insert_zlaswp(ntiles, column, piv->panels[k], k * A->nb, 1, 0);
-        }
         for (int i = k + 1; i < A->mt; i++)
             starpu_data_wont_use(ss_tile(A, i, k));
+    }
+    /* Off the critical path, once all panels are done: the swaps of the panels
+     * right of column j on the finished column j of L, in one pass per column. */
+    for (int j = 0; j + 1 < kt; j++) {
+        for (int i = j + 1; i < A->mt; i++)
+            column[i - j - 1] = ss_tile(A, i, j);
+        insert_zlaswp(A->mt - j - 1, column, kt - j - 1, &piv->panels[j + 1], (j + 1) * A->nb, 1, 0);
     }
     free(column);
 }

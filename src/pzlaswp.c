@@ -6,14 +6,12 @@
 
 void pzlaswp(const starsolve_pivots_t *piv, starsolve_desc_t *B, int forward)
 {
+    /* every panel in one task per tile column of B: one pass over the column */
     starpu_data_handle_t *column = malloc((size_t)B->mt * sizeof *column);
-    for (int s = 0; s < piv->npanels; s++) {
-        int k = forward ? s : piv->npanels - 1 - s;
-        for (int j = 0; j < B->nt; j++) {
-            for (int i = k; i < B->mt; i++)
-                column[i - k] = ss_tile(B, i, j);
-            insert_zlaswp(B->mt - k, column, piv->panels[k], k * piv->nb, forward, piv->npanels - s);
-        }
+    for (int j = 0; j < B->nt; j++) {
+        for (int i = 0; i < B->mt; i++)
+            column[i] = ss_tile(B, i, j);
+        insert_zlaswp(B->mt, column, piv->npanels, piv->panels, 0, forward, B->nt - j);
     }
     free(column);
 }

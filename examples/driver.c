@@ -1,0 +1,304 @@
+/* The frame shared by every driver: flags, runtime start, timing, result lines. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <starpu.h>
+#include "starsolve.h"
+#include "check.h"
+#include "driver.h"
+
+void driver_opts_init(struct driver_opts *o, const struct driver_spec *spec)
+{
+    *o = (struct driver_opts){
+        .spec = spec, .n = 4096, .nb = 0, .nrhs = 1, .ncpus = -1, .ngpus = -1, .sched = NULL,
+        .check = 0, .niter = 1, .seed = 1, .prec = 'd', .csv = 0, .m = -1,
+    };
+}
+
+/* ---- flags ------------------------------------------------------------ */
+
+enum { MAX_FLAGS = 32 };
+
+/* The flags of DESIGN.md, described like a driver's own flags so that one loop
+ * parses both and --help lists both. Returns how many were written to f. */
+static int shared_flags(struct driver_opts *o, struct driver_flag *f)
+{
+    const struct driver_flag list[] = {
+        { "-n", DRIVER_FLAG_INT, &o->n, 1, NULL, "N", "order of A; default 4096" },
+        { "-nb", DRIVER_FLAG_INT, &o->nb, 0, NULL, "NB", "tile size; 0: the library's default (256 CPU-only, 1024 with GPUs)" },
+        { "-nrhs", DRIVER_FLAG_INT, &o->nrhs, 0, NULL, "R", "right-hand sides; 0: factorization only; default 1" },
+        { "-ncpus", DRIVER_FLAG_INT, &o->ncpus, -1, NULL, "C", "CPU workers; -1: StarPU's choice (STARPU_NCPU, else all free cores)" },
+        { "-ngpus", DRIVER_FLAG_INT, &o->ngpus, -1, NULL, "G", "CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs)" },
+        { "-sched", DRIVER_FLAG_STRING, &o->sched, 0, NULL, "S",
+          "StarPU scheduler; default STARPU_SCHED, else dmdas (STARPU_SCHED, when set, wins)" },
+        { "-niter", DRIVER_FLAG_INT, &o->niter, 1, NULL, "K", "timed runs, each on a fresh copy of the matrix; default 1" },
+        { "-seed", DRIVER_FLAG_INT, &o->seed, 0, NULL, "S", "seed of the random matrices; default 1" },
+        { "-prec", DRIVER_FLAG_CHOICE, &o->prec, 0, "sdcz", "P", "precision: s, d, c or z; default d" },
+        { "-check", DRIVER_FLAG_SWITCH, &o->check, 0, NULL, NULL,
+          "check every run: factorization backward error (exact for max(m,n) <= 4096, else a\n"
+          "              randomized estimate) and solve residual; a value above 30 fails" },
+        { "--csv", DRIVER_FLAG_SWITCH, &o->csv, 0, NULL, NULL,
+          "stdout: a CSV header, then one CSV line per run; human-readable lines go to stderr" },
+    };
+    int count = (int)(sizeof list / sizeof list[0]);
+    memcpy(f, list, sizeof list);
+    return count;
+}
+
+static void print_help(const struct driver_opts *o, const struct driver_flag *flags, int nflags)
+{
+    const struct driver_spec *s = o->spec;
+    printf("usage: %s [flags]\n%s\n\n", s->name, s->purpose);
+    printf("Every run is timed and printed on its own: no hidden warm-up run, no best or mean\n"
+           "(the first runs show StarPU's calibration; compare the later ones). GF/s count the\n"
+           "factorization alone, as LAPACK counts its flops; the solve is timed apart.\n\nflags:\n");
+    for (int i = 0; i < nflags; i++) {
+        const struct driver_flag *f = &flags[i];
+        printf("  %-7s %-3s %s\n", f->name, f->kind == DRIVER_FLAG_SWITCH ? "" : f->arg, f->help);
+    }
+    printf("  %-7s %-3s %s\n", "--help", "", "this text");
+    printf("\nCSV fields: driver,prec,m,n,nb,nrhs,ncpus,ngpus,sched,seconds,gflops,solve_seconds,\n"
+           "berr,berr_kind,resid,info (\"-\" where not measured; seconds: the factorization).\n"
+           "Exit status: 0 success, 1 a run failed (info != 0, or a check above 30 or NaN), 2 bad flags.\n");
+}
+
+/* One line on stderr for a bad command line. */
+static int usage_error(const struct driver_opts *o, const char *what, const char *detail)
+{
+    fprintf(stderr, "%s: %s%s (see --help)\n", o->spec->name, what, detail);
+    return DRIVER_USAGE;
+}
+
+/* A whole-string decimal integer in [lo, INT_MAX]. */
+static int parse_int(const char *text, long lo, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end != '\0' || v < lo || v > INT_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Is `name` one of the schedulers this StarPU knows? An unknown name would
+ * make StarPU fall back to another policy after a mere warning. */
+static int known_scheduler(const char *name)
+{
+    struct starpu_sched_policy **p = starpu_sched_get_predefined_policies();
+    for (; p && *p; p++)
+        if ((*p)->policy_name && strcmp((*p)->policy_name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static int set_flag(const struct driver_opts *o, const struct driver_flag *f, const char *value)
+{
+    char what[160];
+    switch (f->kind) {
+    case DRIVER_FLAG_SWITCH:
+        *(int *)f->value = 1;
+        return DRIVER_OK;
+    case DRIVER_FLAG_INT:
+        if (parse_int(value, f->min, (int *)f->value) == 0)
+            return DRIVER_OK;
+        snprintf(what, sizeof what, "%s needs an integer >= %d, not '%.40s'", f->name, f->min, value);
+        return usage_error(o, what, "");
+    case DRIVER_FLAG_CHOICE:
+        if (strlen(value) == 1 && strchr(f->choices, value[0])) {
+            *(char *)f->value = value[0];
+            return DRIVER_OK;
+        }
+        snprintf(what, sizeof what, "%s needs one of the letters %s, not '%.40s'", f->name, f->choices, value);
+        return usage_error(o, what, "");
+    case DRIVER_FLAG_STRING:
+        if (value[0]) {
+            *(const char **)f->value = value;
+            return DRIVER_OK;
+        }
+        return usage_error(o, f->name, " needs a non-empty value");
+    }
+    return DRIVER_USAGE;
+}
+
+int driver_parse(int argc, char **argv, struct driver_opts *o)
+{
+    struct driver_flag flags[MAX_FLAGS];
+    int nflags = shared_flags(o, flags);
+    for (const struct driver_flag *f = o->spec->flags; f && f->name && nflags < MAX_FLAGS; f++)
+        flags[nflags++] = *f;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-help") || !strcmp(a, "-h")) {
+            print_help(o, flags, nflags);
+            return -1;
+        }
+        const struct driver_flag *f = NULL;
+        for (int k = 0; k < nflags && !f; k++)
+            if (!strcmp(a, flags[k].name))
+                f = &flags[k];
+        if (!f) {
+            char what[120];
+            snprintf(what, sizeof what, "unknown flag '%.60s'", a);
+            return usage_error(o, what, "");
+        }
+        const char *value = NULL;
+        if (f->kind != DRIVER_FLAG_SWITCH) {
+            if (i + 1 >= argc)
+                return usage_error(o, a, " needs a value");
+            value = argv[++i];
+        }
+        int ret = set_flag(o, f, value);
+        if (ret != DRIVER_OK)
+            return ret;
+    }
+    if (o->sched && !known_scheduler(o->sched)) {
+        char what[120];
+        snprintf(what, sizeof what, "unknown scheduler '%.60s'", o->sched);
+        return usage_error(o, what, "");
+    }
+    if (o->m < 0)      /* no -m: square */
+        o->m = o->n;
+    return DRIVER_OK;
+}
+
+/* ---- runtime ---------------------------------------------------------- */
+
+/* The policy StarPU actually runs: STARPU_SCHED overrides the configured name,
+ * so asking StarPU is the only answer that is always right. */
+static const char *running_scheduler(const struct driver_opts *o)
+{
+    /* the context starpu_init creates has id 0 (StarPU's internal STARPU_GLOBAL_SCHED_CTX) */
+    struct starpu_sched_policy *p = starpu_sched_ctx_get_sched_policy(0);
+    if (p && p->policy_name)
+        return p->policy_name;
+    const char *env = getenv("STARPU_SCHED");
+    return env ? env : o->sched ? o->sched : "dmdas";
+}
+
+int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts *o))
+{
+    starsolve_config_t cfg;
+    starsolve_config_init(&cfg);
+    cfg.ncpus = o->ncpus;
+    cfg.ngpus = o->ngpus;
+    cfg.sched = o->sched;
+    cfg.nb = o->nb;
+    cfg.verbose = 1;
+    if (starsolve_init(&cfg) != 0) {
+        driver_error(o, "the runtime did not start (check -ncpus, -ngpus and the STARPU_* variables)");
+        return DRIVER_FAILED;
+    }
+    if (o->csv)
+        driver_print_csv_header();
+    int status = run(o);
+    starsolve_finalize();
+    return status;
+}
+
+driver_time_t driver_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int driver_memory_fits(const struct driver_opts *o, size_t bytes)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)      /* unknown: let malloc decide */
+        return 1;
+    double have = (double)pages * (double)page;
+    if ((double)bytes <= have)
+        return 1;
+    fprintf(stderr, "%s: the matrices need %.1f GiB, the machine has %.1f GiB\n", o->spec->name,
+            (double)bytes / (1 << 30), have / (1 << 30));
+    return 0;
+}
+
+void driver_error(const struct driver_opts *o, const char *message)
+{
+    fprintf(stderr, "%s: %s\n", o->spec->name, message);
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+struct driver_result driver_result_init(int run)
+{
+    return (struct driver_result){ .run = run, .info = 0, .seconds = 0, .solved = 0, .solve_seconds = 0,
+                                   .checked = 0, .exact = 0, .berr = 0, .resid = 0 };
+}
+
+void driver_print_csv_header(void)
+{
+    printf("driver,prec,m,n,nb,nrhs,ncpus,ngpus,sched,seconds,gflops,solve_seconds,berr,berr_kind,resid,info\n");
+    fflush(stdout);
+}
+
+/* A non-negative value with `fmt`, or "-" for a negative one (not measured). */
+static void print_field(const char *fmt, double v)
+{
+    if (v < 0)
+        fputs("-", stdout);
+    else
+        printf(fmt, v);
+}
+
+void driver_print_csv_row(const struct driver_row *w)
+{
+    printf("%s,%c,%d,%d,", w->driver, w->prec, w->m, w->n);
+    if (w->nb < 0)
+        fputs("-", stdout);
+    else
+        printf("%d", w->nb);
+    printf(",%d,%d,%d,%s,%.6f,%.3f,", w->nrhs, w->ncpus, w->ngpus, w->sched, w->seconds, w->gflops);
+    print_field("%.6f", w->solve_seconds);
+    putchar(',');
+    /* %.3e: NaN prints as "nan", which a script reads as a failed check */
+    if (isnan(w->berr)) fputs("nan", stdout); else print_field("%.3e", w->berr);
+    printf(",%s,", w->berr_kind);
+    if (isnan(w->resid)) fputs("nan", stdout); else print_field("%.3e", w->resid);
+    printf(",%d\n", w->info);
+    fflush(stdout);    /* a script reading a pipe sees each run as it ends */
+}
+
+static int is_complex(char prec) { return prec == 'c' || prec == 'z'; }
+
+int driver_report(const struct driver_opts *o, const struct driver_result *r)
+{
+    double flops = o->spec->flops(o) * (is_complex(o->prec) ? 4.0 : 1.0);
+    double gflops = r->seconds > 0 ? flops / r->seconds * 1e-9 : 0;
+    int berr_ok = !r->checked || check_passes(r->berr);
+    int resid_ok = !(r->checked && r->solved) || check_passes(r->resid);
+    struct driver_row w = {
+        .driver = o->spec->name, .prec = o->prec, .m = o->m, .n = o->n, .nb = starsolve_get_nb(),
+        .nrhs = o->nrhs, .ncpus = starsolve_ncpus(), .ngpus = starsolve_ngpus(), .sched = running_scheduler(o),
+        .seconds = r->seconds, .gflops = gflops, .solve_seconds = r->solved ? r->solve_seconds : -1,
+        .berr = r->checked ? r->berr : -1, .berr_kind = r->checked ? (r->exact ? "exact" : "estimate") : "-",
+        .resid = r->checked && r->solved ? r->resid : -1, .info = r->info,
+    };
+
+    /* The human-readable line; on stderr with --csv so that stdout stays CSV only. */
+    FILE *h = o->csv ? stderr : stdout;
+    fprintf(h, "%s %c m=%d n=%d nb=%d nrhs=%d cpus=%d gpus=%d sched=%s run %d/%d: factor %.3f s %.2f GF/s",
+            w.driver, w.prec, w.m, w.n, w.nb, w.nrhs, w.ncpus, w.ngpus, w.sched, r->run, o->niter,
+            w.seconds, w.gflops);
+    if (r->solved)
+        fprintf(h, ", solve %.3f s", r->solve_seconds);
+    if (r->checked) {
+        fprintf(h, ", berr %.2e (%s)", r->berr, w.berr_kind);
+        if (r->solved)
+            fprintf(h, ", resid %.2e", r->resid);
+    }
+    fprintf(h, ", info %d%s\n", r->info, berr_ok && resid_ok ? "" : "  CHECK FAILED");
+    fflush(h);
+    if (o->csv)
+        driver_print_csv_row(&w);
+    return r->info == 0 && berr_ok && resid_ok ? DRIVER_OK : DRIVER_FAILED;
+}

@@ -1,0 +1,135 @@
+/* The frame every driver shares (starpu_lu, starpu_cholesky, later starpu_qr,
+ * starpu_rbt ...): flag parsing, starting the runtime, timing and the result
+ * lines. A driver's main fills a struct driver_spec, parses, then calls its
+ * run_<p><op> function for the precision asked (generated from one generic
+ * source, examples/zrun_<op>.c).
+ *
+ * Generic sources are rewritten per precision and `double` becomes `float` in
+ * s and c, so the types a generic source shares with this file have names of
+ * their own: driver_time_t and driver_ratio_t stay double in every precision. */
+#ifndef STARSOLVE_DRIVER_H
+#define STARSOLVE_DRIVER_H
+
+#include <stddef.h>
+
+typedef double driver_time_t;    /* seconds */
+typedef double driver_ratio_t;   /* a scaled residual (LAPACK's test ratio) */
+
+/* Driver-specific flags: each driver lists the ones it accepts. */
+enum driver_flag_kind {
+    DRIVER_FLAG_SWITCH,   /* no value: sets *(int *)value to 1 */
+    DRIVER_FLAG_INT,      /* an integer >= min into *(int *)value */
+    DRIVER_FLAG_CHOICE,   /* one character out of `choices` into *(char *)value */
+    DRIVER_FLAG_STRING    /* a non-empty string into *(const char **)value */
+};
+
+struct driver_flag {
+    const char *name;           /* "-nopiv" */
+    enum driver_flag_kind kind;
+    void *value;
+    int min;                    /* DRIVER_FLAG_INT */
+    const char *choices;        /* DRIVER_FLAG_CHOICE, e.g. "LU" */
+    const char *arg;            /* how --help names the value, e.g. "M" */
+    const char *help;           /* one line for --help */
+};
+
+struct driver_opts;
+
+/* What makes one driver different from another. */
+struct driver_spec {
+    const char *name;                 /* "starpu_lu": messages, --help and the `driver` field */
+    const char *purpose;              /* one line for --help */
+    const struct driver_flag *flags;  /* driver-specific flags, ended by a { NULL } entry */
+    /* Floating-point operations of one factorization, counted as for a real
+     * matrix; the frame multiplies by 4 for complex precisions. */
+    double (*flops)(const struct driver_opts *o);
+};
+
+struct driver_opts {
+    const struct driver_spec *spec;
+    /* flags shared by every driver (DESIGN.md) */
+    int n, nb, nrhs, ncpus, ngpus;
+    const char *sched;    /* NULL: the library's choice */
+    int check, niter;
+    int seed;             /* >= 0, handed to the generators as unsigned */
+    char prec;            /* 's', 'd', 'c' or 'z' */
+    int csv;
+    /* driver-specific values, set only through the flags a driver registers */
+    int m;                /* starpu_lu -m: rows; -1 (the default, and every driver without -m): m = n */
+    int nopiv;            /* starpu_lu -nopiv */
+    char uplo;            /* starpu_cholesky -uplo */
+};
+
+/* The measurements of one run, filled by run_<p><op>. */
+struct driver_result {
+    int run;                       /* 1 .. niter */
+    int info;                      /* the library's info (factorization, else solve) */
+    driver_time_t seconds;         /* the factorization, as a user calls it */
+    int solved;                    /* 0: no solve was run (nrhs = 0, m != n, or info != 0) */
+    driver_time_t solve_seconds;
+    int checked;                   /* 0: no -check, or nothing to check */
+    int exact;                     /* berr computed exactly (1) or estimated by random vectors (0) */
+    driver_ratio_t berr;           /* factorization backward error, e.g. ||PA - LU|| / (||A|| n eps) */
+    driver_ratio_t resid;          /* ||b - Ax|| / (||A|| ||x|| n eps), when solved and checked */
+};
+
+/* One line of the CSV output, as printed. The drivers fill it through
+ * driver_report; bench/lapack_ref fills it by hand so that its lines read the same. */
+struct driver_row {
+    const char *driver;
+    char prec;
+    int m, n;
+    int nb;                     /* < 0: printed as "-" */
+    int nrhs, ncpus, ngpus;
+    const char *sched;
+    double seconds, gflops;
+    double solve_seconds;       /* < 0: "-" */
+    double berr;                /* < 0: "-" */
+    const char *berr_kind;      /* "exact", "estimate" or "-" */
+    double resid;               /* < 0: "-" */
+    int info;
+};
+
+/* Exit statuses of the drivers. */
+enum { DRIVER_OK = 0, DRIVER_FAILED = 1, DRIVER_USAGE = 2 };
+
+/* Defaults of the shared flags; m = -1 (square), other driver-specific values
+ * zeroed: a driver sets its own defaults after this call. */
+void driver_opts_init(struct driver_opts *o, const struct driver_spec *spec);
+/* Parse argv into o. Returns DRIVER_OK, DRIVER_USAGE after one line on stderr,
+ * or -1 after printing --help (the caller then exits with 0). */
+int driver_parse(int argc, char **argv, struct driver_opts *o);
+
+/* Start the library from the flags, print the CSV header if --csv, call run
+ * (the precision's run_<p><op>), stop the library. Returns the exit status. */
+int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts *o));
+
+/* Wall-clock time in seconds from an arbitrary origin. */
+driver_time_t driver_now(void);
+/* A result with nothing measured yet, for run number `run`. */
+struct driver_result driver_result_init(int run);
+/* Print one run (human-readable, and CSV with --csv). Returns DRIVER_FAILED if
+ * info != 0 or a check failed, else DRIVER_OK. */
+int driver_report(const struct driver_opts *o, const struct driver_result *r);
+/* 1 if `bytes` of matrices fit in the machine's memory, else 0 after one line
+ * on stderr: better than being killed halfway through by the OOM killer. */
+int driver_memory_fits(const struct driver_opts *o, size_t bytes);
+/* One line on stderr, "<driver>: <message>", for failures inside a run. */
+void driver_error(const struct driver_opts *o, const char *message);
+
+/* CSV output shared with bench/lapack_ref. */
+void driver_print_csv_header(void);
+void driver_print_csv_row(const struct driver_row *row);
+
+/* The generated run functions, one per precision (examples/zrun_lu.c, examples/zrun_cholesky.c). */
+int run_slu(const struct driver_opts *o);
+int run_dlu(const struct driver_opts *o);
+int run_clu(const struct driver_opts *o);
+int run_zlu(const struct driver_opts *o);
+
+int run_scholesky(const struct driver_opts *o);
+int run_dcholesky(const struct driver_opts *o);
+int run_ccholesky(const struct driver_opts *o);
+int run_zcholesky(const struct driver_opts *o);
+
+#endif

@@ -1,0 +1,42 @@
+/* starpu_lu: time and check LU factorization (starsolve_<p>getrf, partial
+ * pivoting, or starsolve_<p>getrf_nopiv) and the solve with it (getrs). */
+#include <stdio.h>
+#include "driver.h"
+
+/* LAPACK's count for getrf, leading terms: m n^2 - n^3/3 (m >= n), 2/3 n^3 when square. */
+static double lu_flops(const struct driver_opts *o)
+{
+    double big = o->m > o->n ? o->m : o->n, small = o->m < o->n ? o->m : o->n;
+    return big * small * small - small * small * small / 3.0;
+}
+
+int main(int argc, char **argv)
+{
+    struct driver_opts o;
+    const struct driver_flag flags[] = {
+        { "-m", DRIVER_FLAG_INT, &o.m, 1, NULL, "M",
+          "rows of A (default n); m != n times and checks the factorization only" },
+        { "-nopiv", DRIVER_FLAG_SWITCH, &o.nopiv, 0, NULL, NULL,
+          "LU without pivoting (getrf_nopiv), on a diagonally dominant matrix: random + max(m,n) I" },
+        { NULL },
+    };
+    const struct driver_spec spec = {
+        .name = "starpu_lu",
+        .purpose = "LU factorization with partial pivoting (starsolve_<p>getrf) of a random matrix,\n"
+                   "then the solve (starsolve_<p>getrs) for nrhs random right-hand sides.",
+        .flags = flags,
+        .flops = lu_flops,
+    };
+    driver_opts_init(&o, &spec);
+    int ret = driver_parse(argc, argv, &o);
+    if (ret != DRIVER_OK)
+        return ret < 0 ? DRIVER_OK : ret;     /* < 0: --help was printed */
+    if (o.m != o.n)          /* rectangular: no system to solve, and the result lines say so */
+        o.nrhs = 0;
+    switch (o.prec) {
+    case 's': return driver_main(&o, run_slu);
+    case 'c': return driver_main(&o, run_clu);
+    case 'z': return driver_main(&o, run_zlu);
+    default:  return driver_main(&o, run_dlu);
+    }
+}

@@ -1,0 +1,84 @@
+/* starpu_cholesky, one precision (generic source): time potrf and potrs as a
+ * user calls them, check them, report each run.
+ * Timing arithmetic lives in driver.c: here the real type is rewritten per precision (float in s and c). */
+#include <stdlib.h>
+#include <string.h>
+#include "starsolve.h"
+#include "check.h"
+/* examples/ is not on the include path; include/ is, for generated sources too */
+#include "../examples/driver.h"
+
+/* Room for one run: the matrix, its pristine copy (with -check), the right-hand sides. */
+struct cholesky_data {
+    starsolve_complex64_t *A, *A0, *B, *B0;
+};
+
+static void cholesky_free(struct cholesky_data *d)
+{
+    free(d->A); free(d->A0); free(d->B); free(d->B0);
+}
+
+int run_zcholesky(const struct driver_opts *o)
+{
+    const int n = o->n, nrhs = o->nrhs, lda = n, ldb = n;
+    const char uplo = o->uplo;
+    const size_t asize = (size_t)lda * n, bsize = (size_t)ldb * nrhs;
+    /* A, a copy of A for the checks, B and its copy */
+    const size_t need = (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t);
+    if (!driver_memory_fits(o, need))
+        return DRIVER_FAILED;
+    struct cholesky_data d = { 0 };
+    d.A = malloc(asize * sizeof *d.A);
+    if (o->check)
+        d.A0 = malloc(asize * sizeof *d.A0);
+    if (nrhs > 0) {
+        d.B = malloc(bsize * sizeof *d.B);
+        if (o->check)
+            d.B0 = malloc(bsize * sizeof *d.B0);
+    }
+    if (!d.A || (o->check && !d.A0) || (nrhs > 0 && (!d.B || (o->check && !d.B0)))) {
+        driver_error(o, "not enough memory for the matrices");
+        cholesky_free(&d);
+        return DRIVER_FAILED;
+    }
+    if (o->check)             /* generated once; every run factors a copy of it */
+        gen_zhpd(n, d.A0, lda, (unsigned)o->seed);
+
+    int status = DRIVER_OK;
+    for (int run = 1; run <= o->niter; run++) {
+        struct driver_result r = driver_result_init(run);
+        /* a fresh matrix (both triangles: either uplo reads its own) and right-hand sides, not timed */
+        if (o->check)
+            memcpy(d.A, d.A0, asize * sizeof *d.A);
+        else
+            gen_zhpd(n, d.A, lda, (unsigned)o->seed);
+        if (nrhs > 0) {
+            gen_zmatrix(n, nrhs, d.B, ldb, (unsigned)o->seed + 1u);
+            if (o->check)
+                memcpy(d.B0, d.B, bsize * sizeof *d.B);
+        }
+
+        driver_time_t t0 = driver_now();
+        r.info = starsolve_zpotrf(uplo, n, d.A, lda);
+        r.seconds = driver_now() - t0;
+
+        if (r.info == 0 && nrhs > 0) {
+            t0 = driver_now();
+            r.info = starsolve_zpotrs(uplo, n, nrhs, d.A, lda, d.B, ldb);
+            r.solve_seconds = driver_now() - t0;
+            r.solved = 1;
+        }
+        /* info > 0: the factor is incomplete, the ratios would mean nothing */
+        if (o->check && r.info == 0) {
+            r.checked = 1;
+            r.exact = n <= 4096;                 /* the exact check is O(n^3): estimate above */
+            r.berr = check_zpotrf(uplo, n, d.A0, lda, d.A, lda, r.exact);
+            if (r.solved)
+                r.resid = check_zsolve('N', n, nrhs, d.A0, lda, d.B, ldb, d.B0, ldb);
+        }
+        if (driver_report(o, &r) != DRIVER_OK)
+            status = DRIVER_FAILED;
+    }
+    cholesky_free(&d);
+    return status;
+}

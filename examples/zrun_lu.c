@@ -1,0 +1,106 @@
+/* starpu_lu, one precision (generic source): time getrf (or getrf_nopiv) and
+ * getrs as a user calls them, check them, report each run.
+ * Timing arithmetic lives in driver.c: here the real type is rewritten per precision (float in s and c). */
+#include <stdlib.h>
+#include <string.h>
+#include "starsolve.h"
+#include "check.h"
+/* examples/ is not on the include path; include/ is, for generated sources too */
+#include "../examples/driver.h"
+
+/* Room for one run: the matrix, its pristine copy (with -check), the right-hand sides. */
+struct lu_data {
+    starsolve_complex64_t *A, *A0, *B, *B0;
+    int *ipiv;
+};
+
+static void lu_free(struct lu_data *d)
+{
+    free(d->A); free(d->A0); free(d->B); free(d->B0); free(d->ipiv);
+}
+
+/* The matrix of the run. Without pivoting, a random matrix would be factored
+ * unstably and fail the check: add max(m,n) to the diagonal (diagonally dominant). */
+static void lu_generate(const struct driver_opts *o, starsolve_complex64_t *A, int lda)
+{
+    gen_zmatrix(o->m, o->n, A, lda, (unsigned)o->seed);
+    if (o->nopiv) {
+        int k = o->m < o->n ? o->m : o->n, mn = o->m > o->n ? o->m : o->n;
+        for (int i = 0; i < k; i++)
+            A[i + (size_t)i * lda] += mn;
+    }
+}
+
+int run_zlu(const struct driver_opts *o)
+{
+    const int m = o->m, n = o->n, lda = m, ldb = n;
+    const int k = m < n ? m : n;
+    /* A solve needs a square system; -m with m != n times and checks getrf alone. */
+    const int nrhs = m == n ? o->nrhs : 0;
+    const size_t asize = (size_t)lda * n, bsize = (size_t)ldb * nrhs;
+    /* A, a copy of A for the checks, B and its copy */
+    const size_t need = (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t);
+    if (!driver_memory_fits(o, need))
+        return DRIVER_FAILED;
+    struct lu_data d = { 0 };
+    d.A = malloc(asize * sizeof *d.A);
+    d.ipiv = malloc((size_t)k * sizeof *d.ipiv);
+    if (o->check)
+        d.A0 = malloc(asize * sizeof *d.A0);
+    if (nrhs > 0) {
+        d.B = malloc(bsize * sizeof *d.B);
+        if (o->check)
+            d.B0 = malloc(bsize * sizeof *d.B0);
+    }
+    if (!d.A || !d.ipiv || (o->check && !d.A0) || (nrhs > 0 && (!d.B || (o->check && !d.B0)))) {
+        driver_error(o, "not enough memory for the matrices");
+        lu_free(&d);
+        return DRIVER_FAILED;
+    }
+    if (o->check)             /* generated once; every run factors a copy of it */
+        lu_generate(o, d.A0, lda);
+
+    int status = DRIVER_OK;
+    for (int run = 1; run <= o->niter; run++) {
+        struct driver_result r = driver_result_init(run);
+        /* a fresh matrix and right-hand sides, not timed */
+        if (o->check)
+            memcpy(d.A, d.A0, asize * sizeof *d.A);
+        else
+            lu_generate(o, d.A, lda);
+        if (nrhs > 0) {
+            gen_zmatrix(n, nrhs, d.B, ldb, (unsigned)o->seed + 1u);
+            if (o->check)
+                memcpy(d.B0, d.B, bsize * sizeof *d.B);
+        }
+
+        driver_time_t t0 = driver_now();
+        if (o->nopiv)
+            r.info = starsolve_zgetrf_nopiv(m, n, d.A, lda);
+        else
+            r.info = starsolve_zgetrf(m, n, d.A, lda, d.ipiv);
+        r.seconds = driver_now() - t0;
+
+        if (o->nopiv)          /* no public getrs_nopiv: identity pivots make getrs one */
+            for (int i = 0; i < k; i++)
+                d.ipiv[i] = i + 1;
+        if (r.info == 0 && nrhs > 0) {
+            t0 = driver_now();
+            r.info = starsolve_zgetrs('N', n, nrhs, d.A, lda, d.ipiv, d.B, ldb);
+            r.solve_seconds = driver_now() - t0;
+            r.solved = 1;
+        }
+        /* info > 0 leaves an exactly singular U: the ratios would mean nothing */
+        if (o->check && r.info == 0) {
+            r.checked = 1;
+            r.exact = (m > n ? m : n) <= 4096;   /* the exact check is O(n^3): estimate above */
+            r.berr = check_zgetrf(m, n, d.A0, lda, d.A, lda, o->nopiv ? NULL : d.ipiv, r.exact);
+            if (r.solved)
+                r.resid = check_zsolve('N', n, nrhs, d.A0, lda, d.B, ldb, d.B0, ldb);
+        }
+        if (driver_report(o, &r) != DRIVER_OK)
+            status = DRIVER_FAILED;
+    }
+    lu_free(&d);
+    return status;
+}
