@@ -112,13 +112,16 @@ static inline void testing_start_watchdog(void)
 
 /* Start the library with CPU workers only (make check must run on any machine;
  * STARPU_NCUDA=0 in the test environment says the same) and tile size nb.
+ * STARSOLVE_TEST_GPUS=G runs the same tests with G CUDA workers as well (on a
+ * GPU machine, with STARPU_NCUDA unset): the CUDA codelets then take their share.
  * Returns 0, or nonzero when the runtime did not start. */
 static inline int testing_init(int nb)
 {
     testing_start_watchdog();
     starsolve_config_t cfg;
     starsolve_config_init(&cfg);
-    cfg.ngpus = 0;
+    const char *gpus = getenv("STARSOLVE_TEST_GPUS");
+    cfg.ngpus = gpus ? atoi(gpus) : 0;
     cfg.nb = nb;
     cfg.verbose = 0;   /* bad-argument tests must not flood the log */
     int ret = starsolve_init(&cfg);
@@ -127,7 +130,8 @@ static inline int testing_init(int nb)
         return ret;
     }
     TEST_CHECK(starsolve_ncpus() >= 1, "starsolve_init: %d CPU workers", starsolve_ncpus());
-    TEST_CHECK(starsolve_ngpus() == 0, "starsolve_init with ngpus = 0: %d GPU workers", starsolve_ngpus());
+    TEST_CHECK(starsolve_ngpus() == cfg.ngpus, "starsolve_init with ngpus = %d: %d GPU workers", cfg.ngpus,
+               starsolve_ngpus());
     TEST_CHECK(starsolve_get_nb() == nb, "starsolve_init with cfg.nb = %d: starsolve_get_nb() = %d", nb,
                starsolve_get_nb());
     return 0;

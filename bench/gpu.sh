@@ -1,0 +1,56 @@
+#!/bin/bash
+# GPU benchmark: starsolve on one GPU against cuSOLVER on the same GPU, in one command.
+#
+#   bash bench/gpu.sh [--sizes "8192 16384 32768 40000"] [--nb 1024] [--niter 2] BINDIR OUTDIR
+#
+# BINDIR holds starpu_lu, starpu_cholesky and cusolver_ref (a build's examples/ and
+# bench/, or an unpacked scripts/device-bundle.sh archive's bin/). For each size and
+# each of getrf (partial pivoting), getrf_nopiv and potrf (lower), double precision:
+#   - cusolver_ref: cuSOLVER's 64-bit API, timed with its host<->GPU copies (the
+#     matrix starts and ends in pageable host memory, like a user's) and without;
+#   - starsolve: the LAPACK-layout call with -ngpus 1 (all other cores as CPU
+#     workers), transfers included since the matrix starts and ends in host memory.
+# Before timing, every driver runs untimed at n=8192 with STARPU_CALIBRATE=1 so that
+# dmdas schedules with measured task costs (perfmodels in OUTDIR/starpu-home).
+# Every timed run is checked (-check: randomized backward-error estimate above n=4096).
+# Output: a table (best of --niter runs per side) and the raw CSV in OUTDIR/gpu.csv.
+set -u
+sizes="8192 16384 32768 40000" nb=1024 niter=2
+while [ $# -gt 2 ]; do
+  case $1 in
+    --sizes) sizes=$2; shift 2 ;;
+    --nb) nb=$2; shift 2 ;;
+    --niter) niter=$2; shift 2 ;;
+    *) echo "usage: bash bench/gpu.sh [--sizes S] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2 ;;
+  esac
+done
+[ $# -eq 2 ] || { echo "usage: bash bench/gpu.sh [--sizes S] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2; }
+bin=$1 out=$2
+mkdir -p "$out"
+export STARPU_HOME=$out/starpu-home STARPU_SILENT=1 STARPU_NCUDA=1
+mkdir -p "$STARPU_HOME"
+csv=$out/gpu.csv
+: > "$csv"
+
+ops="getrf getrf_nopiv potrf"
+driver_of() { case $1 in potrf) echo "$bin/starpu_cholesky" ;; getrf_nopiv) echo "$bin/starpu_lu -nopiv" ;; *) echo "$bin/starpu_lu" ;; esac; }
+
+echo "gpu.sh: calibrating the perfmodels at n=8192, nb=$nb (untimed)" >&2
+for op in $ops; do
+  STARPU_CALIBRATE=1 $(driver_of $op) -n 8192 -nb "$nb" -ngpus 1 -niter 3 --csv > /dev/null 2>&1
+done
+
+best() { sort -t, -k"$1" -g | head -1; }
+printf "%-6s %-12s %10s %10s %10s %10s %8s %8s %10s %10s\n" n op "ss s" "ss TF/s" "cus+cp s" "cus s" "ratio+cp" "ratio" "ss berr" "cus berr"
+for n in $sizes; do
+  for op in $ops; do
+    ref=$("$bin/cusolver_ref" -op "$op" -n "$n" -niter "$niter" 2>&1 | tee -a "$csv" | grep '^cusolver' | best 5)
+    ours=$($(driver_of $op) -n "$n" -nb "$nb" -ngpus 1 -niter "$niter" -check --csv 2>>"$out/gpu.err" \
+           | tee -a "$csv" | grep -v '^driver' | best 10)
+    # cusolver,op,n,with_copies,alone,tflops,berr,info / driver,...,seconds(10),gflops(11),...,berr(13)
+    awk -F, -v n="$n" -v op="$op" -v r="$ref" 'BEGIN { split(r, c, ",") } {
+        printf "%-6s %-12s %10.3f %10.2f %10.3f %10.3f %8.2f %8.2f %10s %10s\n", n, op, $10, $11 / 1000,
+               c[4], c[5], c[4] / $10, c[5] / $10, $13, c[7] }' <<< "$ours"
+  done
+done
+echo "(ratio = cuSOLVER time / starsolve time: above 1, starsolve is faster; +cp: cuSOLVER with its copies)"
