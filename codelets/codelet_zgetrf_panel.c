@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "codelets.h"
+#include "pivots.h"
 
 struct zgetrf_panel_args { int ntiles, offset; starsolve_request_t *req; };
 
@@ -35,9 +36,10 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
 {
     const struct zgetrf_panel_args *a = cl_arg;
     int m = panel_rows(buffers, a->ntiles), n = SS_COLS(buffers[1]);
-    int *ipiv = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
-    int npiv = (int)STARPU_VECTOR_GET_NX(buffers[0]);
-    int info;
+    int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    int npiv = ss_min(m, n), info;
+    int *ipiv = ss_piv_ipiv(v);
+    v[0] = npiv;
     if (panel_is_contiguous(buffers, a->ntiles)) {
         info = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]),
                                    SS_LD(buffers[1]), ipiv);
@@ -56,6 +58,7 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
     }
     for (int i = 0; i < npiv; i++)
         ipiv[i] += a->offset;
+    ss_piv_compose(v, a->offset);
     if (info > 0)
         ss_request_report(a->req, a->offset + info);
 }
@@ -67,7 +70,7 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     cusolverDnHandle_t h = ss_cusolver_handle();
     cudaStream_t stream = starpu_cuda_get_local_stream();
     int m = panel_rows(buffers, a->ntiles), n = SS_COLS(buffers[1]), lwork = 0;
-    int npiv = (int)STARPU_VECTOR_GET_NX(buffers[0]);
+    int npiv = ss_min(m, n);
     size_t esz = sizeof(cuDoubleComplex);
     SS_CUSOLVER(cusolverDnZgetrf_bufferSize(h, m, n, (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[1]), m, &lwork));
     /* device scratch: info and pivots (ints, padded to 16 bytes), the gathered panel, cuSOLVER's workspace */
@@ -85,18 +88,21 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
         SS_CUDA(cudaMemcpy2DAsync((void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), (size_t)SS_LD(buffers[1 + t]) * esz,
                                   panel + row, (size_t)m * esz, SS_ROWS(buffers[1 + t]) * esz, n,
                                   cudaMemcpyDeviceToDevice, stream));
-    /* pivots to the host to add the panel's offset, then into the ipiv handle */
-    int *hpiv = ss_cuda_hwork((size_t)(npiv + 1) * sizeof(int));
-    SS_CUDA(cudaMemcpyAsync(hpiv, dinfo, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    SS_CUDA(cudaMemcpyAsync(hpiv + 1, dpiv, (size_t)npiv * sizeof(int), cudaMemcpyDeviceToHost, stream));
+    /* info and pivots to the host, which adds the panel's offset, composes the
+     * swaps into one permutation and sends the whole pivot vector back */
+    int *hw = ss_cuda_hwork((1 + ss_piv_ints(npiv)) * sizeof(int)), *v = hw + 1;
+    SS_CUDA(cudaMemcpyAsync(hw, dinfo, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    SS_CUDA(cudaMemcpyAsync(ss_piv_ipiv(v), dpiv, (size_t)npiv * sizeof(int), cudaMemcpyDeviceToHost, stream));
     SS_CUDA(cudaStreamSynchronize(stream));
-    for (int i = 1; i <= npiv; i++)
-        hpiv[i] += a->offset;
-    SS_CUDA(cudaMemcpyAsync((void *)STARPU_VECTOR_GET_PTR(buffers[0]), hpiv + 1, (size_t)npiv * sizeof(int),
+    v[0] = npiv;
+    for (int i = 0; i < npiv; i++)
+        ss_piv_ipiv(v)[i] += a->offset;
+    ss_piv_compose(v, a->offset);
+    SS_CUDA(cudaMemcpyAsync((void *)STARPU_VECTOR_GET_PTR(buffers[0]), v, ss_piv_ints(npiv) * sizeof(int),
                             cudaMemcpyHostToDevice, stream));
     SS_CUDA(cudaStreamSynchronize(stream));
-    if (hpiv[0] > 0)
-        ss_request_report(a->req, a->offset + hpiv[0]);
+    if (hw[0] > 0)
+        ss_request_report(a->req, a->offset + hw[0]);
 }
 #endif
 

@@ -23,11 +23,11 @@ cusolverDnHandle_t ss_cusolver_handle(void);
  * memory, hwork pinned host memory. */
 void *ss_cuda_dwork(size_t bytes);
 void *ss_cuda_hwork(size_t bytes);
-/* Row interchanges of npanels panels on a column of tiles in GPU memory
- * (codelets/cuda/laswp.cu); ipiv[p] is in GPU memory, the arrays in host memory. */
+/* Row interchanges of npanels consecutive panels on a column of tiles in GPU
+ * memory (codelets/cuda/laswp.cu): piv[p] is panel p's pivot vector (pivots.h)
+ * in GPU memory, npiv[p] its pivot count; the arrays themselves in host memory. */
 void ss_cuda_laswp(size_t elemsize, int ncols, int ntiles, void *const *tiles, const int *ld, int nb,
-                   int npanels, const int *const *ipiv, const int *npiv, int offset, int forward,
-                   cudaStream_t stream);
+                   int npanels, const int *const *piv, const int *npiv, int forward, cudaStream_t stream);
 
 /* A failed CUDA / cuBLAS / cuSOLVER call inside a task cannot be reported
  * through info: the task graph is already running. Stop with the location. */

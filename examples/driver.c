@@ -42,6 +42,8 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
         { "-check", DRIVER_FLAG_SWITCH, &o->check, 0, NULL, NULL,
           "check every run: factorization backward error (exact for max(m,n) <= 4096, else a\n"
           "              randomized estimate) and solve residual; a value above 30 fails" },
+        { "-nopin", DRIVER_FLAG_SWITCH, &o->nopin, 0, NULL, NULL,
+          "with GPUs, do not page-lock the matrix for the call (starsolve_config_t.pin_lapack = 0)" },
         { "--csv", DRIVER_FLAG_SWITCH, &o->csv, 0, NULL, NULL,
           "stdout: a CSV header, then one CSV line per run; human-readable lines go to stderr" },
     };
@@ -190,6 +192,7 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     cfg.ngpus = o->ngpus;
     cfg.sched = o->sched;
     cfg.nb = o->nb;
+    cfg.pin_lapack = !o->nopin;
     cfg.verbose = 1;
     if (starsolve_init(&cfg) != 0) {
         driver_error(o, "the runtime did not start (check -ncpus, -ngpus and the STARPU_* variables)");

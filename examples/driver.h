@@ -54,6 +54,7 @@ struct driver_opts {
     int seed;             /* >= 0, handed to the generators as unsigned */
     char prec;            /* 's', 'd', 'c' or 'z' */
     int csv;
+    int nopin;            /* -nopin: leave the matrix pageable (GPU runs) */
     /* driver-specific values, set only through the flags a driver registers */
     int m;                /* starpu_lu -m: rows; -1 (the default, and every driver without -m): m = n */
     int nopiv;            /* starpu_lu -nopiv */

@@ -28,6 +28,8 @@ typedef struct starsolve_config {
     int verbose;        /* 1: explain bad arguments and failures on stderr */
     int gpu_only_tile;  /* with CUDA workers, tasks on tiles of at least this order run only on GPUs
                            (a CPU core needs ~1000x longer for a 1024 GEMM); 0: CPUs may take any; default 512 */
+    int pin_lapack;     /* with CUDA workers, page-lock the caller's LAPACK arrays for the duration of a
+                           call, so tiles move by DMA and overlap with work; default 1 */
 } starsolve_config_t;
 
 /* Fill cfg with the defaults above. */

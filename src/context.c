@@ -10,7 +10,7 @@ struct ss_context ss_ctx;
 void starsolve_config_init(starsolve_config_t *cfg)
 {
     *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .nb = 0, .verbose = 0,
-                                 .gpu_only_tile = 512 };
+                                 .gpu_only_tile = 512, .pin_lapack = 1 };
 }
 
 int starsolve_init(const starsolve_config_t *cfg_in)
@@ -46,6 +46,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
 #endif
     ss_ctx.verbose = cfg.verbose;
     ss_ctx.gpu_only_tile = cfg.gpu_only_tile;
+    ss_ctx.pin_lapack = cfg.pin_lapack;
     ss_ctx.nb = cfg.nb > 0 ? cfg.nb : (starpu_cuda_worker_get_count() > 0 ? 1024 : 256);
     ss_ctx.initialized = 1;
     return 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "pivots.h"
 
 static const size_t elemsizes[] = { sizeof(float), sizeof(double), sizeof(starsolve_complex32_t),
                                     sizeof(starsolve_complex64_t) };
@@ -101,6 +102,12 @@ int starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec,
     A->owned = 0;
     A->base = Aptr;
     A->lda = lda;
+    /* Pageable memory would make every transfer a staged, blocking copy. */
+    if (ss_ctx.pin_lapack && starpu_cuda_worker_get_count() > 0 && m > 0 && n > 0) {
+        size_t bytes = ((size_t)lda * (n - 1) + m) * A->elemsize;
+        if (starpu_memory_pin(Aptr, bytes) == 0)
+            A->pinned_bytes = bytes;
+    }
     register_tiles(A);
     *desc = A;
     return 0;
@@ -163,6 +170,8 @@ void starsolve_desc_destroy(starsolve_desc_t *A)
         starpu_data_unregister(A->tiles[t]);
     if (A->owned && A->base)
         starpu_free(A->base);
+    if (A->pinned_bytes)
+        starpu_memory_unpin(A->base, A->pinned_bytes);
     free(A->tiles);
     free(A);
 }
@@ -179,7 +188,8 @@ int starsolve_pivots_create(starsolve_pivots_t **pivp, const starsolve_desc_t *A
     piv->nb = A->nb;
     piv->minmn = ss_min(A->m, A->n);
     piv->npanels = ss_min(A->mt, A->nt);
-    piv->data = calloc((size_t)piv->minmn + 1, sizeof *piv->data);
+    piv->stride = ss_piv_ints(A->nb);
+    piv->data = calloc((size_t)piv->npanels * piv->stride + 1, sizeof *piv->data);
     piv->panels = calloc((size_t)piv->npanels + 1, sizeof *piv->panels);
     if (!piv->data || !piv->panels) {
         free(piv->data);
@@ -189,8 +199,9 @@ int starsolve_pivots_create(starsolve_pivots_t **pivp, const starsolve_desc_t *A
     }
     for (int k = 0; k < piv->npanels; k++) {
         int len = ss_min(piv->minmn - k * piv->nb, piv->nb);
-        starpu_vector_data_register(&piv->panels[k], STARPU_MAIN_RAM, (uintptr_t)(piv->data + (size_t)k * piv->nb),
-                                    len, sizeof(int));
+        int *v = piv->data + (size_t)k * piv->stride;
+        v[0] = len;
+        starpu_vector_data_register(&piv->panels[k], STARPU_MAIN_RAM, (uintptr_t)v, ss_piv_ints(len), sizeof(int));
     }
     *pivp = piv;
     return 0;
@@ -200,18 +211,22 @@ void starsolve_pivots_to_lapack(starsolve_pivots_t *piv, int *ipiv)
 {
     for (int k = 0; k < piv->npanels; k++) {
         starpu_data_acquire(piv->panels[k], STARPU_R);
+        int *v = piv->data + (size_t)k * piv->stride;
+        memcpy(ipiv + (size_t)k * piv->nb, ss_piv_ipiv(v), (size_t)v[0] * sizeof *ipiv);
         starpu_data_release(piv->panels[k]);
     }
-    memcpy(ipiv, piv->data, (size_t)piv->minmn * sizeof *ipiv);
 }
 
 int starsolve_pivots_from_lapack(starsolve_pivots_t *piv, const int *ipiv)
 {
-    for (int k = 0; k < piv->npanels; k++)
+    for (int k = 0; k < piv->npanels; k++) {
         starpu_data_acquire(piv->panels[k], STARPU_W);
-    memcpy(piv->data, ipiv, (size_t)piv->minmn * sizeof *ipiv);
-    for (int k = 0; k < piv->npanels; k++)
+        int *v = piv->data + (size_t)k * piv->stride;
+        v[0] = ss_min(piv->minmn - k * piv->nb, piv->nb);
+        memcpy(ss_piv_ipiv(v), ipiv + (size_t)k * piv->nb, (size_t)v[0] * sizeof *ipiv);
+        ss_piv_compose(v, k * piv->nb);
         starpu_data_release(piv->panels[k]);
+    }
     return 0;
 }
 

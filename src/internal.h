@@ -18,6 +18,7 @@ struct starsolve_desc {
     int owned;                     /* 1: tiles in our pinned allocation; 0: views of a LAPACK array */
     char *base;                    /* owned: our storage; borrowed: the caller's array */
     size_t lda;                    /* borrowed: the caller's leading dimension */
+    size_t pinned_bytes;           /* borrowed: bytes of the caller's array we page-locked, 0 if none */
     starpu_data_handle_t *tiles;   /* mt*nt handles, tile (i,j) at i + j*mt */
     /* Which process owns tile (i,j). Single process for now: always 0. A 2D
      * block-cyclic map for StarPU-MPI replaces this function, nothing else. */
@@ -41,10 +42,11 @@ static inline char ss_upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - '
 static inline int ss_min(int a, int b) { return a < b ? a : b; }
 static inline int ss_max(int a, int b) { return a > b ? a : b; }
 
-/* Pivots of a tiled LU: panel k owns entries k*nb .. k*nb+ss_tile_cols-1 of
- * data, as global 1-based row numbers, like LAPACK's ipiv. */
+/* Pivots of a tiled LU: one vector per panel (layout in pivots.h), panel k's
+ * at data + k*stride, its ipiv entries global 1-based rows like LAPACK's. */
 struct starsolve_pivots {
     int npanels, nb, minmn;
+    size_t stride;
     int *data;
     starpu_data_handle_t *panels;
 };
@@ -64,6 +66,7 @@ struct ss_context {
     int nb;
     int verbose;
     int gpu_only_tile;
+    int pin_lapack;
 };
 extern struct ss_context ss_ctx;
 

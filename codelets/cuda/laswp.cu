@@ -1,80 +1,93 @@
-// Row interchanges on a column of tiles in GPU memory: the swaps of one or
-// more LU panels in one launch. Thread c owns column c of the tiles and applies
-// the swaps in order, so no two threads touch the same element.
-// One source for all precisions: only the element size matters for a swap.
+// Row interchanges on a column of tiles in GPU memory. Each LU panel's swaps
+// come composed into one permutation of the rows they touch (src/pivots.h):
+// a gather kernel copies those rows out, a scatter kernel writes them to their
+// places. Every (row, column) pair is a thread, so the work runs at memory
+// bandwidth, where applying the npiv swaps one after the other runs at memory
+// latency (about 1 ms for a 1024-wide panel).
+// One source for all precisions: only the element size matters.
 #include <cuda_runtime.h>
 
 #define SS_LASWP_MAX_TILES 1024    // kernel parameters may take 32 KB on CUDA >= 12.1
-#define SS_LASWP_MAX_PANELS 512
 
-struct laswp_params {
+struct laswp_tiles {
     void *tile[SS_LASWP_MAX_TILES];
     int ld[SS_LASWP_MAX_TILES];
-    const int *ipiv[SS_LASWP_MAX_PANELS];
-    int npiv[SS_LASWP_MAX_PANELS];
-    int ncols, nb, offset, forward;
-    int first_panel, npanels;      // this launch's panels: first_panel .. first_panel+npanels-1
 };
 
+// v: the panel's pivot vector: v[0] npiv, v[1] nmoved, ipiv, moved, from
+__device__ inline const int *moved_rows(const int *v) { return v + 2 + v[0]; }
+__device__ inline const int *from_rows(const int *v) { return v + 2 + 3 * v[0]; }
+
 template <typename T>
-__global__ void laswp_kernel(const __grid_constant__ laswp_params p)
+__device__ inline T *element(const laswp_tiles &t, int nb, int row, int col)
 {
-    int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= p.ncols)
+    return (T *)t.tile[row / nb] + (row % nb) + (size_t)col * t.ld[row / nb];
+}
+
+// tmp[j + c*ldtmp] = the row that moved row j receives (forward) or holds (backward)
+template <typename T>
+__global__ void laswp_gather(const __grid_constant__ laswp_tiles t, int nb, int base, const int *v,
+                             int ncols, int forward, T *tmp, int ldtmp)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.y * blockDim.y + threadIdx.y;
+    if (j >= v[1] || c >= ncols)
         return;
-    for (int pp = 0; pp < p.npanels; pp++) {
-        int panel = p.forward ? pp : p.npanels - 1 - pp;
-        for (int s = 0; s < p.npiv[panel]; s++) {
-            int k = p.forward ? s : p.npiv[panel] - 1 - s;
-            int i = (p.first_panel + panel) * p.nb + k;       // row of the column of tiles
-            int q = p.ipiv[panel][k] - 1 - p.offset;         // the row it swaps with
-            if (q == i)
-                continue;
-            T *ri = (T *)p.tile[i / p.nb] + (i % p.nb) + (size_t)c * p.ld[i / p.nb];
-            T *rq = (T *)p.tile[q / p.nb] + (q % p.nb) + (size_t)c * p.ld[q / p.nb];
-            T tmp = *ri;
-            *ri = *rq;
-            *rq = tmp;
-        }
+    int r = base + (forward ? from_rows(v)[j] : moved_rows(v)[j]);
+    tmp[j + (size_t)c * ldtmp] = *element<T>(t, nb, r, c);
+}
+
+template <typename T>
+__global__ void laswp_scatter(const __grid_constant__ laswp_tiles t, int nb, int base, const int *v,
+                              int ncols, int forward, const T *tmp, int ldtmp)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.y * blockDim.y + threadIdx.y;
+    if (j >= v[1] || c >= ncols)
+        return;
+    int w = base + (forward ? moved_rows(v)[j] : from_rows(v)[j]);
+    *element<T>(t, nb, w, c) = tmp[j + (size_t)c * ldtmp];
+}
+
+template <typename T>
+static void launch(const laswp_tiles &t, int ncols, int nb, int npanels, const int *const *piv, const int *npiv,
+                   int forward, void *work, cudaStream_t stream)
+{
+    dim3 block(32, 8);
+    for (int pp = 0; pp < npanels; pp++) {
+        int p = forward ? pp : npanels - 1 - pp;
+        int ldtmp = 2 * npiv[p];                     // at most 2*npiv rows move
+        if (ldtmp == 0)
+            continue;
+        dim3 grid((ldtmp + 31) / 32, (ncols + 7) / 8);
+        laswp_gather<T><<<grid, block, 0, stream>>>(t, nb, p * nb, piv[p], ncols, forward, (T *)work, ldtmp);
+        laswp_scatter<T><<<grid, block, 0, stream>>>(t, nb, p * nb, piv[p], ncols, forward, (const T *)work, ldtmp);
     }
 }
 
 extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
+extern "C" void *ss_cuda_dwork(size_t bytes);
 
 extern "C" void ss_cuda_laswp(size_t elemsize, int ncols, int ntiles, void *const *tiles, const int *ld, int nb,
-                              int npanels, const int *const *ipiv, const int *npiv, int offset, int forward,
-                              cudaStream_t stream)
+                              int npanels, const int *const *piv, const int *npiv, int forward, cudaStream_t stream)
 {
     if (ntiles > SS_LASWP_MAX_TILES)
         ss_cuda_fail("ss_cuda_laswp: more tile rows than one launch takes", ntiles, __FILE__, __LINE__);
-    static thread_local laswp_params p;    // 27 KB: off the worker's stack, one per worker thread
+    static thread_local laswp_tiles t;    // 12 KB: off the worker's stack, one per worker thread
     for (int i = 0; i < ntiles; i++) {
-        p.tile[i] = tiles[i];
-        p.ld[i] = ld[i];
+        t.tile[i] = tiles[i];
+        t.ld[i] = ld[i];
     }
-    p.ncols = ncols;
-    p.nb = nb;
-    p.offset = offset;
-    p.forward = forward;
-    dim3 block(128), grid((ncols + 127) / 128);
-    // more panels than one launch takes: several launches, in the order the swaps go
-    int nchunks = (npanels + SS_LASWP_MAX_PANELS - 1) / SS_LASWP_MAX_PANELS;
-    for (int cc = 0; cc < nchunks; cc++) {
-        int chunk = forward ? cc : nchunks - 1 - cc;
-        p.first_panel = chunk * SS_LASWP_MAX_PANELS;
-        p.npanels = npanels - p.first_panel < SS_LASWP_MAX_PANELS ? npanels - p.first_panel : SS_LASWP_MAX_PANELS;
-        for (int i = 0; i < p.npanels; i++) {
-            p.ipiv[i] = ipiv[p.first_panel + i];
-            p.npiv[i] = npiv[p.first_panel + i];
-        }
-        switch (elemsize) {
-        case 4:  laswp_kernel<float><<<grid, block, 0, stream>>>(p); break;
-        case 8:  laswp_kernel<double><<<grid, block, 0, stream>>>(p); break;
-        case 16: laswp_kernel<double2><<<grid, block, 0, stream>>>(p); break;
-        default: ss_cuda_fail("ss_cuda_laswp: element size", (int)elemsize, __FILE__, __LINE__);
-        }
-        cudaError_t err = cudaGetLastError();
-        if (err != cudaSuccess)
-            ss_cuda_fail("laswp_kernel launch", (int)err, __FILE__, __LINE__);
+    int widest = 0;
+    for (int p = 0; p < npanels; p++)
+        widest = npiv[p] > widest ? npiv[p] : widest;
+    // the moved rows of one panel; kernels on this stream are ordered, so one buffer serves every panel
+    void *work = ss_cuda_dwork(2 * (size_t)widest * ncols * elemsize);
+    switch (elemsize) {
+    case 4:  launch<float>(t, ncols, nb, npanels, piv, npiv, forward, work, stream); break;
+    case 8:  launch<double>(t, ncols, nb, npanels, piv, npiv, forward, work, stream); break;
+    case 16: launch<double2>(t, ncols, nb, npanels, piv, npiv, forward, work, stream); break;
+    default: ss_cuda_fail("ss_cuda_laswp: element size", (int)elemsize, __FILE__, __LINE__);
     }
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        ss_cuda_fail("laswp kernel launch", (int)err, __FILE__, __LINE__);
 }
