@@ -1,7 +1,7 @@
 #!/bin/bash
 # GPU benchmark: starsolve on one GPU against cuSOLVER on the same GPU, in one command.
 #
-#   bash bench/gpu.sh [--sizes "8192 16384 32768 40000"] [--nb 1024] [--niter 2] BINDIR OUTDIR
+#   bash bench/gpu.sh [--sizes "8192 16384 32768 40000"] [--ops "getrf getrf_nopiv potrf"] [--nb 1024] [--niter 2] BINDIR OUTDIR
 #
 # BINDIR holds starpu_lu, starpu_cholesky and cusolver_ref (a build's examples/ and
 # bench/, or an unpacked scripts/device-bundle.sh archive's bin/). For each size and
@@ -15,16 +15,17 @@
 # Every timed run is checked (-check: randomized backward-error estimate above n=4096).
 # Output: a table (best of --niter runs per side) and the raw CSV in OUTDIR/gpu.csv.
 set -u
-sizes="8192 16384 32768 40000" nb=1024 niter=2
+sizes="8192 16384 32768 40000" ops="getrf getrf_nopiv potrf" nb=1024 niter=2
 while [ $# -gt 2 ]; do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;
+    --ops) ops=$2; shift 2 ;;
     --nb) nb=$2; shift 2 ;;
     --niter) niter=$2; shift 2 ;;
-    *) echo "usage: bash bench/gpu.sh [--sizes S] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2 ;;
+    *) echo "usage: bash bench/gpu.sh [--sizes S] [--ops O] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 2 ] || { echo "usage: bash bench/gpu.sh [--sizes S] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: bash bench/gpu.sh [--sizes S] [--ops O] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2; }
 bin=$1 out=$2
 mkdir -p "$out"
 export STARPU_HOME=$out/starpu-home STARPU_SILENT=1 STARPU_NCUDA=1
@@ -32,7 +33,6 @@ mkdir -p "$STARPU_HOME"
 csv=$out/gpu.csv
 : > "$csv"
 
-ops="getrf getrf_nopiv potrf"
 driver_of() { case $1 in potrf) echo "$bin/starpu_cholesky" ;; getrf_nopiv) echo "$bin/starpu_lu -nopiv" ;; *) echo "$bin/starpu_lu" ;; esac; }
 
 echo "gpu.sh: calibrating the perfmodels at n=8192, nb=$nb (untimed)" >&2
