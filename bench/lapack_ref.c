@@ -2,8 +2,6 @@
  * matrices as starpu_lu / starpu_cholesky, and print the same result lines.
  *   lapack_ref -op getrf|potrf [-n N] [-niter K] [-seed S] [-check] [--csv]
  * OpenBLAS runs its own threads over all cores (OPENBLAS_NUM_THREADS to change). */
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,17 +19,6 @@ static int usage(const char *what, const char *value)
 {
     fprintf(stderr, "lapack_ref: %s%s (see --help)\n", what, value);
     return DRIVER_USAGE;
-}
-
-static int parse_int(const char *text, int lo, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end != '\0' || v < lo || v > INT_MAX)
-        return -1;
-    *out = (int)v;
-    return 0;
 }
 
 /* Returns DRIVER_OK, DRIVER_USAGE, or -1 after --help. */
@@ -59,7 +46,7 @@ static int parse(int argc, char **argv, struct ref_opts *o)
             if (strcmp(v, "getrf") && strcmp(v, "potrf"))
                 return usage("-op needs getrf or potrf, not ", v);
             o->op = v;
-        } else if (parse_int(v, dst == &o->seed ? 0 : 1, dst)) {
+        } else if (driver_parse_int(v, dst == &o->seed ? 0 : 1, dst)) {
             return usage(a, dst == &o->seed ? " needs an integer >= 0" : " needs an integer >= 1");
         }
     }

@@ -76,8 +76,7 @@ static int usage_error(const struct driver_opts *o, const char *what, const char
     return DRIVER_USAGE;
 }
 
-/* A whole-string decimal integer in [lo, INT_MAX]. */
-static int parse_int(const char *text, long lo, int *out)
+int driver_parse_int(const char *text, long lo, int *out)
 {
     char *end;
     errno = 0;
@@ -107,7 +106,7 @@ static int set_flag(const struct driver_opts *o, const struct driver_flag *f, co
         *(int *)f->value = 1;
         return DRIVER_OK;
     case DRIVER_FLAG_INT:
-        if (parse_int(value, f->min, (int *)f->value) == 0)
+        if (driver_parse_int(value, f->min, (int *)f->value) == 0)
             return DRIVER_OK;
         snprintf(what, sizeof what, "%s needs an integer >= %d, not '%.40s'", f->name, f->min, value);
         return usage_error(o, what, "");

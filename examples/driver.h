@@ -118,6 +118,9 @@ int driver_memory_fits(const struct driver_opts *o, size_t bytes);
 /* One line on stderr, "<driver>: <message>", for failures inside a run. */
 void driver_error(const struct driver_opts *o, const char *message);
 
+/* A whole-string decimal integer in [lo, INT_MAX] into *out: 0, or -1 if text is not one. */
+int driver_parse_int(const char *text, long lo, int *out);
+
 /* CSV output shared with bench/lapack_ref. */
 void driver_print_csv_header(void);
 void driver_print_csv_row(const struct driver_row *row);

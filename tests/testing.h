@@ -170,4 +170,11 @@ int test_dargs(void);
 int test_cargs(void);
 int test_zargs(void);
 
+/* Rows lda > m of the tests' matrices hold this value; no routine may change it. */
+#define PAD_VALUE (-777.0)
+#include "smatrix_util.h"
+#include "dmatrix_util.h"
+#include "cmatrix_util.h"
+#include "zmatrix_util.h"
+
 #endif

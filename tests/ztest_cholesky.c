@@ -15,40 +15,6 @@
 /* gen/tests/ has no testing.h: found as $(srcdir)/include/../tests/testing.h */
 #include "../tests/testing.h"
 
-/* Rows lda > n hold this value; no routine may change it. */
-#define PAD_VALUE (-777.0)
-
-static starsolve_complex64_t *new_matrix(int ld, int n)
-{
-    size_t count = (size_t)ld * (size_t)n;
-    starsolve_complex64_t *A = testing_alloc(count * sizeof *A);
-    for (size_t k = 0; k < count; k++)
-        A[k] = PAD_VALUE;
-    return A;
-}
-
-static void copy_matrix(int m, int n, const starsolve_complex64_t *src, int lds, starsolve_complex64_t *dst, int ldd)
-{
-    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, src, lds, dst, ldd);
-}
-
-static int same_matrix(int m, int n, const starsolve_complex64_t *A, int lda, const starsolve_complex64_t *B, int ldb)
-{
-    for (int j = 0; j < n; j++)
-        if (memcmp(A + (size_t)j * lda, B + (size_t)j * ldb, (size_t)m * sizeof *A) != 0)
-            return 0;
-    return 1;
-}
-
-static int pad_intact(int m, int n, const starsolve_complex64_t *A, int lda)
-{
-    for (int j = 0; j < n; j++)
-        for (int i = m; i < lda; i++)
-            if (A[i + (size_t)j * lda] != PAD_VALUE)
-                return 0;
-    return 1;
-}
-
 /* The strict triangle opposite to uplo (LAPACK: "not referenced") is as in A0. */
 static int other_triangle_intact(char uplo, int n, const starsolve_complex64_t *A, const starsolve_complex64_t *A0, int lda)
 {
@@ -65,48 +31,48 @@ static int other_triangle_intact(char uplo, int n, const starsolve_complex64_t *
 static void chol_random(char uplo, int n, int nb, int pad, int nrhs, unsigned seed)
 {
     int lda = n + pad, ldb = n + pad + 1;   /* different: a mixed-up leading dimension shows */
-    starsolve_complex64_t *A0 = new_matrix(lda, n), *A = new_matrix(lda, n), *F = new_matrix(lda, n);
-    starsolve_complex64_t *B0 = new_matrix(ldb, nrhs), *X = new_matrix(ldb, nrhs);
+    starsolve_complex64_t *A0 = test_znew_matrix(lda, n), *A = test_znew_matrix(lda, n), *F = test_znew_matrix(lda, n);
+    starsolve_complex64_t *B0 = test_znew_matrix(ldb, nrhs), *X = test_znew_matrix(ldb, nrhs);
     gen_zhpd(n, A0, lda, seed);
     gen_zmatrix(n, nrhs, B0, ldb, seed + 1);
     testing_set_nb(nb);
 
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     int info = starsolve_zpotrf(uplo, n, A, lda);
     TEST_CHECK(info == 0, "starsolve_zpotrf uplo=%c n=%d nb=%d: info = %d", uplo, n, nb, info);
     double r = check_zpotrf(uplo, n, A0, lda, A, lda, 1);
     TEST_CHECK(check_passes(r), "starsolve_zpotrf uplo=%c n=%d nb=%d lda=%d: ||A-LL^H||/(||A|| n eps) = %.3g",
                uplo, n, nb, lda, r);
-    TEST_CHECK(other_triangle_intact(uplo, n, A, A0, lda) && pad_intact(n, n, A, lda),
+    TEST_CHECK(other_triangle_intact(uplo, n, A, A0, lda) && test_zpad_intact(n, n, A, lda),
                "starsolve_zpotrf uplo=%c n=%d nb=%d lda=%d: wrote outside the %c triangle", uplo, n, nb, lda, uplo);
 
-    copy_matrix(n, n, A, lda, F, lda);
-    copy_matrix(n, nrhs, B0, ldb, X, ldb);
+    test_zcopy_matrix(n, n, A, lda, F, lda);
+    test_zcopy_matrix(n, nrhs, B0, ldb, X, ldb);
     info = starsolve_zpotrs(uplo, n, nrhs, A, lda, X, ldb);
     TEST_CHECK(info == 0, "starsolve_zpotrs uplo=%c n=%d nrhs=%d nb=%d: info = %d", uplo, n, nrhs, nb, info);
     r = check_zsolve('N', n, nrhs, A0, lda, X, ldb, B0, ldb);
     TEST_CHECK(check_passes(r), "starsolve_zpotrs uplo=%c n=%d nrhs=%d nb=%d ldb=%d: ||b-Ax||/(||A|| ||x|| n eps) = %.3g",
                uplo, n, nrhs, nb, ldb, r);
-    TEST_CHECK(same_matrix(lda, n, A, lda, F, lda) && pad_intact(n, nrhs, X, ldb),
+    TEST_CHECK(test_zsame_matrix(lda, n, A, lda, F, lda) && test_zpad_intact(n, nrhs, X, ldb),
                "starsolve_zpotrs uplo=%c n=%d: changed its read-only A, or rows n..ldb-1 of B", uplo, n);
 
     /* drop-in both ways: LAPACK's potrs on our factor, our potrs on LAPACK's */
-    copy_matrix(n, nrhs, B0, ldb, X, ldb);
+    test_zcopy_matrix(n, nrhs, B0, ldb, X, ldb);
     LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, X, ldb);
     r = check_zsolve('N', n, nrhs, A0, lda, X, ldb, B0, ldb);
     TEST_CHECK(check_passes(r), "LAPACKE_zpotrs on starsolve_zpotrf's factor, uplo=%c n=%d nb=%d: resid = %.3g",
                uplo, n, nb, r);
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, n, A, lda);
-    copy_matrix(n, nrhs, B0, ldb, X, ldb);
+    test_zcopy_matrix(n, nrhs, B0, ldb, X, ldb);
     info = starsolve_zpotrs(uplo, n, nrhs, A, lda, X, ldb);
     r = check_zsolve('N', n, nrhs, A0, lda, X, ldb, B0, ldb);
     TEST_CHECK(info == 0 && check_passes(r),
                "starsolve_zpotrs on LAPACKE_zpotrf's factor, uplo=%c n=%d nb=%d: info = %d, resid = %.3g",
                uplo, n, nb, info, r);
 
-    copy_matrix(n, n, A0, lda, A, lda);
-    copy_matrix(n, nrhs, B0, ldb, X, ldb);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, nrhs, B0, ldb, X, ldb);
     info = starsolve_zposv(uplo, n, nrhs, A, lda, X, ldb);
     TEST_CHECK(info == 0, "starsolve_zposv uplo=%c n=%d nrhs=%d nb=%d: info = %d", uplo, n, nrhs, nb, info);
     r = check_zsolve('N', n, nrhs, A0, lda, X, ldb, B0, ldb);
@@ -114,7 +80,7 @@ static void chol_random(char uplo, int n, int nb, int pad, int nrhs, unsigned se
                uplo, n, nrhs, nb, r);
     r = check_zpotrf(uplo, n, A0, lda, A, lda, 1);
     TEST_CHECK(check_passes(r), "starsolve_zposv uplo=%c n=%d nb=%d: factor ||A-LL^H||/(||A|| n eps) = %.3g", uplo, n, nb, r);
-    TEST_CHECK(other_triangle_intact(uplo, n, A, A0, lda) && pad_intact(n, n, A, lda) && pad_intact(n, nrhs, X, ldb),
+    TEST_CHECK(other_triangle_intact(uplo, n, A, A0, lda) && test_zpad_intact(n, n, A, lda) && test_zpad_intact(n, nrhs, X, ldb),
                "starsolve_zposv uplo=%c n=%d nb=%d: wrote outside the %c triangle or below row n", uplo, n, nb, uplo);
     free(A0); free(A); free(F); free(B0); free(X);
 }
@@ -126,28 +92,28 @@ static void chol_random(char uplo, int n, int nb, int pad, int nrhs, unsigned se
 static void chol_not_spd(char uplo, int n, int nb, int j, unsigned seed)
 {
     int lda = n, nrhs = 2;
-    starsolve_complex64_t *A0 = new_matrix(lda, n), *A = new_matrix(lda, n);
-    starsolve_complex64_t *B0 = new_matrix(n, nrhs), *X = new_matrix(n, nrhs);
+    starsolve_complex64_t *A0 = test_znew_matrix(lda, n), *A = test_znew_matrix(lda, n);
+    starsolve_complex64_t *B0 = test_znew_matrix(n, nrhs), *X = test_znew_matrix(n, nrhs);
     starsolve_desc_t *dA = NULL;
     gen_zhpd(n, A0, lda, seed);
     A0[j + (size_t)j * lda] = -1.0;
     gen_zmatrix(n, nrhs, B0, n, seed + 1);
     testing_set_nb(nb);
 
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     int info_ref = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, n, A, lda);
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     int info = starsolve_zpotrf(uplo, n, A, lda);
     TEST_CHECK(info == j + 1 && info == info_ref,
                "starsolve_zpotrf uplo=%c, A(%d,%d) < 0, n=%d nb=%d: info = %d, expected %d (LAPACKE_zpotrf: %d)",
                uplo, j, j, n, nb, info, j + 1, info_ref);
 
-    copy_matrix(n, n, A0, lda, A, lda);
-    copy_matrix(n, nrhs, B0, n, X, n);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, nrhs, B0, n, X, n);
     info = starsolve_zposv(uplo, n, nrhs, A, lda, X, n);
     TEST_CHECK(info == j + 1, "starsolve_zposv uplo=%c, A(%d,%d) < 0, n=%d nb=%d: info = %d, expected %d",
                uplo, j, j, n, nb, info, j + 1);
-    TEST_CHECK(same_matrix(n, nrhs, X, n, B0, n), "starsolve_zposv uplo=%c, A(%d,%d) < 0: B changed although info > 0",
+    TEST_CHECK(test_zsame_matrix(n, nrhs, X, n, B0, n), "starsolve_zposv uplo=%c, A(%d,%d) < 0: B changed although info > 0",
                uplo, j, j);
 
     int ret = starsolve_desc_create(&dA, STARSOLVE_Z, n, n, nb);
@@ -165,16 +131,6 @@ static void chol_not_spd(char uplo, int n, int nb, int j, unsigned seed)
     free(A0); free(A); free(B0); free(X);
 }
 
-/* Entries that are NaN or infinite. */
-static int count_nonfinite(int m, int n, const starsolve_complex64_t *A, int lda)
-{
-    int count = 0;
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < m; i++)
-            count += !isfinite(cabs(A[i + (size_t)j * lda]));   /* cabs of a NaN or Inf part is not finite */
-    return count;
-}
-
 /* A NaN in the referenced triangle must not vanish: the call returns (no hang,
  * no crash), and either info != 0 or the solution holds a NaN or Inf. A finite
  * x with info = 0 means the NaN was dropped somewhere. LAPACK's posv is held to
@@ -182,33 +138,33 @@ static int count_nonfinite(int m, int n, const starsolve_complex64_t *A, int lda
 static void chol_nan(char uplo, int n, int nb, unsigned seed)
 {
     int lda = n, nrhs = 2, i = n - 4, j = n / 3;   /* A(i,j) and A(j,i), i > j: both triangles */
-    starsolve_complex64_t *A = new_matrix(lda, n), *B0 = new_matrix(n, nrhs), *X = new_matrix(n, nrhs);
+    starsolve_complex64_t *A = test_znew_matrix(lda, n), *B0 = test_znew_matrix(n, nrhs), *X = test_znew_matrix(n, nrhs);
     gen_zmatrix(n, nrhs, B0, n, seed + 1);
     testing_set_nb(nb);
 
     gen_zhpd(n, A, lda, seed);
     A[i + (size_t)j * lda] = A[j + (size_t)i * lda] = NAN;
-    copy_matrix(n, nrhs, B0, n, X, n);
+    test_zcopy_matrix(n, nrhs, B0, n, X, n);
     int info = LAPACKE_zposv_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, X, n);
-    int bad = count_nonfinite(n, nrhs, X, n);
+    int bad = test_zcount_nonfinite(n, nrhs, X, n);
     TEST_CHECK(info != 0 || bad > 0, "test matrix: LAPACKE_zposv uplo=%c with A(%d,%d) = NaN: info = %d, %d entries of x not finite",
                uplo, i, j, info, bad);
 
     gen_zhpd(n, A, lda, seed);
     A[i + (size_t)j * lda] = A[j + (size_t)i * lda] = NAN;
-    copy_matrix(n, nrhs, B0, n, X, n);
+    test_zcopy_matrix(n, nrhs, B0, n, X, n);
     info = starsolve_zposv(uplo, n, nrhs, A, lda, X, n);
-    bad = count_nonfinite(n, nrhs, X, n);
+    bad = test_zcount_nonfinite(n, nrhs, X, n);
     TEST_CHECK(info != 0 || bad > 0, "starsolve_zposv uplo=%c with A(%d,%d) = NaN, n=%d nb=%d: info = 0 and x is finite: NaN lost",
                uplo, i, j, n, nb);
 
     gen_zhpd(n, A, lda, seed);
     A[i + (size_t)j * lda] = A[j + (size_t)i * lda] = NAN;
-    copy_matrix(n, nrhs, B0, n, X, n);
+    test_zcopy_matrix(n, nrhs, B0, n, X, n);
     info = starsolve_zpotrf(uplo, n, A, lda);
     if (info == 0)
         info = starsolve_zpotrs(uplo, n, nrhs, A, lda, X, n);
-    bad = count_nonfinite(n, nrhs, X, n);
+    bad = test_zcount_nonfinite(n, nrhs, X, n);
     TEST_CHECK(info != 0 || bad > 0,
                "starsolve_zpotrf + zpotrs uplo=%c with A(%d,%d) = NaN, n=%d nb=%d: info = 0 and x is finite: NaN lost",
                uplo, i, j, n, nb);
@@ -216,9 +172,9 @@ static void chol_nan(char uplo, int n, int nb, unsigned seed)
     /* NaN on the diagonal: LAPACK's potrf reports it as a minor that is not positive definite */
     gen_zhpd(n, A, lda, seed);
     A[j + (size_t)j * lda] = NAN;
-    copy_matrix(n, nrhs, B0, n, X, n);
+    test_zcopy_matrix(n, nrhs, B0, n, X, n);
     info = starsolve_zposv(uplo, n, nrhs, A, lda, X, n);
-    bad = count_nonfinite(n, nrhs, X, n);
+    bad = test_zcount_nonfinite(n, nrhs, X, n);
     TEST_CHECK(info != 0 || bad > 0,
                "starsolve_zposv uplo=%c with A(%d,%d) = NaN, n=%d nb=%d: info = 0 and x is finite: NaN lost",
                uplo, j, j, n, nb);
@@ -230,8 +186,8 @@ static void chol_nan(char uplo, int n, int nb, unsigned seed)
 static void chol_tile(char uplo, int n, int nb, int nrhs, unsigned seed)
 {
     int lda = n + 3, ldb = n + 1;
-    starsolve_complex64_t *A0 = new_matrix(lda, n), *A = new_matrix(lda, n);
-    starsolve_complex64_t *B0 = new_matrix(ldb, nrhs), *X = new_matrix(ldb, nrhs);
+    starsolve_complex64_t *A0 = test_znew_matrix(lda, n), *A = test_znew_matrix(lda, n);
+    starsolve_complex64_t *B0 = test_znew_matrix(ldb, nrhs), *X = test_znew_matrix(ldb, nrhs);
     starsolve_desc_t *dA = NULL, *dB = NULL;
     gen_zhpd(n, A0, lda, seed);
     gen_zmatrix(n, nrhs, B0, ldb, seed + 1);

@@ -20,43 +20,6 @@
 /* gen/tests/ has no testing.h: found as $(srcdir)/include/../tests/testing.h */
 #include "../tests/testing.h"
 
-/* Rows lda > m hold this value; no routine may change it. */
-#define PAD_VALUE (-777.0)
-
-/* ld x n matrix filled with PAD_VALUE: generators and copies then write the
- * first m rows of each column, and the rest is padding to watch. */
-static starsolve_complex64_t *new_matrix(int ld, int n)
-{
-    size_t count = (size_t)ld * (size_t)n;
-    starsolve_complex64_t *A = testing_alloc(count * sizeof *A);
-    for (size_t k = 0; k < count; k++)
-        A[k] = PAD_VALUE;
-    return A;
-}
-
-static void copy_matrix(int m, int n, const starsolve_complex64_t *src, int lds, starsolve_complex64_t *dst, int ldd)
-{
-    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, src, lds, dst, ldd);
-}
-
-/* Bitwise equality of two m x n matrices (for "left untouched"). */
-static int same_matrix(int m, int n, const starsolve_complex64_t *A, int lda, const starsolve_complex64_t *B, int ldb)
-{
-    for (int j = 0; j < n; j++)
-        if (memcmp(A + (size_t)j * lda, B + (size_t)j * ldb, (size_t)m * sizeof *A) != 0)
-            return 0;
-    return 1;
-}
-
-static int pad_intact(int m, int n, const starsolve_complex64_t *A, int lda)
-{
-    for (int j = 0; j < n; j++)
-        for (int i = m; i < lda; i++)
-            if (A[i + (size_t)j * lda] != PAD_VALUE)
-                return 0;
-    return 1;
-}
-
 /* A + shift I on the leading min(m,n) diagonal: with shift > the column sums of
  * |A| the matrix is diagonally dominant by columns, so LU without pivoting is
  * stable and partial pivoting keeps every row where it is. */
@@ -81,47 +44,47 @@ static int ipiv_valid(int m, int n, const int *ipiv)
 static void lu_square(int n, int nb, int pad, int nrhs, unsigned seed)
 {
     int lda = n + pad, ldb = n + pad + 1;
-    starsolve_complex64_t *A0 = new_matrix(lda, n), *A = new_matrix(lda, n), *LU = new_matrix(lda, n);
-    starsolve_complex64_t *B0 = new_matrix(ldb, nrhs), *X = new_matrix(ldb, nrhs);
+    starsolve_complex64_t *A0 = test_znew_matrix(lda, n), *A = test_znew_matrix(lda, n), *LU = test_znew_matrix(lda, n);
+    starsolve_complex64_t *B0 = test_znew_matrix(ldb, nrhs), *X = test_znew_matrix(ldb, nrhs);
     int *ipiv = testing_alloc((size_t)n * sizeof *ipiv), *ipiv1 = testing_alloc((size_t)n * sizeof *ipiv1);
     gen_zmatrix(n, n, A0, lda, seed);
     gen_zmatrix(n, nrhs, B0, ldb, seed + 1);
     testing_set_nb(nb);
 
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     int info = starsolve_zgetrf(n, n, A, lda, ipiv);
     TEST_CHECK(info == 0, "starsolve_zgetrf n=%d nb=%d lda=%d: info = %d", n, nb, lda, info);
     double r = check_zgetrf(n, n, A0, lda, A, lda, ipiv, 1);
     TEST_CHECK(check_passes(r), "starsolve_zgetrf n=%d nb=%d lda=%d: ||PA-LU||/(||A|| n eps) = %.3g", n, nb, lda, r);
     TEST_CHECK(ipiv_valid(n, n, ipiv), "starsolve_zgetrf n=%d nb=%d: ipiv outside i+1..n", n, nb);
-    TEST_CHECK(pad_intact(n, n, A, lda), "starsolve_zgetrf n=%d nb=%d lda=%d: wrote rows n..lda-1", n, nb, lda);
+    TEST_CHECK(test_zpad_intact(n, n, A, lda), "starsolve_zgetrf n=%d nb=%d lda=%d: wrote rows n..lda-1", n, nb, lda);
 
     /* drop-in (DESIGN.md): LAPACK's getrs solves with our factors and pivots */
-    copy_matrix(n, nrhs, B0, ldb, X, ldb);
+    test_zcopy_matrix(n, nrhs, B0, ldb, X, ldb);
     LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, A, lda, ipiv, X, ldb);
     r = check_zsolve('N', n, nrhs, A0, lda, X, ldb, B0, ldb);
     TEST_CHECK(check_passes(r), "LAPACKE_zgetrs on starsolve_zgetrf's factors, n=%d nb=%d: ||b-Ax||/(||A|| ||x|| n eps) = %.3g",
                n, nb, r);
 
-    copy_matrix(n, n, A, lda, LU, lda);
+    test_zcopy_matrix(n, n, A, lda, LU, lda);
     memcpy(ipiv1, ipiv, (size_t)n * sizeof *ipiv);
     for (const char *t = "NTC"; *t; t++) {
-        copy_matrix(n, nrhs, B0, ldb, X, ldb);
+        test_zcopy_matrix(n, nrhs, B0, ldb, X, ldb);
         info = starsolve_zgetrs(*t, n, nrhs, A, lda, ipiv, X, ldb);
         TEST_CHECK(info == 0, "starsolve_zgetrs trans=%c n=%d nrhs=%d nb=%d: info = %d", *t, n, nrhs, nb, info);
         r = check_zsolve(*t, n, nrhs, A0, lda, X, ldb, B0, ldb);
         TEST_CHECK(check_passes(r), "starsolve_zgetrs trans=%c n=%d nrhs=%d nb=%d ldb=%d: ||b-op(A)x||/(||A|| ||x|| n eps) = %.3g",
                    *t, n, nrhs, nb, ldb, r);
-        TEST_CHECK(pad_intact(n, nrhs, X, ldb), "starsolve_zgetrs trans=%c n=%d ldb=%d: wrote rows n..ldb-1", *t, n, ldb);
+        TEST_CHECK(test_zpad_intact(n, nrhs, X, ldb), "starsolve_zgetrs trans=%c n=%d ldb=%d: wrote rows n..ldb-1", *t, n, ldb);
     }
-    TEST_CHECK(same_matrix(n, n, A, lda, LU, lda) && pad_intact(n, n, A, lda) &&
+    TEST_CHECK(test_zsame_matrix(n, n, A, lda, LU, lda) && test_zpad_intact(n, n, A, lda) &&
                memcmp(ipiv, ipiv1, (size_t)n * sizeof *ipiv) == 0,
                "starsolve_zgetrs n=%d nb=%d: changed its read-only A or ipiv", n, nb);
 
     /* LAPACK-layout factors do not depend on the tiling: solve under another tile size */
     int nb2 = nb > 3 ? nb / 2 + 1 : nb + 2;
     testing_set_nb(nb2);
-    copy_matrix(n, nrhs, B0, ldb, X, ldb);
+    test_zcopy_matrix(n, nrhs, B0, ldb, X, ldb);
     info = starsolve_zgetrs('N', n, nrhs, A, lda, ipiv, X, ldb);
     r = check_zsolve('N', n, nrhs, A0, lda, X, ldb, B0, ldb);
     TEST_CHECK(info == 0 && check_passes(r),
@@ -130,17 +93,17 @@ static void lu_square(int n, int nb, int pad, int nrhs, unsigned seed)
     testing_set_nb(nb);
 
     /* the other direction: LAPACK's factors and pivots through our getrs */
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
-    copy_matrix(n, nrhs, B0, ldb, X, ldb);
+    test_zcopy_matrix(n, nrhs, B0, ldb, X, ldb);
     info = starsolve_zgetrs('N', n, nrhs, A, lda, ipiv, X, ldb);
     r = check_zsolve('N', n, nrhs, A0, lda, X, ldb, B0, ldb);
     TEST_CHECK(info == 0 && check_passes(r),
                "starsolve_zgetrs on LAPACKE_zgetrf's factors, n=%d nb=%d: info = %d, ||b-Ax||/(||A|| ||x|| n eps) = %.3g",
                n, nb, info, r);
 
-    copy_matrix(n, n, A0, lda, A, lda);
-    copy_matrix(n, nrhs, B0, ldb, X, ldb);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, nrhs, B0, ldb, X, ldb);
     info = starsolve_zgesv(n, nrhs, A, lda, ipiv, X, ldb);
     TEST_CHECK(info == 0, "starsolve_zgesv n=%d nrhs=%d nb=%d: info = %d", n, nrhs, nb, info);
     r = check_zsolve('N', n, nrhs, A0, lda, X, ldb, B0, ldb);
@@ -148,11 +111,11 @@ static void lu_square(int n, int nb, int pad, int nrhs, unsigned seed)
                n, nrhs, nb, lda, ldb, r);
     r = check_zgetrf(n, n, A0, lda, A, lda, ipiv, 1);
     TEST_CHECK(check_passes(r), "starsolve_zgesv n=%d nb=%d: factors ||PA-LU||/(||A|| n eps) = %.3g", n, nb, r);
-    TEST_CHECK(pad_intact(n, n, A, lda) && pad_intact(n, nrhs, X, ldb),
+    TEST_CHECK(test_zpad_intact(n, n, A, lda) && test_zpad_intact(n, nrhs, X, ldb),
                "starsolve_zgesv n=%d nb=%d: wrote rows below n of A or B", n, nb);
 
     /* nrhs = 0: as LAPACK, gesv still factors A */
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     info = starsolve_zgesv(n, 0, A, lda, ipiv, X, ldb);
     r = check_zgetrf(n, n, A0, lda, A, lda, ipiv, 1);
     TEST_CHECK(info == 0 && check_passes(r), "starsolve_zgesv n=%d nrhs=0 nb=%d: info = %d, ||PA-LU||/(||A|| n eps) = %.3g",
@@ -165,10 +128,10 @@ static void lu_square(int n, int nb, int pad, int nrhs, unsigned seed)
 static void lu_shape(int m, int n, int nb, int pad, unsigned seed)
 {
     int lda = m + pad, k = m < n ? m : n;
-    starsolve_complex64_t *A0 = new_matrix(lda, n), *A = new_matrix(lda, n);
+    starsolve_complex64_t *A0 = test_znew_matrix(lda, n), *A = test_znew_matrix(lda, n);
     int *ipiv = testing_alloc((size_t)(k + 1) * sizeof *ipiv);
     gen_zmatrix(m, n, A0, lda, seed);
-    copy_matrix(m, n, A0, lda, A, lda);
+    test_zcopy_matrix(m, n, A0, lda, A, lda);
     testing_set_nb(nb);
     int info = starsolve_zgetrf(m, n, A, lda, ipiv);
     TEST_CHECK(info == 0, "starsolve_zgetrf m=%d n=%d nb=%d: info = %d", m, n, nb, info);
@@ -176,7 +139,7 @@ static void lu_shape(int m, int n, int nb, int pad, unsigned seed)
     TEST_CHECK(check_passes(r), "starsolve_zgetrf m=%d n=%d nb=%d lda=%d: ||PA-LU||/(||A|| max(m,n) eps) = %.3g",
                m, n, nb, lda, r);
     TEST_CHECK(ipiv_valid(m, n, ipiv), "starsolve_zgetrf m=%d n=%d nb=%d: ipiv outside i+1..m", m, n, nb);
-    TEST_CHECK(pad_intact(m, n, A, lda), "starsolve_zgetrf m=%d n=%d lda=%d: wrote rows m..lda-1", m, n, lda);
+    TEST_CHECK(test_zpad_intact(m, n, A, lda), "starsolve_zgetrf m=%d n=%d lda=%d: wrote rows m..lda-1", m, n, lda);
     free(A0); free(A); free(ipiv);
 }
 
@@ -184,10 +147,10 @@ static void lu_shape(int m, int n, int nb, int pad, unsigned seed)
 static void lu_nopiv(int m, int n, int nb, int pad, unsigned seed)
 {
     int lda = m + pad;
-    starsolve_complex64_t *A0 = new_matrix(lda, n), *A = new_matrix(lda, n);
+    starsolve_complex64_t *A0 = test_znew_matrix(lda, n), *A = test_znew_matrix(lda, n);
     gen_zmatrix(m, n, A0, lda, seed);
     add_diagonal(m, n, A0, lda, 2.0 * (m > n ? m : n));
-    copy_matrix(m, n, A0, lda, A, lda);
+    test_zcopy_matrix(m, n, A0, lda, A, lda);
     testing_set_nb(nb);
     int info = starsolve_zgetrf_nopiv(m, n, A, lda);
     TEST_CHECK(info == 0, "starsolve_zgetrf_nopiv m=%d n=%d nb=%d: info = %d", m, n, nb, info);
@@ -195,7 +158,7 @@ static void lu_nopiv(int m, int n, int nb, int pad, unsigned seed)
     double r = check_zgetrf(m, n, A0, lda, A, lda, NULL, 1);
     TEST_CHECK(check_passes(r), "starsolve_zgetrf_nopiv m=%d n=%d nb=%d lda=%d: ||A-LU||/(||A|| max(m,n) eps) = %.3g",
                m, n, nb, lda, r);
-    TEST_CHECK(pad_intact(m, n, A, lda), "starsolve_zgetrf_nopiv m=%d n=%d lda=%d: wrote rows m..lda-1", m, n, lda);
+    TEST_CHECK(test_zpad_intact(m, n, A, lda), "starsolve_zgetrf_nopiv m=%d n=%d lda=%d: wrote rows m..lda-1", m, n, lda);
     free(A0); free(A);
 }
 
@@ -204,8 +167,8 @@ static void lu_nopiv(int m, int n, int nb, int pad, unsigned seed)
 static void lu_zero_diagonal_tile(int n, int nb, unsigned seed)
 {
     int lda = n, nrhs = 2;
-    starsolve_complex64_t *A0 = new_matrix(lda, n), *A = new_matrix(lda, n);
-    starsolve_complex64_t *B0 = new_matrix(n, nrhs), *X = new_matrix(n, nrhs);
+    starsolve_complex64_t *A0 = test_znew_matrix(lda, n), *A = test_znew_matrix(lda, n);
+    starsolve_complex64_t *B0 = test_znew_matrix(n, nrhs), *X = test_znew_matrix(n, nrhs);
     int *ipiv = testing_alloc((size_t)n * sizeof *ipiv);
     gen_zmatrix(n, n, A0, lda, seed);
     for (int j = 0; j < nb; j++)
@@ -214,7 +177,7 @@ static void lu_zero_diagonal_tile(int n, int nb, unsigned seed)
     gen_zmatrix(n, nrhs, B0, n, seed + 1);
     testing_set_nb(nb);
 
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     int info = starsolve_zgetrf(n, n, A, lda, ipiv);
     TEST_CHECK(info == 0, "starsolve_zgetrf, first %dx%d tile zero, n=%d: info = %d (only tile-local pivoting fails here)",
                nb, nb, n, info);
@@ -228,8 +191,8 @@ static void lu_zero_diagonal_tile(int n, int nb, unsigned seed)
     TEST_CHECK(local < 0, "starsolve_zgetrf, first %dx%d tile zero, n=%d: ipiv[%d] = %d picks a zero row of the tile",
                nb, nb, n, local, local >= 0 ? ipiv[local] : 0);
 
-    copy_matrix(n, n, A0, lda, A, lda);
-    copy_matrix(n, nrhs, B0, n, X, n);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, nrhs, B0, n, X, n);
     info = starsolve_zgesv(n, nrhs, A, lda, ipiv, X, n);
     r = check_zsolve('N', n, nrhs, A0, lda, X, n, B0, n);
     TEST_CHECK(info == 0 && check_passes(r),
@@ -262,7 +225,7 @@ static void random_permutation(int n, int *perm, unsigned seed)
 static void lu_pivots_like_lapack(int n, int nb, int reversed, unsigned seed)
 {
     int lda = n + 1;
-    starsolve_complex64_t *D = new_matrix(lda, n), *A0 = new_matrix(lda, n), *A = new_matrix(lda, n);
+    starsolve_complex64_t *D = test_znew_matrix(lda, n), *A0 = test_znew_matrix(lda, n), *A = test_znew_matrix(lda, n);
     int *perm = testing_alloc((size_t)n * sizeof *perm);
     int *ipiv = testing_alloc((size_t)n * sizeof *ipiv), *ipiv_ref = testing_alloc((size_t)n * sizeof *ipiv_ref);
     const char *kind = reversed ? "reversed" : "shuffled";
@@ -277,7 +240,7 @@ static void lu_pivots_like_lapack(int n, int nb, int reversed, unsigned seed)
         for (int i = 0; i < n; i++)
             A0[i + (size_t)j * lda] = D[perm[i] + (size_t)j * lda];
 
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     int info_ref = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv_ref);
     int across = 0;   /* is this test what it claims? pivots must cross tile rows */
     for (int j = 0; j < n; j++)
@@ -288,7 +251,7 @@ static void lu_pivots_like_lapack(int n, int nb, int reversed, unsigned seed)
                kind, n, nb, info_ref, across);
 
     testing_set_nb(nb);
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     int info = starsolve_zgetrf(n, n, A, lda, ipiv);
     TEST_CHECK(info == 0, "starsolve_zgetrf, %s dominant rows, n=%d nb=%d: info = %d", kind, n, nb, info);
     int first = -1;
@@ -309,8 +272,8 @@ static void lu_pivots_like_lapack(int n, int nb, int reversed, unsigned seed)
 static void lu_singular(int n, int nb, int col, unsigned seed)
 {
     int lda = n, nrhs = 2;
-    starsolve_complex64_t *A0 = new_matrix(lda, n), *A = new_matrix(lda, n);
-    starsolve_complex64_t *B0 = new_matrix(n, nrhs), *X = new_matrix(n, nrhs);
+    starsolve_complex64_t *A0 = test_znew_matrix(lda, n), *A = test_znew_matrix(lda, n);
+    starsolve_complex64_t *B0 = test_znew_matrix(n, nrhs), *X = test_znew_matrix(n, nrhs);
     int *ipiv = testing_alloc((size_t)n * sizeof *ipiv);
     gen_zmatrix(n, n, A0, lda, seed);
     for (int i = 0; i < n; i++)
@@ -318,9 +281,9 @@ static void lu_singular(int n, int nb, int col, unsigned seed)
     gen_zmatrix(n, nrhs, B0, n, seed + 1);
     testing_set_nb(nb);
 
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     int info_ref = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     int info = starsolve_zgetrf(n, n, A, lda, ipiv);
     TEST_CHECK(info == col + 1 && info == info_ref,
                "starsolve_zgetrf, column %d zero, n=%d nb=%d: info = %d, expected %d (LAPACKE_zgetrf: %d)",
@@ -329,12 +292,12 @@ static void lu_singular(int n, int nb, int col, unsigned seed)
     TEST_CHECK(check_passes(r), "starsolve_zgetrf, column %d zero, n=%d nb=%d: factorization not completed, "
                "||PA-LU||/(||A|| n eps) = %.3g", col, n, nb, r);
 
-    copy_matrix(n, n, A0, lda, A, lda);
-    copy_matrix(n, nrhs, B0, n, X, n);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, nrhs, B0, n, X, n);
     info = starsolve_zgesv(n, nrhs, A, lda, ipiv, X, n);
     TEST_CHECK(info == col + 1, "starsolve_zgesv, column %d zero, n=%d nb=%d: info = %d, expected %d",
                col, n, nb, info, col + 1);
-    TEST_CHECK(same_matrix(n, nrhs, X, n, B0, n), "starsolve_zgesv, column %d zero, n=%d: B changed although info > 0",
+    TEST_CHECK(test_zsame_matrix(n, nrhs, X, n, B0, n), "starsolve_zgesv, column %d zero, n=%d: B changed although info > 0",
                col, n);
 
     /* without pivoting: diagonally dominant but for the zero column */
@@ -348,16 +311,6 @@ static void lu_singular(int n, int nb, int col, unsigned seed)
     free(A0); free(A); free(B0); free(X); free(ipiv);
 }
 
-/* Entries that are NaN or infinite. */
-static int count_nonfinite(int m, int n, const starsolve_complex64_t *A, int lda)
-{
-    int count = 0;
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < m; i++)
-            count += !isfinite(cabs(A[i + (size_t)j * lda]));   /* cabs of a NaN or Inf part is not finite */
-    return count;
-}
-
 /* A NaN in A must not vanish: the call returns (no hang, no crash), and either
  * info != 0 or the solution holds a NaN or Inf. A finite x with info = 0 means
  * the NaN was dropped somewhere (replaced, or its tile never used). LAPACK's
@@ -366,34 +319,34 @@ static void lu_nan(int n, int nb, unsigned seed)
 {
     const starsolve_complex64_t one = 1.0;
     int lda = n, nrhs = 2, inan = n - 3, jnan = n / 2;   /* a later tile row and tile column */
-    starsolve_complex64_t *A = new_matrix(lda, n), *B0 = new_matrix(n, nrhs), *X = new_matrix(n, nrhs);
+    starsolve_complex64_t *A = test_znew_matrix(lda, n), *B0 = test_znew_matrix(n, nrhs), *X = test_znew_matrix(n, nrhs);
     int *ipiv = testing_alloc((size_t)n * sizeof *ipiv);
     gen_zmatrix(n, nrhs, B0, n, seed + 1);
     testing_set_nb(nb);
 
     gen_zmatrix(n, n, A, lda, seed);
     A[inan + (size_t)jnan * lda] = NAN;
-    copy_matrix(n, nrhs, B0, n, X, n);
+    test_zcopy_matrix(n, nrhs, B0, n, X, n);
     int info = LAPACKE_zgesv_work(LAPACK_COL_MAJOR, n, nrhs, A, lda, ipiv, X, n);
-    int bad = count_nonfinite(n, nrhs, X, n);
+    int bad = test_zcount_nonfinite(n, nrhs, X, n);
     TEST_CHECK(info != 0 || bad > 0, "test matrix: LAPACKE_zgesv with A(%d,%d) = NaN: info = %d, %d entries of x not finite",
                inan, jnan, info, bad);
 
     gen_zmatrix(n, n, A, lda, seed);
     A[inan + (size_t)jnan * lda] = NAN;
-    copy_matrix(n, nrhs, B0, n, X, n);
+    test_zcopy_matrix(n, nrhs, B0, n, X, n);
     info = starsolve_zgesv(n, nrhs, A, lda, ipiv, X, n);
-    bad = count_nonfinite(n, nrhs, X, n);
+    bad = test_zcount_nonfinite(n, nrhs, X, n);
     TEST_CHECK(info != 0 || bad > 0, "starsolve_zgesv with A(%d,%d) = NaN, n=%d nb=%d: info = 0 and x is finite: NaN lost",
                inan, jnan, n, nb);
 
     gen_zmatrix(n, n, A, lda, seed);
     A[inan + (size_t)jnan * lda] = NAN;
-    copy_matrix(n, nrhs, B0, n, X, n);
+    test_zcopy_matrix(n, nrhs, B0, n, X, n);
     info = starsolve_zgetrf(n, n, A, lda, ipiv);
     if (info == 0)
         info = starsolve_zgetrs('N', n, nrhs, A, lda, ipiv, X, n);
-    bad = count_nonfinite(n, nrhs, X, n);
+    bad = test_zcount_nonfinite(n, nrhs, X, n);
     TEST_CHECK(info != 0 || bad > 0,
                "starsolve_zgetrf + zgetrs with A(%d,%d) = NaN, n=%d nb=%d: info = 0 and x is finite: NaN lost",
                inan, jnan, n, nb);
@@ -402,11 +355,11 @@ static void lu_nan(int n, int nb, unsigned seed)
     gen_zmatrix(n, n, A, lda, seed);
     add_diagonal(n, n, A, lda, 2.0 * n);
     A[inan + (size_t)jnan * lda] = NAN;
-    copy_matrix(n, nrhs, B0, n, X, n);
+    test_zcopy_matrix(n, nrhs, B0, n, X, n);
     info = starsolve_zgetrf_nopiv(n, n, A, lda);
     cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, nrhs, CBLAS_SADDR(one), A, lda, X, n);
     cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one), A, lda, X, n);
-    bad = count_nonfinite(n, nrhs, X, n);
+    bad = test_zcount_nonfinite(n, nrhs, X, n);
     TEST_CHECK(info != 0 || bad > 0,
                "starsolve_zgetrf_nopiv with A(%d,%d) = NaN, n=%d nb=%d: info = 0 and x from L U is finite: NaN lost",
                inan, jnan, n, nb);
@@ -420,8 +373,8 @@ static void lu_nan(int n, int nb, unsigned seed)
 static void lu_tile(int n, int nb, int nrhs, unsigned seed)
 {
     int lda = n + 2, ldb = n + 1;
-    starsolve_complex64_t *A0 = new_matrix(lda, n), *A = new_matrix(lda, n);
-    starsolve_complex64_t *B0 = new_matrix(ldb, nrhs), *X = new_matrix(ldb, nrhs);
+    starsolve_complex64_t *A0 = test_znew_matrix(lda, n), *A = test_znew_matrix(lda, n);
+    starsolve_complex64_t *B0 = test_znew_matrix(ldb, nrhs), *X = test_znew_matrix(ldb, nrhs);
     int *ipiv = testing_alloc((size_t)n * sizeof *ipiv);
     starsolve_desc_t *dA = NULL, *dB = NULL;
     starsolve_pivots_t *piv = NULL;
@@ -468,7 +421,7 @@ static void lu_tile(int n, int nb, int nrhs, unsigned seed)
     }
 
     /* LAPACK's factorization in, our solve out */
-    copy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
     LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
     starsolve_desc_from_lapack(dA, A, lda);
     starsolve_pivots_from_lapack(piv, ipiv);
