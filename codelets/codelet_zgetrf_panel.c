@@ -39,7 +39,6 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
     int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
     int npiv = ss_min(m, n), info;
     int *ipiv = ss_piv_ipiv(v);
-    v[0] = npiv;
     if (panel_is_contiguous(buffers, a->ntiles)) {
         info = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]),
                                    SS_LD(buffers[1]), ipiv);
@@ -56,9 +55,7 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
                                 (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), SS_LD(buffers[1 + t]));
         free(panel);
     }
-    for (int i = 0; i < npiv; i++)
-        ipiv[i] += a->offset;
-    ss_piv_compose(v, a->offset);
+    ss_piv_finish_panel(v, npiv, a->offset);
     if (info > 0)
         ss_request_report(a->req, a->offset + info);
 }
@@ -94,10 +91,7 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     SS_CUDA(cudaMemcpyAsync(hw, dinfo, sizeof(int), cudaMemcpyDeviceToHost, stream));
     SS_CUDA(cudaMemcpyAsync(ss_piv_ipiv(v), dpiv, (size_t)npiv * sizeof(int), cudaMemcpyDeviceToHost, stream));
     SS_CUDA(cudaStreamSynchronize(stream));
-    v[0] = npiv;
-    for (int i = 0; i < npiv; i++)
-        ss_piv_ipiv(v)[i] += a->offset;
-    ss_piv_compose(v, a->offset);
+    ss_piv_finish_panel(v, npiv, a->offset);
     SS_CUDA(cudaMemcpyAsync((void *)STARPU_VECTOR_GET_PTR(buffers[0]), v, ss_piv_ints(npiv) * sizeof(int),
                             cudaMemcpyHostToDevice, stream));
     SS_CUDA(cudaStreamSynchronize(stream));

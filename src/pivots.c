@@ -47,3 +47,11 @@ void ss_piv_compose(int *v, int offset)
     free(key);
     v[1] = nmoved;
 }
+
+void ss_piv_finish_panel(int *v, int npiv, int offset)
+{
+    v[0] = npiv;
+    for (int i = 0; i < npiv; i++)
+        ss_piv_ipiv(v)[i] += offset;
+    ss_piv_compose(v, offset);
+}

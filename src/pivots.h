@@ -16,5 +16,8 @@ static inline int *ss_piv_from(int *v) { return v + 2 + 3 * (size_t)v[0]; }
 
 /* Fill nmoved, moved and from from ipiv; offset = the panel's first global row. */
 void ss_piv_compose(int *v, int offset);
+/* After a panel's getrf left npiv panel-local pivots in ss_piv_ipiv(v): set the
+ * count, make the pivots global (add offset) and compose them. */
+void ss_piv_finish_panel(int *v, int npiv, int offset);
 
 #endif
