@@ -32,7 +32,11 @@ opts=(--prefix="$prefix" --enable-maxcpus=256 --disable-opencl --disable-build-d
       --disable-build-examples --disable-build-tests --disable-fortran --disable-socl
       --disable-starpufft --disable-mpi --disable-openmp --disable-starpurm)
 if command -v nvcc >/dev/null 2>&1; then
-  cuda_dir=$(dirname "$(dirname "$(command -v nvcc)")")
+  # The toolkit's root as nvcc reports it: nvcc may be a wrapper script
+  # outside the toolkit (/usr/local/bin/nvcc on our machines).
+  cuda_dir=$(nvcc --dryrun -c -x cu /dev/null -o /dev/null 2>&1 | sed -n 's/^#\$ TOP=//p' | head -n 1)
+  [ -n "$cuda_dir" ] || cuda_dir=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+  cuda_dir=$(cd "$cuda_dir" && pwd -P)
   opts+=(--enable-cuda --with-cuda-dir="$cuda_dir")
 else
   opts+=(--disable-cuda)
