@@ -159,3 +159,81 @@ double check_zsolve(char trans, int n, int nrhs, const starsolve_complex64_t *A0
     free(R);
     return worst;
 }
+
+double check_zgeqrf(int m, int n, const starsolve_complex64_t *A0, int lda0, const starsolve_complex64_t *QR,
+                    int ldqr, const starsolve_complex64_t *Q, int ldq, double *orth)
+{
+    const starsolve_complex64_t one = 1.0, mone = -1.0;
+    int k = m < n ? m : n;
+    *orth = 0;
+    if (k == 0)
+        return 0;
+    /* A0 - Q R, R the k x n upper trapezoid at the top of QR */
+    starsolve_complex64_t *R = triangle('U', k, n, QR, ldqr, 0), *D = malloc((size_t)m * n * sizeof *D);
+    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, A0, lda0, D, m);
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, CBLAS_SADDR(mone), Q, ldq, R, k,
+                CBLAS_SADDR(one), D, m);
+    double resid = znorm1(m, n, D, m) / (znorm1(m, n, A0, lda0) * n * zeps());
+    /* I - Q^H Q */
+    starsolve_complex64_t *E = malloc((size_t)k * k * sizeof *E);
+    LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', k, k, 0.0, 1.0, E, k);
+    cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, k, k, m, CBLAS_SADDR(mone), Q, ldq, Q, ldq,
+                CBLAS_SADDR(one), E, k);
+    *orth = znorm1(k, k, E, k) / (n * zeps());
+    free(R); free(D); free(E);
+    return resid;
+}
+
+double check_zgels(char trans, int m, int n, int nrhs, const starsolve_complex64_t *A0, int lda0,
+                   const starsolve_complex64_t *X, int ldx, const starsolve_complex64_t *B0, int ldb0, double *second)
+{
+    const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
+    /* op(A) is rows x cols: X has cols rows, B rows rows */
+    int rows = trans == 'N' ? m : n, cols = trans == 'N' ? n : m, mn = m > n ? m : n;
+    CBLAS_TRANSPOSE op = trans == 'N' ? CblasNoTrans : trans == 'T' ? CblasTrans : CblasConjTrans;
+    *second = 0;
+    if (m == 0 || n == 0 || nrhs == 0)
+        return 0;
+    double anorm = znorm1(m, n, A0, lda0), eps = zeps();
+    /* R = B0 - op(A0) X, and the first ratio column by column, as LAPACK's xQRT16 */
+    starsolve_complex64_t *R = malloc((size_t)rows * nrhs * sizeof *R);
+    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', rows, nrhs, B0, ldb0, R, rows);
+    cblas_zgemm(CblasColMajor, op, CblasNoTrans, rows, nrhs, cols, CBLAS_SADDR(mone), A0, lda0, X, ldx,
+                CBLAS_SADDR(one), R, rows);
+    double worst = 0;
+    for (int j = 0; j < nrhs; j++) {
+        double r = znorm1(rows, 1, R + (size_t)j * rows, rows)
+                   / (anorm * znorm1(cols, 1, X + (size_t)j * ldx, cols) * mn * eps);
+        if (r > worst || isnan(r))
+            worst = r;
+    }
+    if (rows >= cols) {
+        /* least squares: the residual is orthogonal to op(A)'s range, ||op(A)^H R|| small (xQRT17) */
+        starsolve_complex64_t *C = malloc((size_t)cols * nrhs * sizeof *C);
+        CBLAS_TRANSPOSE back = trans == 'N' ? CblasConjTrans : CblasNoTrans;
+        cblas_zgemm(CblasColMajor, back, CblasNoTrans, cols, nrhs, rows, CBLAS_SADDR(one), A0, lda0, R, rows,
+                    CBLAS_SADDR(zero), C, cols);
+        int big = mn > nrhs ? mn : nrhs;
+        *second = znorm1(cols, nrhs, C, cols) / (anorm * znorm1(rows, nrhs, B0, ldb0) * big * eps);
+        free(C);
+    } else {
+        /* minimum norm: X lies in op(A)^H's range. Fit X by op(A)^H Z (LAPACK's gels,
+         * a tall least-squares problem) and compare: ||X - op(A)^H Z|| / (||X|| max(m,n) eps) */
+        starsolve_complex64_t *H = malloc((size_t)cols * rows * sizeof *H), *Z = malloc((size_t)cols * nrhs * sizeof *Z);
+        for (int j = 0; j < rows; j++)      /* H = op(A0)^H, cols x rows */
+            for (int i = 0; i < cols; i++)
+                H[i + (size_t)j * cols] = trans == 'N' ? conj(A0[j + (size_t)i * lda0]) : A0[i + (size_t)j * lda0];
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', cols, nrhs, X, ldx, Z, cols);
+        starsolve_complex64_t *Hc = malloc((size_t)cols * rows * sizeof *Hc);
+        memcpy(Hc, H, (size_t)cols * rows * sizeof *H);
+        LAPACKE_zgels(LAPACK_COL_MAJOR, 'N', cols, rows, nrhs, Hc, cols, Z, cols);
+        starsolve_complex64_t *D = malloc((size_t)cols * nrhs * sizeof *D);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', cols, nrhs, X, ldx, D, cols);
+        cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, cols, nrhs, rows, CBLAS_SADDR(mone), H, cols, Z, cols,
+                    CBLAS_SADDR(one), D, cols);
+        *second = znorm1(cols, nrhs, D, cols) / (znorm1(cols, nrhs, X, ldx) * mn * eps);
+        free(H); free(Z); free(Hc); free(D);
+    }
+    free(R);
+    return worst;
+}

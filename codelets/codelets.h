@@ -17,17 +17,29 @@
 void ss_cusolver_init(void);
 void ss_cusolver_shutdown(void);
 cusolverDnHandle_t ss_cusolver_handle(void);
+cusolverDnParams_t ss_cusolver_params(void);
 /* Per-worker scratch that grows on demand and lives until shutdown: cuSOLVER's
  * workspace size is only known through a handle, on the worker itself, so it
  * cannot be a StarPU scratch buffer sized at submission. dwork is device
  * memory, hwork pinned host memory. */
 void *ss_cuda_dwork(size_t bytes);
+/* A second device scratch, for data a codelet keeps across a call that uses ss_cuda_dwork. */
+void *ss_cuda_dwork2(size_t bytes);
 void *ss_cuda_hwork(size_t bytes);
 /* Row interchanges of npanels consecutive panels on a column of tiles in GPU
  * memory (codelets/cuda/laswp.cu): piv[p] is panel p's pivot vector (pivots.h)
  * in GPU memory, npiv[p] its pivot count; the arrays themselves in host memory. */
 void ss_cuda_laswp(size_t elemsize, int ncols, int ntiles, void *const *tiles, const int *ld, int nb,
                    int npanels, const int *const *piv, const int *npiv, int forward, cudaStream_t stream);
+/* LAPACK's lacpy and laset on a tile in GPU memory (codelets/cuda/lacpy.cu):
+ * uplo 'U' or 'L' picks a triangle, anything else the whole tile; laset puts
+ * *diag on the diagonal and *offdiag elsewhere in the part (values of elemsize bytes). */
+void ss_cuda_lacpy(char uplo, size_t elemsize, int m, int n, const void *A, int lda, void *B, int ldb,
+                   cudaStream_t stream);
+void ss_cuda_laset(char uplo, size_t elemsize, int m, int n, const void *offdiag, const void *diag,
+                   void *A, int lda, cudaStream_t stream);
+/* Bytes rounded up so that consecutive pieces of one scratch buffer stay aligned. */
+static inline size_t ss_align(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 
 /* A failed CUDA / cuBLAS / cuSOLVER call inside a task cannot be reported
  * through info: the task graph is already running. Stop with the location. */
@@ -66,6 +78,13 @@ static inline CBLAS_DIAG ss_cblas_diag(char d) { return d == 'U' ? CblasUnit : C
 #define SS_FLOP_SCALE 4.0
 #else
 #define SS_FLOP_SCALE 1.0
+#endif
+
+/* LAPACK's real routines take 'T' where the complex ones take 'C' (conjugate transpose). */
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+static inline char ss_lapack_trans(char t) { return t; }
+#else
+static inline char ss_lapack_trans(char t) { return t == 'C' ? 'T' : t; }
 #endif
 
 /* Tile dimensions from a StarPU matrix interface (column-major: nx = rows). */

@@ -7,8 +7,9 @@
 #ifdef STARSOLVE_USE_CUDA
 struct cuda_worker_state {
     cusolverDnHandle_t cusolver;
-    void *dwork;
-    size_t dwork_bytes;
+    cusolverDnParams_t params;     /* default options of cuSOLVER's 64-bit (X) API */
+    void *dwork[2];
+    size_t dwork_bytes[2];
     void *hwork;
     size_t hwork_bytes;
 };
@@ -26,16 +27,20 @@ static void cusolver_init_worker(void *arg)
     struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
     SS_CUSOLVER(cusolverDnCreate(&w->cusolver));
     SS_CUSOLVER(cusolverDnSetStream(w->cusolver, starpu_cuda_get_local_stream()));
+    SS_CUSOLVER(cusolverDnCreateParams(&w->params));
 }
 
 static void cusolver_shutdown_worker(void *arg)
 {
     (void)arg;
     struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
+    if (w->params)
+        cusolverDnDestroyParams(w->params);
     if (w->cusolver)
         cusolverDnDestroy(w->cusolver);
-    if (w->dwork)
-        cudaFree(w->dwork);
+    for (int slot = 0; slot < 2; slot++)
+        if (w->dwork[slot])
+            cudaFree(w->dwork[slot]);
     if (w->hwork)
         cudaFreeHost(w->hwork);
     *w = (struct cuda_worker_state){ 0 };
@@ -56,19 +61,27 @@ cusolverDnHandle_t ss_cusolver_handle(void)
     return worker_state[starpu_worker_get_id_check()].cusolver;
 }
 
-void *ss_cuda_dwork(size_t bytes)
+cusolverDnParams_t ss_cusolver_params(void)
+{
+    return worker_state[starpu_worker_get_id_check()].params;
+}
+
+static void *grow_dwork(int slot, size_t bytes)
 {
     struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
-    if (bytes > w->dwork_bytes) {
+    if (bytes > w->dwork_bytes[slot]) {
         /* work queued on the stream may still use the old buffer */
         SS_CUDA(cudaStreamSynchronize(starpu_cuda_get_local_stream()));
-        if (w->dwork)
-            SS_CUDA(cudaFree(w->dwork));
-        SS_CUDA(cudaMalloc(&w->dwork, bytes));
-        w->dwork_bytes = bytes;
+        if (w->dwork[slot])
+            SS_CUDA(cudaFree(w->dwork[slot]));
+        SS_CUDA(cudaMalloc(&w->dwork[slot], bytes));
+        w->dwork_bytes[slot] = bytes;
     }
-    return w->dwork;
+    return w->dwork[slot];
 }
+
+void *ss_cuda_dwork(size_t bytes) { return grow_dwork(0, bytes); }
+void *ss_cuda_dwork2(size_t bytes) { return grow_dwork(1, bytes); }
 
 void *ss_cuda_hwork(size_t bytes)
 {

@@ -113,6 +113,33 @@ int starsolve_dpotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_
 int starsolve_cpotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_desc_t *B, starsolve_request_t *req);
 int starsolve_zpotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_desc_t *B, starsolve_request_t *req);
 
+/* QR: A = Q R by tiles. T holds the triangular factors of the block
+ * reflectors, one tile per tile of A: create it with starsolve_qr_workspace_create.
+ * unmqr/ormqr: C = op(Q) C (side 'L' only for now; trans 'N' or 'C', and 'T' for
+ * real types), C with A's rows and nb. ungqr/orgqr: Q (A's rows, at most m
+ * columns) = the leading columns of the factorization's Q. */
+int starsolve_qr_workspace_create(starsolve_desc_t **T, const starsolve_desc_t *A);
+int starsolve_sgeqrf_tile_async(starsolve_desc_t *A, starsolve_desc_t *T, starsolve_request_t *req);
+int starsolve_dgeqrf_tile_async(starsolve_desc_t *A, starsolve_desc_t *T, starsolve_request_t *req);
+int starsolve_cgeqrf_tile_async(starsolve_desc_t *A, starsolve_desc_t *T, starsolve_request_t *req);
+int starsolve_zgeqrf_tile_async(starsolve_desc_t *A, starsolve_desc_t *T, starsolve_request_t *req);
+int starsolve_sormqr_tile_async(char side, char trans, const starsolve_desc_t *A, const starsolve_desc_t *T,
+                                starsolve_desc_t *C, starsolve_request_t *req);
+int starsolve_dormqr_tile_async(char side, char trans, const starsolve_desc_t *A, const starsolve_desc_t *T,
+                                starsolve_desc_t *C, starsolve_request_t *req);
+int starsolve_cunmqr_tile_async(char side, char trans, const starsolve_desc_t *A, const starsolve_desc_t *T,
+                                starsolve_desc_t *C, starsolve_request_t *req);
+int starsolve_zunmqr_tile_async(char side, char trans, const starsolve_desc_t *A, const starsolve_desc_t *T,
+                                starsolve_desc_t *C, starsolve_request_t *req);
+int starsolve_sorgqr_tile_async(const starsolve_desc_t *A, const starsolve_desc_t *T, starsolve_desc_t *Q,
+                                starsolve_request_t *req);
+int starsolve_dorgqr_tile_async(const starsolve_desc_t *A, const starsolve_desc_t *T, starsolve_desc_t *Q,
+                                starsolve_request_t *req);
+int starsolve_cungqr_tile_async(const starsolve_desc_t *A, const starsolve_desc_t *T, starsolve_desc_t *Q,
+                                starsolve_request_t *req);
+int starsolve_zungqr_tile_async(const starsolve_desc_t *A, const starsolve_desc_t *T, starsolve_desc_t *Q,
+                                starsolve_request_t *req);
+
 /* ---- LAPACK-layout routines ------------------------------------------- */
 
 int starsolve_sgetrf(int m, int n, float *A, int lda, int *ipiv);
@@ -153,6 +180,16 @@ int starsolve_sposv(char uplo, int n, int nrhs, float *A, int lda, float *B, int
 int starsolve_dposv(char uplo, int n, int nrhs, double *A, int lda, double *B, int ldb);
 int starsolve_cposv(char uplo, int n, int nrhs, starsolve_complex32_t *A, int lda, starsolve_complex32_t *B, int ldb);
 int starsolve_zposv(char uplo, int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb);
+
+/* Least squares (op(A) tall) or minimum-norm solution (op(A) wide) of op(A) X = B,
+ * A m x n, op 'N' or 'C' ('T' for real types); B is ldb x nrhs, ldb >= max(m, n),
+ * and holds X on exit. Returns i > 0 when R(i,i) is exactly zero (A has not full rank). */
+int starsolve_sgels(char trans, int m, int n, int nrhs, float *A, int lda, float *B, int ldb);
+int starsolve_dgels(char trans, int m, int n, int nrhs, double *A, int lda, double *B, int ldb);
+int starsolve_cgels(char trans, int m, int n, int nrhs, starsolve_complex32_t *A, int lda,
+                    starsolve_complex32_t *B, int ldb);
+int starsolve_zgels(char trans, int m, int n, int nrhs, starsolve_complex64_t *A, int lda,
+                    starsolve_complex64_t *B, int ldb);
 
 #ifdef __cplusplus
 }

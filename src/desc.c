@@ -240,3 +240,25 @@ void starsolve_pivots_destroy(starsolve_pivots_t *piv)
     free(piv->data);
     free(piv);
 }
+
+/* A scratch tile for the algorithms: StarPU allocates it where a task first
+ * needs it (home node -1) and frees it after the last task that uses it. */
+starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int m, int n)
+{
+    starpu_data_handle_t h;
+    starpu_matrix_data_register(&h, -1, 0, (uint32_t)m, (uint32_t)m, (uint32_t)n, A->elemsize);
+    return h;
+}
+
+void ss_workspace_release(starpu_data_handle_t h)
+{
+    starpu_data_unregister_submit(h);
+}
+
+int starsolve_qr_workspace_create(starsolve_desc_t **T, const starsolve_desc_t *A)
+{
+    if (!T) return -1;
+    if (!A) return -2;
+    /* one nb x nb tile per tile of A (tile rows all full: the tpqrt factors are nb_k x nb_k) */
+    return starsolve_desc_create(T, A->prec, A->mt * A->nb, A->n, A->nb);
+}

@@ -37,6 +37,11 @@ static inline int ss_tile_cols(const starsolve_desc_t *A, int j)
 {
     return j == A->nt - 1 ? A->n - j * A->nb : A->nb;
 }
+/* An m x n scratch tile of A's precision, allocated by StarPU where it is
+ * used; release it after submitting the last task that uses it. */
+starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int m, int n);
+void ss_workspace_release(starpu_data_handle_t h);
+
 /* LAPACK accepts option letters in either case. */
 static inline char ss_upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 static inline int ss_min(int a, int b) { return a < b ? a : b; }

@@ -165,6 +165,11 @@ int test_dcholesky(void);
 int test_ccholesky(void);
 int test_zcholesky(void);
 
+int test_sqr(void);
+int test_dqr(void);
+int test_cqr(void);
+int test_zqr(void);
+
 int test_sargs(void);
 int test_dargs(void);
 int test_cargs(void);

@@ -1,0 +1,105 @@
+/* Copies and fills of tiles for the QR algorithms:
+ *  - lacpy_v: the Householder vectors of a factored tile as a plain matrix,
+ *    ones on the diagonal and zeros above (so that applying them is GEMM, and
+ *    so that the update tasks do not wait on tasks rewriting the tile's R);
+ *  - laset: A = offdiag everywhere but the diagonal, which gets diag
+ *    (forming Q starts from the identity). */
+#include <complex.h>
+#include <stdlib.h>
+#include "codelets.h"
+
+static void zlacpy_v_cpu(void *buffers[], void *cl_arg)
+{
+    (void)cl_arg;
+    int m = SS_ROWS(buffers[1]), k = SS_COLS(buffers[1]);
+    starsolve_complex64_t *V = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
+    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'L', m, k, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]),
+                        SS_LD(buffers[0]), V, SS_LD(buffers[1]));
+    LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'U', m, k, 0.0, 1.0, V, SS_LD(buffers[1]));
+}
+
+#ifdef STARSOLVE_USE_CUDA
+static void zlacpy_v_cuda(void *buffers[], void *cl_arg)
+{
+    (void)cl_arg;
+    cudaStream_t stream = starpu_cuda_get_local_stream();
+    int m = SS_ROWS(buffers[1]), k = SS_COLS(buffers[1]);
+    const starsolve_complex64_t zero = 0.0, one = 1.0;
+    void *V = (void *)STARPU_MATRIX_GET_PTR(buffers[1]);
+    ss_cuda_lacpy('L', sizeof zero, m, k, (void *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
+                  V, SS_LD(buffers[1]), stream);
+    ss_cuda_laset('U', sizeof zero, m, k, &zero, &one, V, SS_LD(buffers[1]), stream);
+}
+#endif
+
+static struct starpu_perfmodel model_zlacpy_v = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zlacpy_v",
+};
+
+static struct starpu_codelet cl_zlacpy_v = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
+    .cpu_funcs = { zlacpy_v_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zlacpy_v_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 2,
+    .modes = { STARPU_R, STARPU_W },
+    .model = &model_zlacpy_v,
+    .name = "zlacpy_v",
+};
+
+void insert_zlacpy_v(starpu_data_handle_t A, starpu_data_handle_t V, int prio)
+{
+    int ret = starpu_task_insert(&cl_zlacpy_v, STARPU_R, A, STARPU_W, V, STARPU_PRIORITY, prio,
+                                 STARPU_NAME, "zlacpy_v", 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlacpy_v");
+}
+
+struct zlaset_args { starsolve_complex64_t offdiag, diag; };
+
+static void zlaset_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zlaset_args *a = cl_arg;
+    LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(buffers[0]), SS_COLS(buffers[0]), a->offdiag, a->diag,
+                        (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]));
+}
+
+#ifdef STARSOLVE_USE_CUDA
+static void zlaset_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zlaset_args *a = cl_arg;
+    ss_cuda_laset('A', sizeof a->diag, SS_ROWS(buffers[0]), SS_COLS(buffers[0]), &a->offdiag, &a->diag,
+                  (void *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]), starpu_cuda_get_local_stream());
+}
+#endif
+
+static struct starpu_perfmodel model_zlaset = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zlaset",
+};
+
+static struct starpu_codelet cl_zlaset = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
+    .cpu_funcs = { zlaset_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zlaset_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 1,
+    .modes = { STARPU_W },
+    .model = &model_zlaset,
+    .name = "zlaset",
+};
+
+void insert_zlaset(starsolve_complex64_t offdiag, starsolve_complex64_t diag, starpu_data_handle_t A, int prio)
+{
+    struct zlaset_args *a = malloc(sizeof *a);
+    *a = (struct zlaset_args){ offdiag, diag };
+    int ret = starpu_task_insert(&cl_zlaset, STARPU_CL_ARGS, a, sizeof *a, STARPU_W, A, STARPU_PRIORITY, prio,
+                                 STARPU_NAME, "zlaset", 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlaset");
+}

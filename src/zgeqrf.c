@@ -1,0 +1,49 @@
+/* Tile QR factorization, applying its Q and forming Q (tile API). */
+#include "algorithms.h"
+
+/* T must come from starsolve_qr_workspace_create(&T, A). */
+static int bad_workspace(const starsolve_desc_t *A, const starsolve_desc_t *T)
+{
+    return !T || T->prec != A->prec || T->nb != A->nb || T->m != A->mt * A->nb || T->n != A->n;
+}
+
+int starsolve_zgeqrf_tile_async(starsolve_desc_t *A, starsolve_desc_t *T, starsolve_request_t *req)
+{
+    const char *me = "starsolve_zgeqrf_tile_async";
+    if (!A || A->prec != STARSOLVE_Z) return ss_arg_error(me, -1);
+    if (bad_workspace(A, T)) return ss_arg_error(me, -2);
+    if (!req) return ss_arg_error(me, -3);
+    pzgeqrf(A, T);
+    return 0;
+}
+
+int starsolve_zunmqr_tile_async(char side, char trans, const starsolve_desc_t *A, const starsolve_desc_t *T,
+                                starsolve_desc_t *C, starsolve_request_t *req)
+{
+    const char *me = "starsolve_zunmqr_tile_async";
+    side = ss_upper(side);
+    trans = ss_upper(trans);
+#if defined(STARSOLVE_PRECISION_S) || defined(STARSOLVE_PRECISION_D)
+    if (trans == 'T') trans = 'C';   /* for real matrices the transpose is the conjugate transpose */
+#endif
+    if (side != 'L') return ss_arg_error(me, -1);   /* Q from the right is not implemented yet */
+    if (trans != 'N' && trans != 'C') return ss_arg_error(me, -2);
+    if (!A || A->prec != STARSOLVE_Z) return ss_arg_error(me, -3);
+    if (bad_workspace(A, T)) return ss_arg_error(me, -4);
+    if (!C || C->prec != STARSOLVE_Z || C->m != A->m || C->nb != A->nb) return ss_arg_error(me, -5);
+    if (!req) return ss_arg_error(me, -6);
+    pzunmqr(trans, A, T, C);
+    return 0;
+}
+
+int starsolve_zungqr_tile_async(const starsolve_desc_t *A, const starsolve_desc_t *T, starsolve_desc_t *Q,
+                                starsolve_request_t *req)
+{
+    const char *me = "starsolve_zungqr_tile_async";
+    if (!A || A->prec != STARSOLVE_Z) return ss_arg_error(me, -1);
+    if (bad_workspace(A, T)) return ss_arg_error(me, -2);
+    if (!Q || Q->prec != STARSOLVE_Z || Q->m != A->m || Q->n > A->m || Q->nb != A->nb) return ss_arg_error(me, -3);
+    if (!req) return ss_arg_error(me, -4);
+    pzungqr(A, T, Q);
+    return 0;
+}
