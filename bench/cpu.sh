@@ -1,10 +1,11 @@
 #!/bin/bash
 # CPU benchmark: starsolve against OpenBLAS's own LAPACK, in one run, on the same cores.
 #
-#   bash bench/cpu.sh [--log FILE] [--sizes "4096 8192"] [--niter 3] [--rounds 1] [BUILD_DIR]
+#   bash bench/cpu.sh [--log FILE] [--sizes "4096 8192"] [--ops "getrf potrf geqrf"] [--niter 3] [--rounds 1] [BUILD_DIR]
 #
-# For each size n: OpenBLAS dgetrf (bench/lapack_ref), starpu_lu (partial
-# pivoting), OpenBLAS dpotrf, starpu_cholesky; double precision, -check on every
+# For each size n and operation: OpenBLAS (bench/lapack_ref) then starsolve:
+# getrf: OpenBLAS dgetrf, starpu_lu (partial pivoting); potrf: OpenBLAS dpotrf,
+# starpu_cholesky; geqrf: OpenBLAS dgeqrf, starpu_qr. Double precision, -check on every
 # timed run, the best of --niter runs kept. Both sides use every core: OpenBLAS
 # with OPENBLAS_NUM_THREADS = nproc threads, StarPU with nproc CPU workers and
 # no GPU. Before its timed runs each driver runs once at that size with
@@ -22,13 +23,14 @@
 # Exit status: 0 if every run succeeded and passed its check, 1 otherwise, 2 bad usage.
 set -u
 
-usage() { echo "usage: bash bench/cpu.sh [--log FILE] [--sizes \"4096 8192\"] [--niter K] [--rounds R] [BUILD_DIR]" >&2; exit 2; }
+usage() { echo "usage: bash bench/cpu.sh [--log FILE] [--sizes \"4096 8192\"] [--ops \"getrf potrf geqrf\"] [--niter K] [--rounds R] [BUILD_DIR]" >&2; exit 2; }
 
-builddir=./ log='' sizes="4096 8192" niter=3 rounds=1
+builddir=./ log='' sizes="4096 8192" ops="getrf potrf geqrf" niter=3 rounds=1
 while [ $# -gt 0 ]; do
   case $1 in
     --log)   [ $# -ge 2 ] || usage; log=$2; shift 2 ;;
     --sizes) [ $# -ge 2 ] || usage; sizes=$2; shift 2 ;;
+    --ops)   [ $# -ge 2 ] || usage; ops=$2; shift 2 ;;
     --niter) [ $# -ge 2 ] || usage; niter=$2; shift 2 ;;
     --rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -39,10 +41,12 @@ done
 case $niter in ''|*[!0-9]*|0) usage ;; esac
 case $rounds in ''|*[!0-9]*|0) usage ;; esac
 for n in $sizes; do case $n in *[!0-9]*|0) usage ;; esac; done
+for op in $ops; do case $op in getrf|potrf|geqrf) ;; *) usage ;; esac; done
 [ -d "$builddir" ] || { echo "cpu.sh: no build directory $builddir" >&2; exit 2; }
 builddir=$(cd "$builddir" && pwd)
-lu=$builddir/examples/starpu_lu chol=$builddir/examples/starpu_cholesky ref=$builddir/bench/lapack_ref
-for p in "$lu" "$chol" "$ref"; do
+lu=$builddir/examples/starpu_lu chol=$builddir/examples/starpu_cholesky qr=$builddir/examples/starpu_qr
+ref=$builddir/bench/lapack_ref
+for p in "$lu" "$chol" "$qr" "$ref"; do
   [ -x "$p" ] || { echo "cpu.sh: $p not built (make in $builddir; bench/lapack_ref: make bench/lapack_ref)" >&2; exit 2; }
 done
 mkdir -p "$builddir/bench"
@@ -95,26 +99,26 @@ run() {
   fi
 }
 
+# the starsolve driver of each operation
+driver_of() { case $1 in getrf) echo "$lu" ;; potrf) echo "$chol" ;; geqrf) echo "$qr" ;; esac; }
+
 for round in $(seq "$rounds"); do
   for n in $sizes; do
-    run timed "$ref" -op getrf -n "$n" -niter "$niter" -check
-    if [ "$round" -eq 1 ]; then
-      echo "cpu.sh: calibrating starpu_lu at n=$n (not timed)" >&2
-      run calibrate env STARPU_CALIBRATE=1 "$lu" -n "$n" -ncpus "$ncores" -ngpus 0
-    fi
-    run timed "$lu" -n "$n" -ncpus "$ncores" -ngpus 0 -niter "$niter" -check
-    run timed "$ref" -op potrf -n "$n" -niter "$niter" -check
-    if [ "$round" -eq 1 ]; then
-      echo "cpu.sh: calibrating starpu_cholesky at n=$n (not timed)" >&2
-      run calibrate env STARPU_CALIBRATE=1 "$chol" -n "$n" -ncpus "$ncores" -ngpus 0
-    fi
-    run timed "$chol" -n "$n" -ncpus "$ncores" -ngpus 0 -niter "$niter" -check
+    for op in $ops; do
+      ours=$(driver_of "$op")
+      run timed "$ref" -op "$op" -n "$n" -niter "$niter" -check
+      if [ "$round" -eq 1 ]; then
+        echo "cpu.sh: calibrating $(basename "$ours") at n=$n (not timed)" >&2
+        run calibrate env STARPU_CALIBRATE=1 "$ours" -n "$n" -ncpus "$ncores" -ngpus 0
+      fi
+      run timed "$ours" -n "$n" -ncpus "$ncores" -ngpus 0 -niter "$niter" -check
+    done
   done
 done
 
 # The table: best GF/s of the timed runs that succeeded (info 0, check passed).
 echo
-awk -F, -v sizes="$sizes" '
+awk -F, -v sizes="$sizes" -v ops="$ops" '
   NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   $col["phase"] != "timed" { next }
   {
@@ -129,13 +133,14 @@ awk -F, -v sizes="$sizes" '
     split(sizes, ns, " ")
     for (k = 1; k in ns; k++) {
       n = ns[k]
-      split("getrf potrf", ops, " ")
-      for (o = 1; o <= 2; o++) {
-        ref = (("openblas_" ops[o]) SUBSEP n); ours = ((ops[o] == "getrf" ? "starpu_lu" : "starpu_cholesky") SUBSEP n)
+      nops = split(ops, op, " ")
+      for (o = 1; o <= nops; o++) {
+        drv = op[o] == "getrf" ? "starpu_lu" : op[o] == "potrf" ? "starpu_cholesky" : "starpu_qr"
+        ref = (("openblas_" op[o]) SUBSEP n); ours = (drv SUBSEP n)
         r = (ref in best) ? sprintf("%.2f", best[ref]) : "-"
         s = (ours in best) ? sprintf("%.2f", best[ours]) : "-"
         q = (ref in best) && (ours in best) && best[ref] > 0 ? sprintf("%.2f", best[ours] / best[ref]) : "-"
-        printf "%-6s %-6s %14s %15s %7s\n", n, ops[o], r, s, q
+        printf "%-6s %-6s %14s %15s %7s\n", n, op[o], r, s, q
       }
     }
   }' "$log"

@@ -1,6 +1,6 @@
-/* lapack_ref: time the reference, OpenBLAS's own dgetrf / dpotrf, on the same
- * matrices as starpu_lu / starpu_cholesky, and print the same result lines.
- *   lapack_ref -op getrf|potrf [-n N] [-niter K] [-seed S] [-check] [--csv]
+/* lapack_ref: time the reference, OpenBLAS's own dgetrf / dpotrf / dgeqrf, on the
+ * same matrices as starpu_lu / starpu_cholesky / starpu_qr, and print the same result lines.
+ *   lapack_ref -op getrf|potrf|geqrf [-n N] [-niter K] [-seed S] [-check] [--csv]
  * OpenBLAS runs its own threads over all cores (OPENBLAS_NUM_THREADS to change). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "../examples/driver.h"
 
 struct ref_opts {
-    const char *op;   /* "getrf" or "potrf" */
+    const char *op;   /* "getrf", "potrf" or "geqrf" */
     int n, niter, seed, check, csv;
 };
 
@@ -28,9 +28,9 @@ static int parse(int argc, char **argv, struct ref_opts *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            printf("usage: lapack_ref -op getrf|potrf [-n N] [-niter K] [-seed S] [-check] [--csv]\n"
-                   "Times OpenBLAS's LAPACKE_dgetrf / LAPACKE_dpotrf (lower) on the matrices of starpu_lu /\n"
-                   "starpu_cholesky (same generators, same seed), each run on a fresh copy, every run\n"
+            printf("usage: lapack_ref -op getrf|potrf|geqrf [-n N] [-niter K] [-seed S] [-check] [--csv]\n"
+                   "Times OpenBLAS's LAPACKE_dgetrf / dpotrf (lower) / dgeqrf on the matrices of starpu_lu /\n"
+                   "starpu_cholesky / starpu_qr (same generators, same seed), each run on a fresh copy, every run\n"
                    "printed. Threads: OpenBLAS's (OPENBLAS_NUM_THREADS). Output as the drivers'.\n");
             return -1;
         }
@@ -43,8 +43,8 @@ static int parse(int argc, char **argv, struct ref_opts *o)
             return usage(a, " needs a value");
         i++;
         if (!dst) {
-            if (strcmp(v, "getrf") && strcmp(v, "potrf"))
-                return usage("-op needs getrf or potrf, not ", v);
+            if (strcmp(v, "getrf") && strcmp(v, "potrf") && strcmp(v, "geqrf"))
+                return usage("-op needs getrf, potrf or geqrf, not ", v);
             o->op = v;
         } else if (driver_parse_int(v, dst == &o->seed ? 0 : 1, dst)) {
             return usage(a, dst == &o->seed ? " needs an integer >= 0" : " needs an integer >= 1");
@@ -59,19 +59,24 @@ int main(int argc, char **argv)
     int ret = parse(argc, argv, &o);
     if (ret != DRIVER_OK)
         return ret < 0 ? DRIVER_OK : ret;
-    const int n = o.n, lu = !strcmp(o.op, "getrf");
+    const int n = o.n, lu = !strcmp(o.op, "getrf"), qr = !strcmp(o.op, "geqrf");
     const size_t size = (size_t)n * n;
     double *A = malloc(size * sizeof *A), *A0 = o.check ? malloc(size * sizeof *A0) : NULL;
     int *ipiv = malloc((size_t)n * sizeof *ipiv);
-    if (!A || !ipiv || (o.check && !A0)) {
+    /* geqrf: tau, and LAPACK's own choice of workspace (asked once, as a user does) */
+    double *tau = malloc((size_t)n * sizeof *tau), lwork_query = 0;
+    LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, n, n, A, n, tau, &lwork_query, -1);
+    int lwork = (int)lwork_query > 1 ? (int)lwork_query : 1;
+    double *work = malloc((size_t)lwork * sizeof *work);
+    if (!A || !ipiv || !tau || !work || (o.check && !A0)) {
         fprintf(stderr, "lapack_ref: not enough memory for n = %d\n", n);
         return DRIVER_FAILED;
     }
     /* the same matrices as the drivers */
     if (o.check) {
-        if (lu) gen_dmatrix(n, n, A0, n, (unsigned)o.seed); else gen_dhpd(n, A0, n, (unsigned)o.seed);
+        if (lu || qr) gen_dmatrix(n, n, A0, n, (unsigned)o.seed); else gen_dhpd(n, A0, n, (unsigned)o.seed);
     }
-    const double nd = n, flops = lu ? 2.0 / 3.0 * nd * nd * nd : nd * nd * nd / 3.0;
+    const double nd = n, flops = lu ? 2.0 / 3.0 * nd * nd * nd : qr ? 4.0 / 3.0 * nd * nd * nd : nd * nd * nd / 3.0;
     char driver[32];
     snprintf(driver, sizeof driver, "openblas_%s", o.op);
     if (o.csv)
@@ -82,7 +87,7 @@ int main(int argc, char **argv)
         /* a fresh matrix, written (so touched: first-touch page faults stay out of the timing) */
         if (o.check)
             memcpy(A, A0, size * sizeof *A);
-        else if (lu)
+        else if (lu || qr)
             gen_dmatrix(n, n, A, n, (unsigned)o.seed);
         else
             gen_dhpd(n, A, n, (unsigned)o.seed);
@@ -90,14 +95,23 @@ int main(int argc, char **argv)
 
         /* the _work variants: the plain LAPACKE ones first scan A for NaNs, which is not LAPACK's work */
         driver_time_t t0 = driver_now();
-        int info = lu ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, ipiv)
-                      : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n);
+        int info = lu   ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, ipiv)
+                   : qr ? LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, n, n, A, n, tau, work, lwork)
+                        : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n);
         driver_time_t seconds = driver_now() - t0;
 
-        int exact = n <= 4096, checked = o.check && info == 0;
+        int exact = n <= 4096, checked = o.check && info == 0 && (!qr || exact);
         double berr = -1;
-        if (checked)
+        if (checked && qr) {
+            /* Q from dorgqr on a copy of the factors, then ||A - QR|| as for starpu_qr */
+            double *Q = malloc(size * sizeof *Q), orth;
+            memcpy(Q, A, size * sizeof *Q);
+            LAPACKE_dorgqr(LAPACK_COL_MAJOR, n, n, n, Q, n, tau);
+            berr = check_dgeqrf(n, n, A0, n, A, n, Q, n, &orth);
+            free(Q);
+        } else if (checked) {
             berr = lu ? check_dgetrf(n, n, A0, n, A, n, ipiv, exact) : check_dpotrf('L', n, A0, n, A, n, exact);
+        }
         struct driver_row w = {
             .driver = driver, .prec = 'd', .m = n, .n = n, .nb = -1, .nrhs = 0,
             .ncpus = openblas_get_num_threads(), .ngpus = 0, .sched = "-",
@@ -117,6 +131,6 @@ int main(int argc, char **argv)
         if (!ok)
             status = DRIVER_FAILED;
     }
-    free(A); free(A0); free(ipiv);
+    free(A); free(A0); free(ipiv); free(tau); free(work);
     return status;
 }

@@ -234,7 +234,7 @@ void driver_error(const struct driver_opts *o, const char *message)
 struct driver_result driver_result_init(int run)
 {
     return (struct driver_result){ .run = run, .info = 0, .seconds = 0, .solved = 0, .solve_seconds = 0,
-                                   .checked = 0, .exact = 0, .berr = 0, .resid = 0 };
+                                   .checked = 0, .exact = 0, .berr = 0, .resid = 0, .has_orth = 0, .orth = 0 };
 }
 
 void driver_print_csv_header(void)
@@ -278,6 +278,7 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r)
     double gflops = r->seconds > 0 ? flops / r->seconds * 1e-9 : 0;
     int berr_ok = !r->checked || check_passes(r->berr);
     int resid_ok = !(r->checked && r->solved) || check_passes(r->resid);
+    int orth_ok = !(r->checked && r->has_orth) || check_passes(r->orth);
     struct driver_row w = {
         .driver = o->spec->name, .prec = o->prec, .m = o->m, .n = o->n, .nb = starsolve_get_nb(),
         .nrhs = o->nrhs, .ncpus = starsolve_ncpus(), .ngpus = starsolve_ngpus(), .sched = running_scheduler(o),
@@ -295,12 +296,14 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r)
         fprintf(h, ", solve %.3f s", r->solve_seconds);
     if (r->checked) {
         fprintf(h, ", berr %.2e (%s)", r->berr, w.berr_kind);
+        if (r->has_orth)
+            fprintf(h, ", orth %.2e", r->orth);
         if (r->solved)
             fprintf(h, ", resid %.2e", r->resid);
     }
-    fprintf(h, ", info %d%s\n", r->info, berr_ok && resid_ok ? "" : "  CHECK FAILED");
+    fprintf(h, ", info %d%s\n", r->info, berr_ok && resid_ok && orth_ok ? "" : "  CHECK FAILED");
     fflush(h);
     if (o->csv)
         driver_print_csv_row(&w);
-    return r->info == 0 && berr_ok && resid_ok ? DRIVER_OK : DRIVER_FAILED;
+    return r->info == 0 && berr_ok && resid_ok && orth_ok ? DRIVER_OK : DRIVER_FAILED;
 }

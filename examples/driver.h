@@ -1,4 +1,4 @@
-/* The frame every driver shares (starpu_lu, starpu_cholesky, later starpu_qr,
+/* The frame every driver shares (starpu_lu, starpu_cholesky, starpu_qr, later
  * starpu_rbt ...): flag parsing, starting the runtime, timing and the result
  * lines. A driver's main fills a struct driver_spec, parses, then calls its
  * run_<p><op> function for the precision asked (generated from one generic
@@ -56,7 +56,7 @@ struct driver_opts {
     int csv;
     int nopin;            /* -nopin: leave the matrix pageable (GPU runs) */
     /* driver-specific values, set only through the flags a driver registers */
-    int m;                /* starpu_lu -m: rows; -1 (the default, and every driver without -m): m = n */
+    int m;                /* starpu_lu, starpu_qr -m: rows; -1 (the default, and every driver without -m): m = n */
     int nopiv;            /* starpu_lu -nopiv */
     char uplo;            /* starpu_cholesky -uplo */
 };
@@ -72,6 +72,8 @@ struct driver_result {
     int exact;                     /* berr computed exactly (1) or estimated by random vectors (0) */
     driver_ratio_t berr;           /* factorization backward error, e.g. ||PA - LU|| / (||A|| n eps) */
     driver_ratio_t resid;          /* ||b - Ax|| / (||A|| ||x|| n eps), when solved and checked */
+    int has_orth;                  /* starpu_qr: orth was computed */
+    driver_ratio_t orth;           /* ||I - Q^H Q|| / (n eps) */
 };
 
 /* One line of the CSV output, as printed. The drivers fill it through
@@ -130,6 +132,11 @@ int run_slu(const struct driver_opts *o);
 int run_dlu(const struct driver_opts *o);
 int run_clu(const struct driver_opts *o);
 int run_zlu(const struct driver_opts *o);
+
+int run_sqr(const struct driver_opts *o);
+int run_dqr(const struct driver_opts *o);
+int run_cqr(const struct driver_opts *o);
+int run_zqr(const struct driver_opts *o);
 
 int run_scholesky(const struct driver_opts *o);
 int run_dcholesky(const struct driver_opts *o);

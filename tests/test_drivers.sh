@@ -1,5 +1,5 @@
 #!/bin/sh
-# make check: the drivers examples/starpu_lu and examples/starpu_cholesky, run
+# make check: the drivers examples/starpu_lu, starpu_cholesky and starpu_qr, run
 # as a user runs them.
 #   --help exits 0; -n 300 -nb 64 -check passes in every precision (and -nopiv
 #   for LU), with the backward errors it prints at most 30; --csv gives a header
@@ -12,6 +12,7 @@
 top_builddir=${top_builddir:-.}
 LU=$top_builddir/examples/starpu_lu
 CHOL=$top_builddir/examples/starpu_cholesky
+QR=$top_builddir/examples/starpu_qr
 PRECS="s d c z"
 RUN_FLAGS="-n 300 -nb 64 -check"   # a small run that every precision must pass
 BOUND=30                           # DESIGN.md: scaled residuals above 30, or NaN, fail
@@ -25,7 +26,7 @@ CSV_RESID=resid
 CSV_INFO=info
 USAGE_STATUS=2                     # exit status of the drivers on bad flags
 
-for d in "$LU" "$CHOL"; do
+for d in "$LU" "$CHOL" "$QR"; do
     if [ ! -x "$d" ]; then
         echo "SKIP: $d is not built"
         exit 77
@@ -128,7 +129,7 @@ usage_error() {
     fi
 }
 
-for d in "$LU" "$CHOL"; do
+for d in "$LU" "$CHOL" "$QR"; do
     run "$d" --help
     if [ "$status" -eq 0 ] && [ -s "$tmp/out" ]; then pass; else fail "$d --help: exit status $status, or nothing printed"; fi
 
@@ -147,6 +148,13 @@ done
 for p in $PRECS; do
     # shellcheck disable=SC2086
     checked_run "$LU" $RUN_FLAGS -nopiv -prec "$p"
+done
+
+# least squares (tall) and minimum norm (wide), with the orthogonality check
+for shape in "-m 400 -n 150" "-m 150 -n 400"; do
+    # shellcheck disable=SC2086
+    checked_run "$QR" $shape -nb 64 -nrhs 2 -check
+    if [ "$status" -eq 0 ] && within_bound "$(value_of orth)"; then pass; else fail "$QR $shape: orth='$(value_of orth)'"; fi
 done
 
 echo "$passed passed, $failed failed"
