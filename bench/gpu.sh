@@ -1,7 +1,7 @@
 #!/bin/bash
 # GPU benchmark: starsolve on one GPU against cuSOLVER on the same GPU, in one command.
 #
-#   bash bench/gpu.sh [--sizes "8192 16384 32768 40000"] [--ops "getrf getrf_nopiv potrf"] [--nb 1024] [--niter 2] BINDIR OUTDIR
+#   bash bench/gpu.sh [--sizes "8192 16384 32768 40000"] [--ops "getrf getrf_nopiv potrf geqrf"] [--tall "1000000x512"] [--nb 1024] [--niter 2] BINDIR OUTDIR
 #
 # BINDIR holds starpu_lu, starpu_cholesky and cusolver_ref (a build's examples/ and
 # bench/, or an unpacked scripts/device-bundle.sh archive's bin/). For each size and
@@ -15,17 +15,18 @@
 # Every timed run is checked (-check: randomized backward-error estimate above n=4096).
 # Output: a table (best of --niter runs per side) and the raw CSV in OUTDIR/gpu.csv.
 set -u
-sizes="8192 16384 32768 40000" ops="getrf getrf_nopiv potrf" nb=1024 niter=2
+sizes="8192 16384 32768 40000" ops="getrf getrf_nopiv potrf" nb=1024 niter=2 tall=''
 while [ $# -gt 2 ]; do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;
     --ops) ops=$2; shift 2 ;;
+    --tall) tall=$2; shift 2 ;;
     --nb) nb=$2; shift 2 ;;
     --niter) niter=$2; shift 2 ;;
-    *) echo "usage: bash bench/gpu.sh [--sizes S] [--ops O] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2 ;;
+    *) echo "usage: bash bench/gpu.sh [--sizes S] [--ops O] [--tall MxN...] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 2 ] || { echo "usage: bash bench/gpu.sh [--sizes S] [--ops O] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: bash bench/gpu.sh [--sizes S] [--ops O] [--tall MxN...] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2; }
 bin=$1 out=$2
 mkdir -p "$out"
 export STARPU_HOME=$out/starpu-home STARPU_SILENT=1 STARPU_NCUDA=1
@@ -33,7 +34,12 @@ mkdir -p "$STARPU_HOME"
 csv=$out/gpu.csv
 : > "$csv"
 
-driver_of() { case $1 in potrf) echo "$bin/starpu_cholesky" ;; getrf_nopiv) echo "$bin/starpu_lu -nopiv" ;; *) echo "$bin/starpu_lu" ;; esac; }
+driver_of() {
+  case $1 in
+    potrf) echo "$bin/starpu_cholesky" ;; getrf_nopiv) echo "$bin/starpu_lu -nopiv" ;;
+    geqrf) echo "$bin/starpu_qr -nrhs 0" ;; *) echo "$bin/starpu_lu" ;;
+  esac
+}
 
 echo "gpu.sh: calibrating the perfmodels at n=8192, nb=$nb (untimed)" >&2
 for op in $ops; do
@@ -52,5 +58,15 @@ for n in $sizes; do
         printf "%-6s %-12s %10.3f %10.2f %10.3f %10.3f %8.2f %8.2f %10s %10s\n", n, op, $10, $11 / 1000,
                c[4], c[5], c[4] / $10, c[5] / $10, $13, c[7] }' <<< "$ours"
   done
+done
+# tall-skinny QR: --tall "MxN ..." (geqrf only)
+for shape in $tall; do
+  m=${shape%x*} n=${shape#*x}
+  ref=$("$bin/cusolver_ref" -op geqrf -m "$m" -n "$n" -niter "$niter" 2>&1 | tee -a "$csv" | grep '^cusolver' | best 5)
+  ours=$("$bin/starpu_qr" -nrhs 0 -m "$m" -n "$n" -nb "$nb" -ngpus 1 -niter "$niter" -check --csv 2>>"$out/gpu.err" \
+         | tee -a "$csv" | grep -v '^driver' | best 10)
+  awk -F, -v n="$shape" -v op=geqrf -v r="$ref" 'BEGIN { split(r, c, ",") } {
+      printf "%-6s %-12s %10.3f %10.2f %10.3f %10.3f %8.2f %8.2f %10s %10s\n", n, op, $10, $11 / 1000,
+             c[4], c[5], c[4] / $10, c[5] / $10, $13, c[7] }' <<< "$ours"
 done
 echo "(ratio = cuSOLVER time / starsolve time: above 1, starsolve is faster; +cp: cuSOLVER with its copies)"
