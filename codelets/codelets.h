@@ -38,6 +38,23 @@ void ss_cuda_lacpy(char uplo, size_t elemsize, int m, int n, const void *A, int 
                    cudaStream_t stream);
 void ss_cuda_laset(char uplo, size_t elemsize, int m, int n, const void *offdiag, const void *diag,
                    void *A, int lda, cudaStream_t stream);
+/* Random butterflies on tiles in GPU memory (codelets/cuda/rbt.cu; formulas in codelet_zgerbt.c). */
+void ss_cuda_sgerbt(int m, int n, void *A11, void *A12, void *A21, void *A22, int lda, const void *u,
+                    const void *v, int row0, int col0, int h, cudaStream_t stream);
+void ss_cuda_dgerbt(int m, int n, void *A11, void *A12, void *A21, void *A22, int lda, const void *u,
+                    const void *v, int row0, int col0, int h, cudaStream_t stream);
+void ss_cuda_cgerbt(int m, int n, void *A11, void *A12, void *A21, void *A22, int lda, const void *u,
+                    const void *v, int row0, int col0, int h, cudaStream_t stream);
+void ss_cuda_zgerbt(int m, int n, void *A11, void *A12, void *A21, void *A22, int lda, const void *u,
+                    const void *v, int row0, int col0, int h, cudaStream_t stream);
+void ss_cuda_sgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
+                        int transposed, cudaStream_t stream);
+void ss_cuda_dgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
+                        int transposed, cudaStream_t stream);
+void ss_cuda_cgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
+                        int transposed, cudaStream_t stream);
+void ss_cuda_zgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
+                        int transposed, cudaStream_t stream);
 /* Bytes rounded up so that consecutive pieces of one scratch buffer stay aligned. */
 static inline size_t ss_align(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 

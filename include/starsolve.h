@@ -181,6 +181,21 @@ int starsolve_dposv(char uplo, int n, int nrhs, double *A, int lda, double *B, i
 int starsolve_cposv(char uplo, int n, int nrhs, starsolve_complex32_t *A, int lda, starsolve_complex32_t *B, int ldb);
 int starsolve_zposv(char uplo, int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb);
 
+/* Random butterfly transformation solver: A_r = U^T A V with recursive butterflies
+ * of depth `depth` (2 is the usual choice; 0: no randomization, plain LU without
+ * pivoting), LU of A_r without pivoting, then iterative refinement on A in working
+ * precision until ||r||_inf <= ||x||_inf ||A||_inf eps sqrt(n) or max_refine steps.
+ * A is only read. B (ldb >= n) is overwritten by X. Returns 0; i > 0 when U(i,i) of
+ * the (augmented) randomized matrix is exactly zero, B unchanged; n+1 when
+ * refinement did not meet the criterion (B then holds the best iterate).
+ * *iters (if not NULL) = refinement steps run. */
+int starsolve_sgesv_rbt(int n, int nrhs, float *A, int lda, float *B, int ldb, int depth, int max_refine, int *iters);
+int starsolve_dgesv_rbt(int n, int nrhs, double *A, int lda, double *B, int ldb, int depth, int max_refine, int *iters);
+int starsolve_cgesv_rbt(int n, int nrhs, starsolve_complex32_t *A, int lda, starsolve_complex32_t *B, int ldb,
+                        int depth, int max_refine, int *iters);
+int starsolve_zgesv_rbt(int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb,
+                        int depth, int max_refine, int *iters);
+
 /* Least squares (op(A) tall) or minimum-norm solution (op(A) wide) of op(A) X = B,
  * A m x n, op 'N' or 'C' ('T' for real types); B is ldb x nrhs, ldb >= max(m, n),
  * and holds X on exit. Returns i > 0 when R(i,i) is exactly zero (A has not full rank). */

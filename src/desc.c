@@ -262,3 +262,37 @@ int starsolve_qr_workspace_create(starsolve_desc_t **T, const starsolve_desc_t *
     /* one nb x nb tile per tile of A (tile rows all full: the tpqrt factors are nb_k x nb_k) */
     return starsolve_desc_create(T, A->prec, A->mt * A->nb, A->n, A->nb);
 }
+
+int ss_desc_from_lapack_padded(starsolve_desc_t *D, const void *lapack, int lda, int m, int n, const void *pad_diagonal)
+{
+    if (!D || !D->owned || m > D->m || n > D->n || lda < ss_max(1, m)) return -1;
+    size_t es = D->elemsize;
+    for (int j = 0; j < D->nt; j++)
+        for (int i = 0; i < D->mt; i++) {
+            starpu_data_handle_t h = ss_tile(D, i, j);
+            starpu_data_acquire(h, STARPU_W);
+            size_t ld;
+            char *t = tile_address(D, i, j, &ld);
+            int rows = ss_tile_rows(D, i), row0 = i * D->nb;
+            for (int c = 0; c < ss_tile_cols(D, j); c++) {
+                int gj = j * D->nb + c;
+                char *tc = t + (size_t)c * ld * es;
+                int copied = gj < n ? ss_max(0, ss_min(rows, m - row0)) : 0;
+                if (copied)
+                    memcpy(tc, (const char *)lapack + ((size_t)row0 + (size_t)gj * lda) * es, (size_t)copied * es);
+                memset(tc + (size_t)copied * es, 0, (size_t)(rows - copied) * es);
+                /* the diagonal outside A: the augmented matrix is diag(A, I) */
+                if (pad_diagonal && (gj >= n || gj >= m) && gj >= row0 && gj < row0 + rows)
+                    memcpy(tc + (size_t)(gj - row0) * es, pad_diagonal, es);
+            }
+            starpu_data_release(h);
+        }
+    return 0;
+}
+
+starpu_data_handle_t ss_register_vector(void *values, size_t count, size_t elemsize)
+{
+    starpu_data_handle_t h;
+    starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)values, (uint32_t)count, elemsize);
+    return h;
+}

@@ -170,6 +170,11 @@ int test_dqr(void);
 int test_cqr(void);
 int test_zqr(void);
 
+int test_srbt(void);
+int test_drbt(void);
+int test_crbt(void);
+int test_zrbt(void);
+
 int test_sargs(void);
 int test_dargs(void);
 int test_cargs(void);

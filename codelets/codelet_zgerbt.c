@@ -1,0 +1,172 @@
+/* Random butterfly transformation (RBT) on tiles: the "elementary
+ * multiplications" of Baboulin, Khabou and Remy's randomized solver.
+ *
+ * A butterfly of order 2h is W = (1/sqrt 2) [R S; R -S], R and S diagonal with
+ * random positive entries; a recursive butterfly of depth d applies such
+ * butterflies at d levels, with blocks of order N, N/2, ... Its diagonals are
+ * packed in one vector of N reals per level: u[i] = R(i) for the top half of
+ * a block, u[i + h] = S(i) for the bottom half.
+ *
+ * two-sided (gerbt): the tiles at (i, j), (i, j+h), (i+h, j), (i+h, j+h) of one
+ * block of A become those of W_u^T A W_v. With p = a11 + a21, q = a11 - a21,
+ * r = a12 + a22, s = a12 - a22 (entrywise):
+ *     a11 = (p + r) ur vr / 2     a12 = (p - r) ur vs / 2
+ *     a21 = (q + s) us vr / 2     a22 = (q - s) us vs / 2
+ * one-sided (gerbt_rhs), on a pair of tiles of right-hand sides:
+ *     W^T b = ( ur (b1 + b2), us (b1 - b2) ) / sqrt 2      (forward)
+ *     W b   = ( ur b1 + us b2, ur b1 - us b2 ) / sqrt 2    (backward)
+ * The entries are real in every precision, so W^T = W^H.
+ * CPU: plain loops, contiguous down the columns (the compiler vectorizes them);
+ * CUDA: our kernels in codelets/cuda/rbt.cu. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include "codelets.h"
+
+struct zgerbt_args { int row0, col0, h; };
+
+static void zgerbt_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt_args *a = cl_arg;
+    int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), lda = SS_LD(buffers[0]);
+    starsolve_complex64_t *A11 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    starsolve_complex64_t *A12 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
+    starsolve_complex64_t *A21 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[2]);
+    starsolve_complex64_t *A22 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[3]);
+    const double *ur = (const double *)STARPU_VECTOR_GET_PTR(buffers[4]) + a->row0, *us = ur + a->h;
+    const double *vr = (const double *)STARPU_VECTOR_GET_PTR(buffers[5]) + a->col0, *vs = vr + a->h;
+    /* the four tiles of one block have the same shape and leading dimension (owned tiles) */
+    STARPU_ASSERT(SS_LD(buffers[1]) == lda && SS_LD(buffers[2]) == lda && SS_LD(buffers[3]) == lda);
+    for (int j = 0; j < n; j++) {
+        double cr = 0.5 * vr[j], cs = 0.5 * vs[j];
+        starsolve_complex64_t *c11 = A11 + (size_t)j * lda, *c12 = A12 + (size_t)j * lda;
+        starsolve_complex64_t *c21 = A21 + (size_t)j * lda, *c22 = A22 + (size_t)j * lda;
+        for (int i = 0; i < m; i++) {
+            starsolve_complex64_t p = c11[i] + c21[i], q = c11[i] - c21[i];
+            starsolve_complex64_t r = c12[i] + c22[i], s = c12[i] - c22[i];
+            c11[i] = (p + r) * (ur[i] * cr);
+            c12[i] = (p - r) * (ur[i] * cs);
+            c21[i] = (q + s) * (us[i] * cr);
+            c22[i] = (q - s) * (us[i] * cs);
+        }
+    }
+}
+
+#ifdef STARSOLVE_USE_CUDA
+static void zgerbt_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt_args *a = cl_arg;
+    ss_cuda_zgerbt(SS_ROWS(buffers[0]), SS_COLS(buffers[0]), (void *)STARPU_MATRIX_GET_PTR(buffers[0]),
+                   (void *)STARPU_MATRIX_GET_PTR(buffers[1]), (void *)STARPU_MATRIX_GET_PTR(buffers[2]),
+                   (void *)STARPU_MATRIX_GET_PTR(buffers[3]), SS_LD(buffers[0]),
+                   (const void *)STARPU_VECTOR_GET_PTR(buffers[4]), (const void *)STARPU_VECTOR_GET_PTR(buffers[5]),
+                   a->row0, a->col0, a->h, starpu_cuda_get_local_stream());
+}
+#endif
+
+static struct starpu_perfmodel model_zgerbt = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zgerbt",
+};
+
+static struct starpu_codelet cl_zgerbt = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
+    .cpu_funcs = { zgerbt_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zgerbt_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 6,
+    .modes = { STARPU_RW, STARPU_RW, STARPU_RW, STARPU_RW, STARPU_R, STARPU_R },
+    .model = &model_zgerbt,
+    .name = "zgerbt",
+};
+
+void insert_zgerbt(starpu_data_handle_t A11, starpu_data_handle_t A12, starpu_data_handle_t A21,
+                   starpu_data_handle_t A22, starpu_data_handle_t u, starpu_data_handle_t v, int row0, int col0,
+                   int h, int prio)
+{
+    struct zgerbt_args *a = malloc(sizeof *a);
+    *a = (struct zgerbt_args){ row0, col0, h };
+    double m = starpu_matrix_get_nx(A11), n = starpu_matrix_get_ny(A11);
+    int ret = starpu_task_insert(&cl_zgerbt,
+                                 STARPU_CL_ARGS, a, sizeof *a,
+                                 STARPU_RW, A11, STARPU_RW, A12, STARPU_RW, A21, STARPU_RW, A22,
+                                 STARPU_R, u, STARPU_R, v,
+                                 STARPU_PRIORITY, prio,
+                                 STARPU_NAME, "zgerbt",
+                                 STARPU_FLOPS, SS_FLOP_SCALE * 12.0 * m * n,
+                                 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgerbt");
+}
+
+struct zgerbt_rhs_args { int row0, h, transposed; };
+
+static void zgerbt_rhs_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt_rhs_args *a = cl_arg;
+    int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), ld1 = SS_LD(buffers[0]), ld2 = SS_LD(buffers[1]);
+    starsolve_complex64_t *B1 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    starsolve_complex64_t *B2 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
+    const double *ur = (const double *)STARPU_VECTOR_GET_PTR(buffers[2]) + a->row0, *us = ur + a->h;
+    const double c = sqrt(0.5);
+    for (int j = 0; j < n; j++) {
+        starsolve_complex64_t *b1 = B1 + (size_t)j * ld1, *b2 = B2 + (size_t)j * ld2;
+        for (int i = 0; i < m; i++) {
+            starsolve_complex64_t x = b1[i], y = b2[i];
+            if (a->transposed) {
+                b1[i] = (x + y) * (c * ur[i]);
+                b2[i] = (x - y) * (c * us[i]);
+            } else {
+                b1[i] = (x * ur[i] + y * us[i]) * c;
+                b2[i] = (x * ur[i] - y * us[i]) * c;
+            }
+        }
+    }
+}
+
+#ifdef STARSOLVE_USE_CUDA
+static void zgerbt_rhs_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt_rhs_args *a = cl_arg;
+    STARPU_ASSERT(SS_LD(buffers[0]) == SS_LD(buffers[1]));
+    ss_cuda_zgerbt_rhs(SS_ROWS(buffers[0]), SS_COLS(buffers[0]), (void *)STARPU_MATRIX_GET_PTR(buffers[0]),
+                       (void *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[0]),
+                       (const void *)STARPU_VECTOR_GET_PTR(buffers[2]), a->row0, a->h, a->transposed,
+                       starpu_cuda_get_local_stream());
+}
+#endif
+
+static struct starpu_perfmodel model_zgerbt_rhs = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zgerbt_rhs",
+};
+
+static struct starpu_codelet cl_zgerbt_rhs = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
+    .cpu_funcs = { zgerbt_rhs_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zgerbt_rhs_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 3,
+    .modes = { STARPU_RW, STARPU_RW, STARPU_R },
+    .model = &model_zgerbt_rhs,
+    .name = "zgerbt_rhs",
+};
+
+void insert_zgerbt_rhs(starpu_data_handle_t B1, starpu_data_handle_t B2, starpu_data_handle_t u, int row0, int h,
+                       int transposed, int prio)
+{
+    struct zgerbt_rhs_args *a = malloc(sizeof *a);
+    *a = (struct zgerbt_rhs_args){ row0, h, transposed };
+    int ret = starpu_task_insert(&cl_zgerbt_rhs,
+                                 STARPU_CL_ARGS, a, sizeof *a,
+                                 STARPU_RW, B1, STARPU_RW, B2, STARPU_R, u,
+                                 STARPU_PRIORITY, prio,
+                                 STARPU_NAME, "zgerbt_rhs",
+                                 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgerbt_rhs");
+}

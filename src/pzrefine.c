@@ -1,0 +1,23 @@
+/* Tile loops of iterative refinement: residuals and corrections as tasks, so
+ * they run where the tiles are. */
+#include "algorithms.h"
+#include "codelets.h"
+
+/* R = R - A X. A's tiles use the first rows of X's (X may have more rows:
+ * an augmented system), so X must have A's nb. */
+void pzresidual(const starsolve_desc_t *A, const starsolve_desc_t *X, starsolve_desc_t *R)
+{
+    const starsolve_complex64_t one = 1.0, mone = -1.0;
+    for (int j = 0; j < R->nt; j++)
+        for (int i = 0; i < R->mt; i++)
+            for (int l = 0; l < A->nt; l++)
+                insert_zgemm('N', 'N', mone, ss_tile(A, i, l), ss_tile(X, l, j), one, ss_tile(R, i, j), 0);
+}
+
+/* B = alpha A + B, same tiling */
+void pzgeadd(starsolve_complex64_t alpha, const starsolve_desc_t *A, starsolve_desc_t *B)
+{
+    for (int j = 0; j < B->nt; j++)
+        for (int i = 0; i < B->mt; i++)
+            insert_zgeadd(alpha, ss_tile(A, i, j), ss_tile(B, i, j), 0);
+}

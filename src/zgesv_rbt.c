@@ -1,0 +1,165 @@
+/* Solve A X = B with the random butterfly transformation (RBT): factor
+ * A_r = U^T A V without pivoting, solve A_r Y = U^T B, X = V Y, then refine on
+ * A itself (Baboulin, Khabou, Remy; MAGMA's gesv_rbt).
+ *
+ * Sizes: the butterflies need N = 2^depth q, and the tile algorithms need the
+ * halves of every butterfly block to be whole tiles: q is cut in k tiles of
+ * order nbr = ceil(q / k), k = ceil(q / nb), and A is augmented to
+ * diag(A, I) of order N = 2^depth k nbr (at most 2^depth (k + 1) - 1 more than n).
+ * The randomized matrix lives in an owned tiled copy; A itself is only read
+ * (by the residuals of the refinement) and is not modified.
+ *
+ * Refinement in working precision: r = B - A X, stop when every column has
+ * ||r||_inf <= ||x||_inf ||A||_inf eps sqrt(n) (LAPACK's criterion), else solve
+ * A_r dy = U^T r, X += V dy, at most max_refine times. Residuals and corrections
+ * are tasks, so they run where the tiles are; only the n x nrhs residual and
+ * solution come to the host for their norms. */
+#include <complex.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <lapacke.h>
+#include "algorithms.h"
+
+/* Butterfly entries exp(t / 10), t uniform in [-1/2, 1/2) as in MAGMA: positive,
+ * near 1, so the transformation is well conditioned. A fixed generator: the
+ * same call gives the same answer. */
+static void random_butterflies(double *w, size_t count, uint64_t *state)
+{
+    for (size_t i = 0; i < count; i++) {
+        *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+        double t = (double)(*state >> 11) * 0x1.0p-53 - 0.5;
+        w[i] = exp(t / 10.0);
+    }
+}
+
+/* max over columns of ||r_j||_inf / (||x_j||_inf * scale); NaN gives +inf */
+static double worst_column(int n, int nrhs, const starsolve_complex64_t *r, int ldr, const starsolve_complex64_t *x,
+                           int ldx, double scale)
+{
+    double worst = 0;
+    for (int j = 0; j < nrhs; j++) {
+        double rn = 0, xn = 0;
+        for (int i = 0; i < n; i++) {
+            double a = cabs(r[i + (size_t)j * ldr]), b = cabs(x[i + (size_t)j * ldx]);
+            rn = a > rn || isnan(a) ? a : rn;
+            xn = b > xn || isnan(b) ? b : xn;
+        }
+        double q = rn / (xn * scale);
+        if (isnan(q) || isnan(rn))
+            return INFINITY;
+        worst = q > worst ? q : worst;
+    }
+    return worst;
+}
+
+/* W = op(A_r)^-1 ... : Y = V (A_r^-1 (U^T W)), in place on W */
+static void solve_randomized(starsolve_desc_t *F, starsolve_desc_t *W, int depth, starpu_data_handle_t *u,
+                             starpu_data_handle_t *v)
+{
+    pzgerbt_rhs(1, W, depth, u);
+    pztrsm('L', 'N', 'U', F, W);
+    pztrsm('U', 'N', 'N', F, W);
+    pzgerbt_rhs(0, W, depth, v);
+}
+
+int starsolve_zgesv_rbt(int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb,
+                        int depth, int max_refine, int *iters)
+{
+    const char *me = "starsolve_zgesv_rbt";
+    if (n < 0) return ss_arg_error(me, -1);
+    if (nrhs < 0) return ss_arg_error(me, -2);
+    if (!A && n > 0) return ss_arg_error(me, -3);
+    if (lda < ss_max(1, n)) return ss_arg_error(me, -4);
+    if (!B && n > 0 && nrhs > 0) return ss_arg_error(me, -5);
+    if (ldb < ss_max(1, n)) return ss_arg_error(me, -6);
+    if (depth < 0 || depth > 16) return ss_arg_error(me, -7);   /* 0: no randomization (plain LU without pivoting) */
+    if (max_refine < 0) return ss_arg_error(me, -8);
+    if (iters)
+        *iters = 0;
+    if (n == 0 || nrhs == 0) return 0;
+    if (ss_ensure_init()) return -1000;
+
+    const int parts = 1 << depth, q = (n + parts - 1) / parts;
+    const int k = (q + ss_ctx.nb - 1) / ss_ctx.nb, nbr = (q + k - 1) / k;
+    if ((double)parts * k * nbr > INT32_MAX) return ss_arg_error(me, -1);
+    const int N = parts * k * nbr;
+    const starsolve_complex64_t one = 1.0;
+
+    /* the butterflies: depth levels of N entries, for U and for V */
+    double *wu = malloc(((size_t)2 * depth * N + 1) * sizeof *wu), *wv = wu + (size_t)depth * N;
+    starpu_data_handle_t hu[16], hv[16];
+    starsolve_desc_t *F = NULL, *X = NULL, *W = NULL, *R = NULL, *dA = NULL;
+    starsolve_complex64_t *b0 = malloc((size_t)n * nrhs * sizeof *b0), *r = malloc((size_t)n * nrhs * sizeof *r);
+    starsolve_complex64_t *x = malloc((size_t)N * nrhs * sizeof *x), *best = malloc((size_t)n * nrhs * sizeof *best);
+    if (!wu || !b0 || !r || !x || !best
+        || starsolve_desc_create(&F, STARSOLVE_Z, N, N, nbr) || starsolve_desc_create(&X, STARSOLVE_Z, N, nrhs, nbr)
+        || starsolve_desc_create(&W, STARSOLVE_Z, N, nrhs, nbr) || starsolve_desc_create(&R, STARSOLVE_Z, n, nrhs, nbr)) {
+        free(wu); free(b0); free(r); free(x); free(best);
+        starsolve_desc_destroy(F); starsolve_desc_destroy(X); starsolve_desc_destroy(W); starsolve_desc_destroy(R);
+        return -1000;   /* out of memory */
+    }
+    uint64_t state = 0x5eed5eed2026ULL;
+    random_butterflies(wu, (size_t)2 * depth * N, &state);
+    for (int l = 0; l < depth; l++) {
+        hu[l] = ss_register_vector(wu + (size_t)l * N, N, sizeof(double));
+        hv[l] = ss_register_vector(wv + (size_t)l * N, N, sizeof(double));
+    }
+    starsolve_request_t *req = starsolve_request_create();
+
+    /* F = U^T diag(A, I) V, factored without pivoting */
+    ss_desc_from_lapack_padded(F, A, lda, n, n, &one);
+    pzgerbt(F, depth, hu, hv);
+    pzgetrf_nopiv(F, req);
+    int info = starsolve_request_wait(req);
+    if (info == 0) {
+        /* X = V A_r^-1 U^T [B; 0] */
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n, nrhs, B, ldb, b0, n);
+        ss_desc_from_lapack_padded(X, b0, n, n, nrhs, NULL);
+        solve_randomized(F, X, depth, hu, hv);
+
+        starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, nbr, A, lda);
+        double *rowsums = malloc((size_t)n * sizeof *rowsums);   /* lange's workspace for the infinity norm */
+        double anorm = rowsums ? LAPACKE_zlange_work(LAPACK_COL_MAJOR, 'I', n, n, A, lda, rowsums) : INFINITY;
+        free(rowsums);
+        double scale = anorm * DBL_EPSILON * sqrt((double)n);   /* LAPACK's criterion */
+        double best_ratio = INFINITY;
+        for (int step = 0;; step++) {
+            /* R = B - A X (X's first n rows: A's tiles use the first rows of X's) */
+            starsolve_desc_from_lapack(R, b0, n);
+            pzresidual(dA, X, R);
+            starsolve_desc_to_lapack(R, r, n);
+            starsolve_desc_to_lapack(X, x, N);
+            double ratio = worst_column(n, nrhs, r, n, x, N, scale);
+            if (ratio < best_ratio || step == 0) {
+                best_ratio = ratio;
+                LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n, nrhs, x, N, best, n);
+            }
+            if (ratio <= 1.0)
+                break;
+            if (step == max_refine) {
+                info = n + 1;   /* not converged: B gets the best iterate */
+                break;
+            }
+            /* X += V A_r^-1 U^T [R; 0] */
+            ss_desc_from_lapack_padded(W, r, n, n, nrhs, NULL);
+            solve_randomized(F, W, depth, hu, hv);
+            pzgeadd(one, W, X);
+            if (iters)
+                *iters = step + 1;
+        }
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n, nrhs, best, n, B, ldb);
+        starsolve_desc_destroy(dA);
+    }
+    starsolve_request_wait(req);
+    starsolve_request_destroy(req);
+    for (int l = 0; l < depth; l++) {
+        starpu_data_unregister(hu[l]);
+        starpu_data_unregister(hv[l]);
+    }
+    starsolve_desc_destroy(R); starsolve_desc_destroy(W); starsolve_desc_destroy(X); starsolve_desc_destroy(F);
+    free(wu); free(b0); free(r); free(x); free(best);
+    return info;
+}

@@ -1,0 +1,108 @@
+/* RBT solver tests of one precision (generic source, see scripts/genprec.sh).
+ *
+ * gesv_rbt on random matrices (depths 1 to 3, sizes that 2^depth and nb do not
+ * divide, n = 1, nb > n, nrhs > 1, lda and ldb > n) must meet the solve
+ * residual bound of checks/ (<= 30) with at most max_refine refinement steps,
+ * leave A and the padding rows untouched. A matrix with a zero leading block
+ * breaks LU without pivoting (depth 0: info 1, B untouched) but not RBT; a
+ * NaN in A gives info n+1 (no convergence); bad arguments give LAPACK's negative info. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../tests/testing.h"
+
+static void rbt_random(int n, int nrhs, int nb, int depth, int pad, unsigned seed)
+{
+    int lda = n + pad, ldb = n + pad + 1, iters = -1, max_refine = 10;
+    starsolve_complex64_t *A0 = test_znew_matrix(lda, n), *A = test_znew_matrix(lda, n);
+    starsolve_complex64_t *B0 = test_znew_matrix(ldb, nrhs), *X = test_znew_matrix(ldb, nrhs);
+    gen_zmatrix(n, n, A0, lda, seed);
+    gen_zmatrix(n, nrhs, B0, ldb, seed + 1);
+    test_zcopy_matrix(n, n, A0, lda, A, lda);
+    test_zcopy_matrix(n, nrhs, B0, ldb, X, ldb);
+    testing_set_nb(nb);
+    int info = starsolve_zgesv_rbt(n, nrhs, A, lda, X, ldb, depth, max_refine, &iters);
+    double r = check_zsolve('N', n, nrhs, A0, lda, X, ldb, B0, ldb);
+    TEST_CHECK(info == 0 && check_passes(r) && iters >= 0 && iters <= max_refine,
+               "starsolve_zgesv_rbt n=%d nrhs=%d nb=%d depth=%d lda=%d: info = %d, iters = %d, "
+               "||b-Ax||/(||A|| ||x|| n eps) = %.3g", n, nrhs, nb, depth, lda, info, iters, r);
+    TEST_CHECK(test_zsame_matrix(lda, n, A, lda, A0, lda) && test_zpad_intact(n, nrhs, X, ldb),
+               "starsolve_zgesv_rbt n=%d depth=%d: changed A, or rows n..ldb-1 of B", n, depth);
+    free(A0); free(A); free(B0); free(X);
+}
+
+/* A(1:k, 1:k) = 0: the first pivot of LU without pivoting is exactly zero */
+static void rbt_zero_block(int n, int nb)
+{
+    int k = n / 4 > 1 ? n / 4 : 1, iters;
+    starsolve_complex64_t *A0 = test_znew_matrix(n, n), *A = test_znew_matrix(n, n);
+    starsolve_complex64_t *B0 = test_znew_matrix(n, 2), *X = test_znew_matrix(n, 2);
+    gen_zmatrix(n, n, A0, n, 41);
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < k; i++)
+            A0[i + (size_t)j * n] = 0;
+    gen_zmatrix(n, 2, B0, n, 42);
+    testing_set_nb(nb);
+    test_zcopy_matrix(n, n, A0, n, A, n);
+    test_zcopy_matrix(n, 2, B0, n, X, n);
+    int info = starsolve_zgesv_rbt(n, 2, A, n, X, n, 0, 5, &iters);
+    TEST_CHECK(info == 1 && test_zsame_matrix(n, 2, X, n, B0, n),
+               "starsolve_zgesv_rbt depth 0 (no randomization), n=%d, zero leading %d x %d block: info = %d (want 1), "
+               "B %s", n, k, k, info, test_zsame_matrix(n, 2, X, n, B0, n) ? "untouched" : "changed");
+    info = starsolve_zgesv_rbt(n, 2, A, n, X, n, 2, 10, &iters);
+    double r = check_zsolve('N', n, 2, A0, n, X, n, B0, n);
+    TEST_CHECK(info == 0 && check_passes(r),
+               "starsolve_zgesv_rbt depth 2, n=%d, zero leading block: info = %d, iters = %d, resid = %.3g",
+               n, info, iters, r);
+    free(A0); free(A); free(B0); free(X);
+}
+
+/* A NaN in A: no iterate can meet the criterion, so info = n + 1, never 0
+ * (a nearly singular matrix is no such test: a backward-stable x of huge norm
+ * meets the criterion, as with LAPACK's gesv) */
+static void rbt_nan(int n, int nb)
+{
+    int iters;
+    starsolve_complex64_t *A = test_znew_matrix(n, n), *X = test_znew_matrix(n, 1);
+    gen_zmatrix(n, n, A, n, 51);
+    gen_zmatrix(n, 1, X, n, 52);
+    A[3 + (size_t)5 * n] = NAN;
+    testing_set_nb(nb);
+    int info = starsolve_zgesv_rbt(n, 1, A, n, X, n, 2, 3, &iters);
+    TEST_CHECK(info == n + 1 && iters == 3, "starsolve_zgesv_rbt n=%d with a NaN in A: info = %d (want n+1 = %d), iters = %d (want 3)",
+               n, info, n + 1, iters);
+}
+
+static void rbt_bad_arguments(void)
+{
+    starsolve_complex64_t A[4] = { 1, 0, 0, 1 }, B[2] = { 1, 1 };
+    int iters;
+    struct { int n, nrhs, lda, ldb, depth, refine, want; } c[] = {
+        { -1, 1, 2, 2, 2, 1, -1 }, { 2, -1, 2, 2, 2, 1, -2 }, { 2, 1, 1, 2, 2, 1, -4 },
+        { 2, 1, 2, 1, 2, 1, -6 }, { 2, 1, 2, 2, -1, 1, -7 }, { 2, 1, 2, 2, 2, -1, -8 },
+    };
+    for (size_t t = 0; t < sizeof c / sizeof c[0]; t++) {
+        int info = starsolve_zgesv_rbt(c[t].n, c[t].nrhs, A, c[t].lda, B, c[t].ldb, c[t].depth, c[t].refine, &iters);
+        TEST_CHECK(info == c[t].want, "starsolve_zgesv_rbt(n=%d nrhs=%d lda=%d ldb=%d depth=%d max_refine=%d) = %d, want %d",
+                   c[t].n, c[t].nrhs, c[t].lda, c[t].ldb, c[t].depth, c[t].refine, info, c[t].want);
+    }
+    TEST_CHECK(starsolve_zgesv_rbt(2, 1, NULL, 2, B, 2, 2, 1, &iters) == -3, "starsolve_zgesv_rbt with A = NULL: -3");
+    TEST_CHECK(starsolve_zgesv_rbt(2, 1, A, 2, NULL, 2, 2, 1, &iters) == -5, "starsolve_zgesv_rbt with B = NULL: -5");
+    TEST_CHECK(starsolve_zgesv_rbt(0, 1, A, 1, B, 1, 2, 1, NULL) == 0, "starsolve_zgesv_rbt n = 0, iters NULL: 0");
+}
+
+int test_zrbt(void)
+{
+    long before = testing_counts.failed;
+    static const struct { int n, nrhs, nb, depth, pad; } c[] = {
+        { 1, 1, 32, 2, 0 }, { 7, 2, 32, 2, 1 }, { 100, 1, 16, 1, 0 }, { 100, 3, 16, 2, 2 },
+        { 257, 2, 32, 2, 0 }, { 257, 1, 32, 3, 1 }, { 300, 4, 64, 2, 0 }, { 64, 1, 128, 2, 0 },
+    };
+    for (size_t t = 0; t < sizeof c / sizeof c[0]; t++)
+        rbt_random(c[t].n, c[t].nrhs, c[t].nb, c[t].depth, c[t].pad, 500 + (unsigned)t);
+    rbt_zero_block(120, 32);
+    rbt_nan(90, 32);
+    rbt_bad_arguments();
+    return (int)(testing_counts.failed - before);
+}
