@@ -8,6 +8,12 @@
 #include "check_d.h"
 #include "check_c.h"
 #include "check_z.h"
+/* The kinds gen_<p>gallery knows, NULL-terminated (checks/zgallery.c says what each is). */
+static const char *const gallery_kinds[] = {
+    "rand", "randn", "cond1e8", "cond1e12", "zerodiag", "zeroblock", "fiedler", "lotkin",
+    "chebspec", "ris", "orthog", "kahan", "wilkinson", NULL,
+};
+
 /* LAPACK's threshold on scaled residuals (DESIGN.md): above it, or NaN, fails. */
 #define CHECK_THRESHOLD 30.0
 static inline int check_passes(double r) { return r <= CHECK_THRESHOLD; }   /* false for NaN */
