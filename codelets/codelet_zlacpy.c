@@ -3,7 +3,9 @@
  *    ones on the diagonal and zeros above (so that applying them is GEMM, and
  *    so that the update tasks do not wait on tasks rewriting the tile's R);
  *  - laset: A = offdiag everywhere but the diagonal, which gets diag
- *    (forming Q starts from the identity). */
+ *    (forming Q starts from the identity);
+ *  - lacpy_pad: a tile of a LAPACK array into a (larger) tile of an augmented
+ *    matrix diag(A, I) (the RBT solver). */
 #include <complex.h>
 #include <stdlib.h>
 #include "codelets.h"
@@ -102,4 +104,72 @@ void insert_zlaset(starsolve_complex64_t offdiag, starsolve_complex64_t diag, st
     int ret = starpu_task_insert(&cl_zlaset, STARPU_CL_ARGS, a, sizeof *a, STARPU_W, A, STARPU_PRIORITY, prio,
                                  STARPU_NAME, "zlaset", 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlaset");
+}
+
+/* lacpy_pad: F = [A 0; 0 0] for a tile A smaller than (or as large as) the tile F,
+ * with ones on F's diagonal from local index pad_from on (-1: none). The copy
+ * of a LAPACK array into an augmented matrix diag(A, I), tile by tile. */
+struct zlacpy_pad_args { int pad_from; };
+
+static void zlacpy_pad_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zlacpy_pad_args *a = cl_arg;
+    int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), fm = SS_ROWS(buffers[1]), fn = SS_COLS(buffers[1]);
+    starsolve_complex64_t *F = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
+    int ldf = SS_LD(buffers[1]);
+    if (m < fm || n < fn)
+        LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', fm, fn, 0.0, 0.0, F, ldf);
+    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]),
+                        SS_LD(buffers[0]), F, ldf);
+    if (a->pad_from >= 0 && a->pad_from < ss_min(fm, fn))
+        LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', fm - a->pad_from, fn - a->pad_from, 0.0, 1.0,
+                            F + a->pad_from + (size_t)a->pad_from * ldf, ldf);
+}
+
+#ifdef STARSOLVE_USE_CUDA
+static void zlacpy_pad_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zlacpy_pad_args *a = cl_arg;
+    cudaStream_t stream = starpu_cuda_get_local_stream();
+    int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), fm = SS_ROWS(buffers[1]), fn = SS_COLS(buffers[1]);
+    starsolve_complex64_t *F = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
+    int ldf = SS_LD(buffers[1]);
+    const starsolve_complex64_t zero = 0.0, one = 1.0;
+    if (m < fm || n < fn)
+        ss_cuda_laset('A', sizeof zero, fm, fn, &zero, &zero, F, ldf, stream);
+    SS_CUDA(cudaMemcpy2DAsync(F, (size_t)ldf * sizeof zero, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]),
+                              (size_t)SS_LD(buffers[0]) * sizeof zero, (size_t)m * sizeof zero, n,
+                              cudaMemcpyDeviceToDevice, stream));
+    if (a->pad_from >= 0 && a->pad_from < ss_min(fm, fn))
+        ss_cuda_laset('A', sizeof zero, fm - a->pad_from, fn - a->pad_from, &zero, &one,
+                      F + a->pad_from + (size_t)a->pad_from * ldf, ldf, stream);
+}
+#endif
+
+static struct starpu_perfmodel model_zlacpy_pad = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zlacpy_pad",
+};
+
+static struct starpu_codelet cl_zlacpy_pad = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
+    .cpu_funcs = { zlacpy_pad_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zlacpy_pad_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 2,
+    .modes = { STARPU_R, STARPU_W },
+    .model = &model_zlacpy_pad,
+    .name = "zlacpy_pad",
+};
+
+void insert_zlacpy_pad(starpu_data_handle_t A, starpu_data_handle_t F, int pad_from, int prio)
+{
+    struct zlacpy_pad_args *a = malloc(sizeof *a);
+    *a = (struct zlacpy_pad_args){ pad_from };
+    int ret = starpu_task_insert(&cl_zlacpy_pad, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, A, STARPU_W, F,
+                                 STARPU_PRIORITY, prio, STARPU_NAME, "zlacpy_pad", 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlacpy_pad");
 }

@@ -59,6 +59,10 @@ struct driver_opts {
     int m;                /* starpu_lu, starpu_qr -m: rows; -1 (the default, and every driver without -m): m = n */
     int nopiv;            /* starpu_lu -nopiv */
     char uplo;            /* starpu_cholesky -uplo */
+    int depth, refine;    /* starpu_rbt -depth, -refine */
+    const char *matrix;   /* starpu_rbt -matrix: a kind of checks/zgallery.c */
+    int fallback;         /* starpu_rbt -fallback: partial pivoting when RBT fails */
+    int phases;           /* starpu_rbt -phases: time the phases (they no longer overlap) */
 };
 
 /* The measurements of one run, filled by run_<p><op>. */
@@ -72,6 +76,8 @@ struct driver_result {
     int exact;                     /* berr computed exactly (1) or estimated by random vectors (0) */
     driver_ratio_t berr;           /* factorization backward error, e.g. ||PA - LU|| / (||A|| n eps) */
     driver_ratio_t resid;          /* ||b - Ax|| / (||A|| ||x|| n eps), when solved and checked */
+    int no_berr;                   /* 1: the driver has no factorization error to print (starpu_rbt) */
+    int iters;                     /* refinement steps, printed when >= 0 (starpu_rbt) */
     int has_orth;                  /* starpu_qr: orth was computed */
     driver_ratio_t orth;           /* ||I - Q^H Q|| / (n eps) */
 };
@@ -132,6 +138,11 @@ int run_slu(const struct driver_opts *o);
 int run_dlu(const struct driver_opts *o);
 int run_clu(const struct driver_opts *o);
 int run_zlu(const struct driver_opts *o);
+
+int run_srbt(const struct driver_opts *o);
+int run_drbt(const struct driver_opts *o);
+int run_crbt(const struct driver_opts *o);
+int run_zrbt(const struct driver_opts *o);
 
 int run_sqr(const struct driver_opts *o);
 int run_dqr(const struct driver_opts *o);

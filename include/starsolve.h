@@ -195,6 +195,22 @@ int starsolve_cgesv_rbt(int n, int nrhs, starsolve_complex32_t *A, int lda, star
                         int depth, int max_refine, int *iters);
 int starsolve_zgesv_rbt(int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb,
                         int depth, int max_refine, int *iters);
+/* The same, timing its phases (seconds of wall clock): the routine then waits at the
+ * end of each phase, so the randomization no longer overlaps the factorization. */
+typedef struct starsolve_rbt_times {
+    double randomize;   /* the copy into tiles with the augmentation, and U^T A V */
+    double factor;      /* LU without pivoting */
+    double solve;       /* the first solve, X = V A_r^-1 U^T B */
+    double refine;      /* residuals and corrections */
+} starsolve_rbt_times_t;
+int starsolve_sgesv_rbt_timed(int n, int nrhs, float *A, int lda, float *B, int ldb, int depth, int max_refine,
+                              int *iters, starsolve_rbt_times_t *times);
+int starsolve_dgesv_rbt_timed(int n, int nrhs, double *A, int lda, double *B, int ldb, int depth, int max_refine,
+                              int *iters, starsolve_rbt_times_t *times);
+int starsolve_cgesv_rbt_timed(int n, int nrhs, starsolve_complex32_t *A, int lda, starsolve_complex32_t *B, int ldb,
+                              int depth, int max_refine, int *iters, starsolve_rbt_times_t *times);
+int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb,
+                              int depth, int max_refine, int *iters, starsolve_rbt_times_t *times);
 
 /* Least squares (op(A) tall) or minimum-norm solution (op(A) wide) of op(A) X = B,
  * A m x n, op 'N' or 'C' ('T' for real types); B is ldb x nrhs, ldb >= max(m, n),

@@ -50,6 +50,9 @@ int ss_desc_from_lapack_padded(starsolve_desc_t *D, const void *lapack, int lda,
  * starpu_data_unregister before freeing the values). */
 starpu_data_handle_t ss_register_vector(void *values, size_t count, size_t elemsize);
 
+/* Wall-clock seconds; a name of its own so that generic sources keep it double in s and c. */
+typedef double ss_seconds_t;
+
 /* LAPACK accepts option letters in either case. */
 static inline char ss_upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 static inline int ss_min(int a, int b) { return a < b ? a : b; }

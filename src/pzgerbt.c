@@ -42,3 +42,21 @@ void pzgerbt_rhs(int transposed, starsolve_desc_t *B, int depth, starpu_data_han
                 }
     }
 }
+
+/* F = diag(A, I): F has A's nb and at least A's order. Tile (i, j) of F gets
+ * tile (i, j) of A where there is one, with the identity's diagonal where F's
+ * global diagonal index reaches A's order. As tasks: the copy runs on every
+ * core (and on a GPU it is the upload of A). */
+void pzlacpy_augment(const starsolve_desc_t *A, starsolve_desc_t *F)
+{
+    int nb = F->nb;
+    for (int j = 0; j < F->nt; j++)
+        for (int i = 0; i < F->mt; i++) {
+            /* first local diagonal index of this tile at or beyond A's order, if it is a diagonal tile */
+            int pad_from = i == j ? ss_max(0, A->n - i * nb) : -1;
+            if (i < A->mt && j < A->nt)
+                insert_zlacpy_pad(ss_tile(A, i, j), ss_tile(F, i, j), pad_from, 0);
+            else
+                insert_zlaset(0.0, i == j ? 1.0 : 0.0, ss_tile(F, i, j), 0);
+        }
+}

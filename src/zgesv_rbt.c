@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <lapacke.h>
 #include "algorithms.h"
 
@@ -65,8 +66,34 @@ static void solve_randomized(starsolve_desc_t *F, starsolve_desc_t *W, int depth
     pzgerbt_rhs(0, W, depth, v);
 }
 
+/* seconds: ss_seconds_t stays double in every precision (the generator turns double into float in s and c) */
+static ss_seconds_t now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* With times: wait at the end of each phase and add its wall-clock time there
+ * (the randomization then no longer overlaps the factorization). */
+static void phase_end(ss_seconds_t *slot, ss_seconds_t *t0, starsolve_request_t *req)
+{
+    if (!slot)
+        return;
+    starsolve_request_wait(req);
+    ss_seconds_t t = now();
+    *slot += t - *t0;
+    *t0 = t;
+}
+
 int starsolve_zgesv_rbt(int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb,
                         int depth, int max_refine, int *iters)
+{
+    return starsolve_zgesv_rbt_timed(n, nrhs, A, lda, B, ldb, depth, max_refine, iters, NULL);
+}
+
+int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb,
+                              int depth, int max_refine, int *iters, starsolve_rbt_times_t *times)
 {
     const char *me = "starsolve_zgesv_rbt";
     if (n < 0) return ss_arg_error(me, -1);
@@ -79,6 +106,8 @@ int starsolve_zgesv_rbt(int n, int nrhs, starsolve_complex64_t *A, int lda, star
     if (max_refine < 0) return ss_arg_error(me, -8);
     if (iters)
         *iters = 0;
+    if (times)
+        *times = (starsolve_rbt_times_t){ 0 };
     if (n == 0 || nrhs == 0) return 0;
     if (ss_ensure_init()) return -1000;
 
@@ -110,20 +139,26 @@ int starsolve_zgesv_rbt(int n, int nrhs, starsolve_complex64_t *A, int lda, star
     starsolve_request_t *req = starsolve_request_create();
 
     /* F = U^T diag(A, I) V, factored without pivoting */
-    ss_desc_from_lapack_padded(F, A, lda, n, n, &one);
+    ss_seconds_t t0 = now();
+    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, nbr, A, lda);   /* A, read only, tiled as F */
+    pzlacpy_augment(dA, F);
     pzgerbt(F, depth, hu, hv);
+    phase_end(times ? &times->randomize : NULL, &t0, req);
     pzgetrf_nopiv(F, req);
+    /* ||A||_inf for the stopping criterion, on this thread while the workers factor
+     * (A is only read by both) */
+    double *rowsums = malloc((size_t)n * sizeof *rowsums);   /* lange's workspace for the infinity norm */
+    double anorm = rowsums ? LAPACKE_zlange_work(LAPACK_COL_MAJOR, 'I', n, n, A, lda, rowsums) : INFINITY;
+    free(rowsums);
     int info = starsolve_request_wait(req);
+    phase_end(times ? &times->factor : NULL, &t0, req);
     if (info == 0) {
         /* X = V A_r^-1 U^T [B; 0] */
         LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n, nrhs, B, ldb, b0, n);
         ss_desc_from_lapack_padded(X, b0, n, n, nrhs, NULL);
         solve_randomized(F, X, depth, hu, hv);
+        phase_end(times ? &times->solve : NULL, &t0, req);
 
-        starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, nbr, A, lda);
-        double *rowsums = malloc((size_t)n * sizeof *rowsums);   /* lange's workspace for the infinity norm */
-        double anorm = rowsums ? LAPACKE_zlange_work(LAPACK_COL_MAJOR, 'I', n, n, A, lda, rowsums) : INFINITY;
-        free(rowsums);
         double scale = anorm * DBL_EPSILON * sqrt((double)n);   /* LAPACK's criterion */
         double best_ratio = INFINITY;
         for (int step = 0;; step++) {
@@ -151,10 +186,11 @@ int starsolve_zgesv_rbt(int n, int nrhs, starsolve_complex64_t *A, int lda, star
                 *iters = step + 1;
         }
         LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n, nrhs, best, n, B, ldb);
-        starsolve_desc_destroy(dA);
+        phase_end(times ? &times->refine : NULL, &t0, req);
     }
     starsolve_request_wait(req);
     starsolve_request_destroy(req);
+    starsolve_desc_destroy(dA);
     for (int l = 0; l < depth; l++) {
         starpu_data_unregister(hu[l]);
         starpu_data_unregister(hv[l]);

@@ -1,6 +1,6 @@
 #!/bin/sh
-# make check: the drivers examples/starpu_lu, starpu_cholesky and starpu_qr, run
-# as a user runs them.
+# make check: the drivers examples/starpu_lu, starpu_cholesky, starpu_qr and
+# starpu_rbt, run as a user runs them.
 #   --help exits 0; -n 300 -nb 64 -check passes in every precision (and -nopiv
 #   for LU), with the backward errors it prints at most 30; --csv gives a header
 #   and one parsable line per run; bad flags exit 2 with one line on stderr.
@@ -13,6 +13,7 @@ top_builddir=${top_builddir:-.}
 LU=$top_builddir/examples/starpu_lu
 CHOL=$top_builddir/examples/starpu_cholesky
 QR=$top_builddir/examples/starpu_qr
+RBT=$top_builddir/examples/starpu_rbt
 PRECS="s d c z"
 RUN_FLAGS="-n 300 -nb 64 -check"   # a small run that every precision must pass
 BOUND=30                           # DESIGN.md: scaled residuals above 30, or NaN, fail
@@ -26,7 +27,7 @@ CSV_RESID=resid
 CSV_INFO=info
 USAGE_STATUS=2                     # exit status of the drivers on bad flags
 
-for d in "$LU" "$CHOL" "$QR"; do
+for d in "$LU" "$CHOL" "$QR" "$RBT"; do
     if [ ! -x "$d" ]; then
         echo "SKIP: $d is not built"
         exit 77
@@ -156,6 +157,25 @@ for shape in "-m 400 -n 150" "-m 150 -n 400"; do
     checked_run "$QR" $shape -nb 64 -nrhs 2 -check
     if [ "$status" -eq 0 ] && within_bound "$(value_of orth)"; then pass; else fail "$QR $shape: orth='$(value_of orth)'"; fi
 done
+
+# starpu_rbt: no factorization error to print, the solve residual and the refinement steps
+run "$RBT" --help
+if [ "$status" -eq 0 ] && [ -s "$tmp/out" ]; then pass; else fail "$RBT --help: exit status $status"; fi
+for p in $PRECS; do
+    what="$RBT -n 300 -nb 64 -check -prec $p"
+    run "$RBT" -n 300 -nb 64 -check -prec "$p"
+    if [ "$status" -eq 0 ] && within_bound "$(value_of "$RESID_NAME")" && [ -n "$(value_of iters)" ]; then pass
+    else fail "$what: exit status $status, $RESID_NAME='$(value_of "$RESID_NAME")', iters='$(value_of iters)'"; fi
+done
+# a zero diagonal breaks LU without pivoting (depth 0): exit 1 and say so; -fallback solves with gesv
+run "$RBT" -n 200 -matrix zerodiag -depth 0 -check
+if [ "$status" -eq 1 ] && grep -q "RBT failed" "$tmp/out"; then pass; else fail "$RBT -matrix zerodiag -depth 0: exit status $status, no 'RBT failed' line"; fi
+run "$RBT" -n 200 -matrix zerodiag -depth 0 -check -fallback
+if [ "$status" -eq 0 ] && grep -q "fell back" "$tmp/out" && within_bound "$(value_of "$RESID_NAME")"; then pass
+else fail "$RBT -matrix zerodiag -depth 0 -fallback: exit status $status"; fi
+usage_error "$RBT" -matrix nosuchkind
+usage_error "$RBT" -depth -1
+usage_error "$RBT" -refine x
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,60 @@
+#!/bin/bash
+# RBT against our own partial-pivoting solver, in one run, on the same workers.
+#
+#   bash bench/rbt.sh [--sizes "4096"] [--niter 3] [--depth 2] [--ngpus 0] [--nb NB] BUILD_DIR
+#
+# For each n: starpu_lu (starsolve_dgesv's work: getrf + getrs, one right-hand
+# side) and starpu_rbt (starsolve_dgesv_rbt: randomization, LU without pivoting,
+# solve, refinement), double precision, -check on every timed run, best of
+# --niter kept; each driver first runs once with STARPU_CALIBRATE=1 (not timed).
+# Then one starpu_rbt -phases run gives the randomization's share (the phases
+# are timed apart there, so they do not overlap: an upper bound).
+# Prints: n, gesv s, rbt s, speedup (gesv / rbt; the target is >= 1.2), and the
+# randomization's share. Exit 1 if a run failed or a check did not pass.
+set -u
+sizes=4096 niter=3 depth=2 ngpus=0 nb=''
+while [ $# -gt 1 ]; do
+  case $1 in
+    --sizes) sizes=$2; shift 2 ;;
+    --niter) niter=$2; shift 2 ;;
+    --depth) depth=$2; shift 2 ;;
+    --ngpus) ngpus=$2; shift 2 ;;
+    --nb) nb="-nb $2"; shift 2 ;;
+    *) echo "usage: bash bench/rbt.sh [--sizes S] [--niter K] [--depth D] [--ngpus G] [--nb NB] BUILD_DIR" >&2; exit 2 ;;
+  esac
+done
+[ $# -eq 1 ] && [ -d "$1" ] || { echo "usage: bash bench/rbt.sh [--sizes S] [--niter K] [--depth D] [--ngpus G] [--nb NB] BUILD_DIR" >&2; exit 2; }
+b=$(cd "$1" && pwd)
+lu=$b/examples/starpu_lu rbt=$b/examples/starpu_rbt
+export STARPU_SILENT=1 STARPU_HOME=$b/bench/starpu-home
+mkdir -p "$STARPU_HOME"
+failed=0
+best() {   # best (smallest) seconds over the CSV lines of a driver, or "-" when a run failed
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+           { if ($c["info"] != 0 || $c["resid"] == "nan" || $c["resid"] + 0 > 30) bad = 1
+             if (best == "" || $c["seconds"] + 0 < best) best = $c["seconds"] + 0 }
+           END { if (bad || best == "") print "-"; else printf "%.4f\n", best }'
+}
+printf "%-7s %10s %10s %9s %14s\n" n "gesv s" "rbt s" speedup "randomize %"
+for n in $sizes; do
+  # shellcheck disable=SC2086 # nb is empty or two words
+  STARPU_CALIBRATE=1 "$lu" -n "$n" -ngpus "$ngpus" $nb > /dev/null 2>&1
+  # shellcheck disable=SC2086
+  STARPU_CALIBRATE=1 "$rbt" -n "$n" -ngpus "$ngpus" -depth "$depth" $nb > /dev/null 2>&1
+  # gesv = factor + solve: add the solve column to the best factorization's line
+  # shellcheck disable=SC2086
+  g=$("$lu" -n "$n" -ngpus "$ngpus" -niter "$niter" -check --csv $nb 2>/dev/null | awk -F, '
+      NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+      { if ($c["info"] != 0) bad = 1; t = $c["seconds"] + $c["solve_seconds"]; if (best == "" || t < best) best = t }
+      END { if (bad || best == "") print "-"; else printf "%.4f\n", best }')
+  # shellcheck disable=SC2086
+  r=$("$rbt" -n "$n" -ngpus "$ngpus" -depth "$depth" -niter "$niter" -check --csv $nb 2>/dev/null | best)
+  # shellcheck disable=SC2086
+  share=$("$rbt" -n "$n" -ngpus "$ngpus" -depth "$depth" -phases $nb 2>/dev/null | sed -n 's/.*randomize [0-9.]* s (\([0-9.]*\)%).*/\1/p')
+  [ "$g" = - ] || [ "$r" = - ] && failed=1
+  awk -v n="$n" -v g="$g" -v r="$r" -v s="${share:--}" 'BEGIN {
+      sp = (g != "-" && r != "-" && r > 0) ? sprintf("%.2f", g / r) : "-"
+      printf "%-7s %10s %10s %9s %14s\n", n, g, r, sp, s }'
+done
+echo "(gesv = starpu_lu factor + solve; rbt = the whole gesv_rbt; speedup = gesv / rbt, target >= 1.2)"
+exit $failed

@@ -1,0 +1,67 @@
+/* starpu_rbt, one precision (generic source): time gesv_rbt as a user calls it,
+ * fall back to gesv if asked, check, report each run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "starsolve.h"
+#include "check.h"
+#include "../examples/driver.h"
+
+int run_zrbt(const struct driver_opts *o)
+{
+    const int n = o->n, nrhs = o->nrhs, lda = n, ldb = n;
+    const size_t asize = (size_t)lda * n, bsize = (size_t)ldb * nrhs;
+    /* A (kept: gesv_rbt only reads it), X, B for the checks, and A's copy for a fallback */
+    const size_t need = (asize * (o->fallback ? 2 : 1) + 2 * bsize) * sizeof(starsolve_complex64_t);
+    if (!driver_memory_fits(o, need))
+        return DRIVER_FAILED;
+    starsolve_complex64_t *A = malloc(asize * sizeof *A), *X = malloc(bsize * sizeof *X), *B = malloc(bsize * sizeof *B);
+    starsolve_complex64_t *F = o->fallback ? malloc(asize * sizeof *F) : NULL;
+    int *ipiv = o->fallback ? malloc((size_t)n * sizeof *ipiv) : NULL;
+    if (!A || !X || !B || (o->fallback && (!F || !ipiv))) {
+        driver_error(o, "not enough memory for the matrices");
+        free(A); free(X); free(B); free(F); free(ipiv);
+        return DRIVER_FAILED;
+    }
+    if (gen_zgallery(o->matrix, n, A, lda, (unsigned)o->seed) != 0) {
+        driver_error(o, "the matrix generator failed");
+        free(A); free(X); free(B); free(F); free(ipiv);
+        return DRIVER_FAILED;
+    }
+    gen_zmatrix(n, nrhs, B, ldb, (unsigned)o->seed + 1u);
+    int status = DRIVER_OK;
+    for (int run = 1; run <= o->niter; run++) {
+        struct driver_result r = driver_result_init(run);
+        starsolve_rbt_times_t times;
+        memcpy(X, B, bsize * sizeof *X);
+        driver_time_t t0 = driver_now();
+        r.info = starsolve_zgesv_rbt_timed(n, nrhs, A, lda, X, ldb, o->depth, o->refine, &r.iters,
+                                           o->phases ? &times : NULL);
+        r.seconds = driver_now() - t0;
+        FILE *h = o->csv ? stderr : stdout;
+        if (r.info > 0)
+            fprintf(h, "starpu_rbt: RBT failed: %s\n", r.info <= n ? "a zero pivot in LU without pivoting"
+                                                                  : "refinement did not reach the criterion");
+        if (r.info > 0 && o->fallback) {
+            memcpy(F, A, asize * sizeof *F);
+            memcpy(X, B, bsize * sizeof *X);
+            t0 = driver_now();
+            r.info = starsolve_zgesv(n, nrhs, F, lda, ipiv, X, ldb);
+            r.seconds += driver_now() - t0;
+            fprintf(h, "starpu_rbt: fell back to partial pivoting (gesv): info %d\n", r.info);
+        }
+        if (o->phases && r.seconds > 0)
+            fprintf(h, "starpu_rbt: phases: randomize %.3f s (%.1f%%), factor %.3f s, solve %.3f s, refine %.3f s\n",
+                    times.randomize, 100 * times.randomize / r.seconds, times.factor, times.solve, times.refine);
+        if (o->check && r.info == 0) {
+            r.checked = 1;
+            r.no_berr = 1;
+            r.solved = 1;
+            r.resid = check_zsolve('N', n, nrhs, A, lda, X, ldb, B, ldb);
+        }
+        if (driver_report(o, &r) != DRIVER_OK)
+            status = DRIVER_FAILED;
+    }
+    free(A); free(X); free(B); free(F); free(ipiv);
+    return status;
+}
