@@ -30,6 +30,8 @@ typedef struct starsolve_config {
                            (a CPU core needs ~1000x longer for a 1024 GEMM); 0: CPUs may take any; default 512 */
     int pin_lapack;     /* with CUDA workers, page-lock the caller's LAPACK arrays for the duration of a
                            call, so tiles move by DMA and overlap with work; default 1 */
+    int batch_chunk;    /* batched routines: matrices per task; 0 (default): chosen from the sizes, so
+                           that a task holds about 20 MFLOP and every worker gets several tasks */
 } starsolve_config_t;
 
 /* Fill cfg with the defaults above. */
@@ -43,6 +45,9 @@ int  starsolve_ngpus(void);
 /* Tile size the LAPACK-layout routines use now, and a way to change it between calls. */
 int  starsolve_get_nb(void);
 int  starsolve_set_nb(int nb);   /* returns -1 if nb < 1 */
+/* Matrices per task of the batched routines (0: automatic), and a way to change it between calls. */
+int  starsolve_get_batch_chunk(void);
+int  starsolve_set_batch_chunk(int chunk);   /* returns -1 if chunk < 0 */
 
 /* ---- tile descriptors and the asynchronous tile API -------------------- */
 
@@ -221,6 +226,57 @@ int starsolve_cgels(char trans, int m, int n, int nrhs, starsolve_complex32_t *A
                     starsolve_complex32_t *B, int ldb);
 int starsolve_zgels(char trans, int m, int n, int nrhs, starsolve_complex64_t *A, int lda,
                     starsolve_complex64_t *B, int ldb);
+
+/* ---- batched routines: many small matrices, matrix k at A + k*strideA (LAPACK layout),
+ * the same m, n for all. The batch is cut into chunks of consecutive matrices, one
+ * StarPU task each (starsolve_set_batch_chunk), shared by CPU and GPU workers. Return 0
+ * or a negative argument index; each matrix's LAPACK info goes to info[k]; ipiv is 1-based
+ * per matrix; geqrf leaves R, the Householder vectors and tau as LAPACK's geqrf (LAPACK's
+ * orgqr/ormqr accept them). geqrs: least squares with geqrf's factors (m >= n), B(1:n) = X. */
+int starsolve_sgetrf_batched(int m, int n, float *A, int lda, long strideA, int *ipiv, long strideIpiv, int *info,
+                             int batch);
+int starsolve_dgetrf_batched(int m, int n, double *A, int lda, long strideA, int *ipiv, long strideIpiv, int *info,
+                             int batch);
+int starsolve_cgetrf_batched(int m, int n, starsolve_complex32_t *A, int lda, long strideA, int *ipiv, long strideIpiv, int *info,
+                             int batch);
+int starsolve_zgetrf_batched(int m, int n, starsolve_complex64_t *A, int lda, long strideA, int *ipiv, long strideIpiv, int *info,
+                             int batch);
+int starsolve_spotrf_batched(char uplo, int n, float *A, int lda, long strideA, int *info, int batch);
+int starsolve_dpotrf_batched(char uplo, int n, double *A, int lda, long strideA, int *info, int batch);
+int starsolve_cpotrf_batched(char uplo, int n, starsolve_complex32_t *A, int lda, long strideA, int *info, int batch);
+int starsolve_zpotrf_batched(char uplo, int n, starsolve_complex64_t *A, int lda, long strideA, int *info, int batch);
+int starsolve_sgeqrf_batched(int m, int n, float *A, int lda, long strideA, float *tau, long strideTau, int *info,
+                             int batch);
+int starsolve_dgeqrf_batched(int m, int n, double *A, int lda, long strideA, double *tau, long strideTau, int *info,
+                             int batch);
+int starsolve_cgeqrf_batched(int m, int n, starsolve_complex32_t *A, int lda, long strideA, starsolve_complex32_t *tau, long strideTau, int *info,
+                             int batch);
+int starsolve_zgeqrf_batched(int m, int n, starsolve_complex64_t *A, int lda, long strideA, starsolve_complex64_t *tau, long strideTau, int *info,
+                             int batch);
+int starsolve_sgetrs_batched(char trans, int n, int nrhs, const float *A, int lda, long strideA, const int *ipiv,
+                             long strideIpiv, float *B, int ldb, long strideB, int batch);
+int starsolve_dgetrs_batched(char trans, int n, int nrhs, const double *A, int lda, long strideA, const int *ipiv,
+                             long strideIpiv, double *B, int ldb, long strideB, int batch);
+int starsolve_cgetrs_batched(char trans, int n, int nrhs, const starsolve_complex32_t *A, int lda, long strideA, const int *ipiv,
+                             long strideIpiv, starsolve_complex32_t *B, int ldb, long strideB, int batch);
+int starsolve_zgetrs_batched(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, long strideA, const int *ipiv,
+                             long strideIpiv, starsolve_complex64_t *B, int ldb, long strideB, int batch);
+int starsolve_spotrs_batched(char uplo, int n, int nrhs, const float *A, int lda, long strideA, float *B, int ldb,
+                             long strideB, int batch);
+int starsolve_dpotrs_batched(char uplo, int n, int nrhs, const double *A, int lda, long strideA, double *B, int ldb,
+                             long strideB, int batch);
+int starsolve_cpotrs_batched(char uplo, int n, int nrhs, const starsolve_complex32_t *A, int lda, long strideA, starsolve_complex32_t *B, int ldb,
+                             long strideB, int batch);
+int starsolve_zpotrs_batched(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, long strideA, starsolve_complex64_t *B, int ldb,
+                             long strideB, int batch);
+int starsolve_sgeqrs_batched(int m, int n, int nrhs, const float *A, int lda, long strideA, const float *tau,
+                             long strideTau, float *B, int ldb, long strideB, int batch);
+int starsolve_dgeqrs_batched(int m, int n, int nrhs, const double *A, int lda, long strideA, const double *tau,
+                             long strideTau, double *B, int ldb, long strideB, int batch);
+int starsolve_cgeqrs_batched(int m, int n, int nrhs, const starsolve_complex32_t *A, int lda, long strideA, const starsolve_complex32_t *tau,
+                             long strideTau, starsolve_complex32_t *B, int ldb, long strideB, int batch);
+int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t *A, int lda, long strideA, const starsolve_complex64_t *tau,
+                             long strideTau, starsolve_complex64_t *B, int ldb, long strideB, int batch);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,7 @@ struct ss_context ss_ctx;
 void starsolve_config_init(starsolve_config_t *cfg)
 {
     *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .nb = 0, .verbose = 0,
-                                 .gpu_only_tile = 512, .pin_lapack = 1 };
+                                 .gpu_only_tile = 512, .pin_lapack = 1, .batch_chunk = 0 };
 }
 
 int starsolve_init(const starsolve_config_t *cfg_in)
@@ -47,6 +47,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     ss_ctx.verbose = cfg.verbose;
     ss_ctx.gpu_only_tile = cfg.gpu_only_tile;
     ss_ctx.pin_lapack = cfg.pin_lapack;
+    ss_ctx.batch_chunk = cfg.batch_chunk > 0 ? cfg.batch_chunk : 0;
     ss_ctx.nb = cfg.nb > 0 ? cfg.nb : (starpu_cuda_worker_get_count() > 0 ? 1024 : 256);
     ss_ctx.initialized = 1;
     return 0;
@@ -74,6 +75,16 @@ int starsolve_set_nb(int nb)
     if (nb < 1)
         return -1;
     ss_ctx.nb = nb;
+    return 0;
+}
+
+int starsolve_get_batch_chunk(void) { return ss_ctx.batch_chunk; }
+
+int starsolve_set_batch_chunk(int chunk)
+{
+    if (chunk < 0)
+        return -1;
+    ss_ctx.batch_chunk = chunk;
     return 0;
 }
 

@@ -83,6 +83,7 @@ struct ss_context {
     int verbose;
     int gpu_only_tile;
     int pin_lapack;
+    int batch_chunk;   /* matrices per task of the batched routines; 0: chosen from the sizes */
 };
 extern struct ss_context ss_ctx;
 

@@ -175,6 +175,11 @@ int test_drbt(void);
 int test_crbt(void);
 int test_zrbt(void);
 
+int test_sbatched(void);
+int test_dbatched(void);
+int test_cbatched(void);
+int test_zbatched(void);
+
 int test_sargs(void);
 int test_dargs(void);
 int test_cargs(void);

@@ -1,0 +1,312 @@
+/* Batched factorizations and solves: one task factors (or solves with) a chunk
+ * of `count` consecutive matrices of a strided batch. The chunk's matrices,
+ * pivots, tau and infos are each one StarPU vector (the bytes from the first
+ * matrix to the end of the last), so StarPU moves a chunk in one transfer.
+ * CPU: a loop of LAPACKE calls on one core. CUDA: for now the vendor's batched
+ * routines (cuBLAS getrfBatched, getrsBatched, geqrfBatched; cuSOLVER
+ * potrfBatched, potrsBatched), where they apply: square getrf/getrs, m >= n
+ * geqrf, one right-hand side in potrs; other chunks run on CPUs. Our own
+ * kernels for small sizes are to replace them (issue 6). */
+#include <complex.h>
+#include <stdlib.h>
+#include <string.h>
+#include "codelets.h"
+
+struct zbatch_args {
+    int m, n, nrhs, lda, ldb, count;
+    long strideA, strideB, strideIpiv, strideTau;
+    char uplo, trans;
+};
+
+static starsolve_complex64_t *matrix(void *buf, long stride, int k)
+{
+    return (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buf) + (size_t)k * (size_t)stride;
+}
+static int *ints(void *buf, long stride, int k) { return (int *)STARPU_VECTOR_GET_PTR(buf) + (size_t)k * (size_t)stride; }
+
+/* ---- CPU variants: LAPACKE on each matrix of the chunk */
+static void zgetrf_batch_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zbatch_args *a = cl_arg;
+    for (int k = 0; k < a->count; k++)
+        *ints(buffers[2], 1, k) = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, a->m, a->n, matrix(buffers[0], a->strideA, k),
+                                                      a->lda, ints(buffers[1], a->strideIpiv, k));
+}
+
+static void zpotrf_batch_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zbatch_args *a = cl_arg;
+    for (int k = 0; k < a->count; k++)
+        *ints(buffers[1], 1, k) = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, a->uplo, a->n, matrix(buffers[0], a->strideA, k),
+                                                      a->lda);
+}
+
+static void zgeqrf_batch_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zbatch_args *a = cl_arg;
+    starsolve_complex64_t query;
+    LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, a->m, a->n, NULL, a->lda, NULL, &query, -1);
+    int lwork = (int)creal(query) > 1 ? (int)creal(query) : 1;
+    starsolve_complex64_t *work = malloc((size_t)lwork * sizeof *work);
+    STARPU_ASSERT_MSG(work, "zgeqrf_batch: out of memory");
+    for (int k = 0; k < a->count; k++)
+        *ints(buffers[2], 1, k) = LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, a->m, a->n, matrix(buffers[0], a->strideA, k),
+                                                      a->lda, matrix(buffers[1], a->strideTau, k), work, lwork);
+    free(work);
+}
+
+static void zgetrs_batch_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zbatch_args *a = cl_arg;
+    for (int k = 0; k < a->count; k++)
+        LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(a->trans), a->n, a->nrhs, matrix(buffers[0], a->strideA, k),
+                            a->lda, ints(buffers[1], a->strideIpiv, k), matrix(buffers[2], a->strideB, k), a->ldb);
+}
+
+static void zpotrs_batch_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zbatch_args *a = cl_arg;
+    for (int k = 0; k < a->count; k++)
+        LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, a->uplo, a->n, a->nrhs, matrix(buffers[0], a->strideA, k), a->lda,
+                            matrix(buffers[1], a->strideB, k), a->ldb);
+}
+
+/* least squares with geqrf's factors (m >= n): B(1:n) = R^-1 (Q^H B)(1:n) */
+static void zgeqrs_batch_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zbatch_args *a = cl_arg;
+    const starsolve_complex64_t one = 1.0;
+    starsolve_complex64_t query;
+    LAPACKE_zunmqr_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), a->m, a->nrhs, a->n, NULL, a->lda, NULL, NULL,
+                        a->ldb, &query, -1);
+    int lwork = (int)creal(query) > 1 ? (int)creal(query) : 1;
+    starsolve_complex64_t *work = malloc((size_t)lwork * sizeof *work);
+    STARPU_ASSERT_MSG(work, "zgeqrs_batch: out of memory");
+    for (int k = 0; k < a->count; k++) {
+        starsolve_complex64_t *A = matrix(buffers[0], a->strideA, k), *B = matrix(buffers[2], a->strideB, k);
+        LAPACKE_zunmqr_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), a->m, a->nrhs, a->n, A, a->lda,
+                            matrix(buffers[1], a->strideTau, k), B, a->ldb, work, lwork);
+        cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, a->n, a->nrhs,
+                    CBLAS_SADDR(one), A, a->lda, B, a->ldb);
+    }
+    free(work);
+}
+
+/* ---- CUDA variants: the vendor's batched routines on the chunk */
+#ifdef STARSOLVE_USE_CUDA
+/* device array of the chunk's matrix addresses (in the first device scratch);
+ * the stream is synchronized before the host array is reused */
+static cuDoubleComplex **device_pointers(void *buf, long stride, int count, int slot)
+{
+    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cuDoubleComplex **h = ss_cuda_hwork((size_t)count * sizeof *h), *base = (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buf);
+    for (int k = 0; k < count; k++)
+        h[k] = base + (size_t)k * (size_t)stride;
+    cuDoubleComplex **d = (cuDoubleComplex **)((char *)ss_cuda_dwork((size_t)3 * count * sizeof *d + 256) + (size_t)slot * count * sizeof *d);
+    SS_CUDA(cudaMemcpyAsync(d, h, (size_t)count * sizeof *h, cudaMemcpyHostToDevice, stream));
+    SS_CUDA(cudaStreamSynchronize(stream));
+    return d;
+}
+
+static void zgetrf_batch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zbatch_args *a = cl_arg;
+    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
+    /* cuBLAS wants n pivots per matrix, contiguous: a scratch, then copied with our stride */
+    int *piv = ss_cuda_dwork2((size_t)a->count * a->n * sizeof *piv);
+    SS_CUBLAS(cublasZgetrfBatched(starpu_cublas_get_local_handle(), a->n, dA, a->lda, piv,
+                                  (int *)STARPU_VECTOR_GET_PTR(buffers[2]), a->count));
+    SS_CUDA(cudaMemcpy2DAsync((void *)STARPU_VECTOR_GET_PTR(buffers[1]), (size_t)a->strideIpiv * sizeof(int), piv,
+                              (size_t)a->n * sizeof(int), (size_t)a->n * sizeof(int), a->count,
+                              cudaMemcpyDeviceToDevice, stream));
+    SS_CUDA(cudaStreamSynchronize(stream));
+}
+
+static void zpotrf_batch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zbatch_args *a = cl_arg;
+    cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
+    SS_CUSOLVER(cusolverDnZpotrfBatched(ss_cusolver_handle(), ss_cublas_uplo(a->uplo), a->n, dA, a->lda,
+                                        (int *)STARPU_VECTOR_GET_PTR(buffers[1]), a->count));
+    SS_CUDA(cudaStreamSynchronize(starpu_cuda_get_local_stream()));
+}
+
+static void zgeqrf_batch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zbatch_args *a = cl_arg;
+    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
+    cuDoubleComplex **dT = device_pointers(buffers[1], a->strideTau, a->count, 1);
+    int info = 0;   /* cuBLAS reports only bad arguments here; a QR has no numerical failure */
+    SS_CUBLAS(cublasZgeqrfBatched(starpu_cublas_get_local_handle(), a->m, a->n, dA, a->lda, dT, &info, a->count));
+    STARPU_ASSERT_MSG(info == 0, "cublasZgeqrfBatched: argument %d", -info);
+    SS_CUDA(cudaMemsetAsync((void *)STARPU_VECTOR_GET_PTR(buffers[2]), 0, (size_t)a->count * sizeof(int), stream));
+    SS_CUDA(cudaStreamSynchronize(stream));
+}
+
+static void zgetrs_batch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zbatch_args *a = cl_arg;
+    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
+    cuDoubleComplex **dB = device_pointers(buffers[2], a->strideB, a->count, 1);
+    int *piv = ss_cuda_dwork2((size_t)a->count * a->n * sizeof *piv), info = 0;
+    SS_CUDA(cudaMemcpy2DAsync(piv, (size_t)a->n * sizeof(int), (const void *)STARPU_VECTOR_GET_PTR(buffers[1]),
+                              (size_t)a->strideIpiv * sizeof(int), (size_t)a->n * sizeof(int), a->count,
+                              cudaMemcpyDeviceToDevice, stream));
+    SS_CUBLAS(cublasZgetrsBatched(starpu_cublas_get_local_handle(), ss_cublas_op(a->trans), a->n, a->nrhs,
+                                  (const cuDoubleComplex *const *)dA, a->lda, piv, dB, a->ldb, &info, a->count));
+    STARPU_ASSERT_MSG(info == 0, "cublasZgetrsBatched: argument %d", -info);
+    SS_CUDA(cudaStreamSynchronize(stream));
+}
+
+static void zpotrs_batch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zbatch_args *a = cl_arg;
+    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
+    cuDoubleComplex **dB = device_pointers(buffers[1], a->strideB, a->count, 1);
+    int *dinfo = ss_cuda_dwork2(sizeof *dinfo);
+    SS_CUSOLVER(cusolverDnZpotrsBatched(ss_cusolver_handle(), ss_cublas_uplo(a->uplo), a->n, a->nrhs, dA, a->lda,
+                                        dB, a->ldb, dinfo, a->count));
+    SS_CUDA(cudaStreamSynchronize(stream));
+}
+#endif
+
+/* Where the vendor's batched routine does not apply, only CPUs take the chunk. */
+static int vendor_applies(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+    (void)nimpl;
+    if (starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER)
+        return 1;
+    const struct zbatch_args *a = task->cl_arg;
+    const char *name = task->cl->name;
+    if (!strcmp(name, "zgetrf_batch") || !strcmp(name, "zgetrs_batch"))
+        return a->m == a->n;
+    if (!strcmp(name, "zgeqrf_batch"))
+        return a->m >= a->n;
+    if (!strcmp(name, "zpotrs_batch"))
+        return a->nrhs == 1;
+    return !strcmp(name, "zpotrf_batch");
+}
+
+static struct starpu_perfmodel model_zgetrf_batch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zgetrf_batch" };
+static struct starpu_perfmodel model_zpotrf_batch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zpotrf_batch" };
+static struct starpu_perfmodel model_zgeqrf_batch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zgeqrf_batch" };
+static struct starpu_perfmodel model_zgetrs_batch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zgetrs_batch" };
+static struct starpu_perfmodel model_zpotrs_batch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zpotrs_batch" };
+static struct starpu_perfmodel model_zgeqrs_batch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zgeqrs_batch" };
+
+static struct starpu_codelet cl_zgetrf_batch = {
+    .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
+    .cpu_funcs = { zgetrf_batch_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zgetrf_batch_cuda },
+#endif
+    .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgetrf_batch, .name = "zgetrf_batch",
+};
+static struct starpu_codelet cl_zpotrf_batch = {
+    .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
+    .cpu_funcs = { zpotrf_batch_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zpotrf_batch_cuda },
+#endif
+    .nbuffers = 2, .modes = { STARPU_RW, STARPU_W }, .model = &model_zpotrf_batch, .name = "zpotrf_batch",
+};
+static struct starpu_codelet cl_zgeqrf_batch = {
+    .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
+    .cpu_funcs = { zgeqrf_batch_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zgeqrf_batch_cuda },
+#endif
+    .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgeqrf_batch, .name = "zgeqrf_batch",
+};
+static struct starpu_codelet cl_zgetrs_batch = {
+    .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
+    .cpu_funcs = { zgetrs_batch_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zgetrs_batch_cuda },
+#endif
+    .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &model_zgetrs_batch, .name = "zgetrs_batch",
+};
+static struct starpu_codelet cl_zpotrs_batch = {
+    .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
+    .cpu_funcs = { zpotrs_batch_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zpotrs_batch_cuda },
+#endif
+    .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &model_zpotrs_batch, .name = "zpotrs_batch",
+};
+static struct starpu_codelet cl_zgeqrs_batch = {   /* no CUDA variant yet */
+    .where = STARPU_CPU,
+    .cpu_funcs = { zgeqrs_batch_cpu },
+    .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &model_zgeqrs_batch, .name = "zgeqrs_batch",
+};
+
+/* One task on handles h[0..nh-1] (modes from the codelet), flops for the perfmodel's sake. */
+static void submit(struct starpu_codelet *cl, const struct zbatch_args *args, int nh, const starpu_data_handle_t *h,
+                   double flops)
+{
+    struct zbatch_args *a = malloc(sizeof *a);
+    *a = *args;
+    struct starpu_task *task = starpu_task_create();
+    task->cl = cl;
+    task->cl_arg = a;
+    task->cl_arg_size = sizeof *a;
+    task->cl_arg_free = 1;
+    for (int i = 0; i < nh; i++)
+        task->handles[i] = h[i];
+    task->flops = SS_FLOP_SCALE * flops;
+    int ret = starpu_task_submit(task);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit (batched)");
+}
+
+void insert_zgetrf_batch(int m, int n, int lda, long strideA, long strideIpiv, int count, starpu_data_handle_t A,
+                         starpu_data_handle_t ipiv, starpu_data_handle_t info)
+{
+    struct zbatch_args a = { .m = m, .n = n, .lda = lda, .count = count, .strideA = strideA, .strideIpiv = strideIpiv };
+    double k = m < n ? m : n;
+    submit(&cl_zgetrf_batch, &a, 3, (starpu_data_handle_t[]){ A, ipiv, info },
+           count * ((double)m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0));
+}
+
+void insert_zpotrf_batch(char uplo, int n, int lda, long strideA, int count, starpu_data_handle_t A,
+                         starpu_data_handle_t info)
+{
+    struct zbatch_args a = { .n = n, .lda = lda, .count = count, .strideA = strideA, .uplo = uplo };
+    submit(&cl_zpotrf_batch, &a, 2, (starpu_data_handle_t[]){ A, info }, count * (double)n * n * n / 3.0);
+}
+
+void insert_zgeqrf_batch(int m, int n, int lda, long strideA, long strideTau, int count, starpu_data_handle_t A,
+                         starpu_data_handle_t tau, starpu_data_handle_t info)
+{
+    struct zbatch_args a = { .m = m, .n = n, .lda = lda, .count = count, .strideA = strideA, .strideTau = strideTau };
+    double big = m > n ? m : n, small = m < n ? m : n;
+    submit(&cl_zgeqrf_batch, &a, 3, (starpu_data_handle_t[]){ A, tau, info },
+           count * (2.0 * big * small * small - 2.0 * small * small * small / 3.0));
+}
+
+void insert_zgetrs_batch(char trans, int n, int nrhs, int lda, long strideA, long strideIpiv, int ldb, long strideB,
+                         int count, starpu_data_handle_t A, starpu_data_handle_t ipiv, starpu_data_handle_t B)
+{
+    struct zbatch_args a = { .m = n, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb, .count = count, .strideA = strideA,
+                             .strideB = strideB, .strideIpiv = strideIpiv, .trans = trans };
+    submit(&cl_zgetrs_batch, &a, 3, (starpu_data_handle_t[]){ A, ipiv, B }, count * 2.0 * n * n * nrhs);
+}
+
+void insert_zpotrs_batch(char uplo, int n, int nrhs, int lda, long strideA, int ldb, long strideB, int count,
+                         starpu_data_handle_t A, starpu_data_handle_t B)
+{
+    struct zbatch_args a = { .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb, .count = count, .strideA = strideA,
+                             .strideB = strideB, .uplo = uplo };
+    submit(&cl_zpotrs_batch, &a, 2, (starpu_data_handle_t[]){ A, B }, count * 2.0 * n * n * nrhs);
+}
+
+void insert_zgeqrs_batch(int m, int n, int nrhs, int lda, long strideA, long strideTau, int ldb, long strideB,
+                         int count, starpu_data_handle_t A, starpu_data_handle_t tau, starpu_data_handle_t B)
+{
+    struct zbatch_args a = { .m = m, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb, .count = count,
+                             .strideA = strideA, .strideB = strideB, .strideTau = strideTau };
+    submit(&cl_zgeqrs_batch, &a, 3, (starpu_data_handle_t[]){ A, tau, B }, count * (4.0 * m * n * nrhs));
+}

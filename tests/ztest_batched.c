@@ -1,0 +1,187 @@
+/* Batched routine tests of one precision (generic source, see scripts/genprec.sh).
+ *
+ * For sizes 1, 7, 32, 33, 100 and 512 (and rectangular shapes), a strided batch
+ * with padding between matrices (lda > m, strideA > lda n) is factored, and
+ * each member is judged alone against the residual bounds of checks/ (<= 30):
+ * getrf + getrs, potrf (L and U) + potrs, geqrf (+ geqrs when m >= n). One member
+ * is singular (a zero column) or not positive definite: its info must be
+ * LAPACK's and the others must not suffer. Chunks of 1, 3 and automatic size. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cblas.h>
+#include <lapacke.h>
+#include "../tests/testing.h"
+
+static int batch_for(int n) { return n <= 33 ? 12 : n <= 100 ? 6 : 3; }
+
+static void lu_batch(int m, int n, int chunk)
+{
+    int batch = batch_for(m > n ? m : n), lda = m + 1, k = m < n ? m : n, bad = batch / 2, nrhs = 2;
+    long sA = (long)lda * n + 3, sP = k + 2, sB = (long)(n + 1) * nrhs + 1;
+    starsolve_complex64_t *A0 = testing_alloc((size_t)sA * batch * sizeof *A0), *A = testing_alloc((size_t)sA * batch * sizeof *A);
+    starsolve_complex64_t *B0 = testing_alloc((size_t)sB * batch * sizeof *B0), *X = testing_alloc((size_t)sB * batch * sizeof *X);
+    int *ipiv = testing_alloc((size_t)sP * batch * sizeof *ipiv), *info = testing_alloc((size_t)batch * sizeof *info);
+    for (int b = 0; b < batch; b++) {
+        gen_zmatrix(m, n, A0 + b * sA, lda, 900 + b);
+        gen_zmatrix(n, nrhs, B0 + b * sB, n + 1, 950 + b);
+    }
+    int zero_col = k / 2;
+    for (int i = 0; i < m; i++)
+        A0[bad * sA + i + (size_t)zero_col * lda] = 0;   /* member `bad`: U(zero_col, zero_col) = 0 */
+    memcpy(A, A0, (size_t)sA * batch * sizeof *A);
+    starsolve_set_batch_chunk(chunk);
+    int ret = starsolve_zgetrf_batched(m, n, A, lda, sA, ipiv, sP, info, batch);
+    int worst_info = 0;
+    double worst = 0;
+    for (int b = 0; b < batch; b++) {
+        if (b == bad)
+            continue;
+        worst_info |= info[b];
+        double r = check_zgetrf(m, n, A0 + b * sA, lda, A + b * sA, lda, ipiv + b * sP, 1);
+        worst = r > worst || isnan(r) ? r : worst;
+    }
+    TEST_CHECK(ret == 0 && worst_info == 0 && check_passes(worst) && info[bad] > 0 && info[bad] <= zero_col + 1,
+               "starsolve_zgetrf_batched m=%d n=%d batch=%d chunk=%d: ret %d, worst ||PA-LU||/(||A|| n eps) = %.3g, "
+               "infos of the good members %s, singular member's info %d (want 1..%d)", m, n, batch, chunk, ret, worst,
+               worst_info ? "not 0" : "0", info[bad], zero_col + 1);
+    if (m == n) {
+        memcpy(X, B0, (size_t)sB * batch * sizeof *X);
+        ret = starsolve_zgetrs_batched('N', n, nrhs, A, lda, sA, ipiv, sP, X, n + 1, sB, batch);
+        worst = 0;
+        for (int b = 0; b < batch; b++)
+            if (b != bad) {
+                double r = check_zsolve('N', n, nrhs, A0 + b * sA, lda, X + b * sB, n + 1, B0 + b * sB, n + 1);
+                worst = r > worst || isnan(r) ? r : worst;
+            }
+        TEST_CHECK(ret == 0 && check_passes(worst), "starsolve_zgetrs_batched n=%d nrhs=%d batch=%d: ret %d, worst resid %.3g",
+                   n, nrhs, batch, ret, worst);
+    }
+    free(A0); free(A); free(B0); free(X); free(ipiv); free(info);
+}
+
+static void chol_batch(char uplo, int n, int chunk)
+{
+    int batch = batch_for(n), lda = n + 2, bad = batch - 1, nrhs = 3;
+    long sA = (long)lda * n + 1, sB = (long)n * nrhs + 2;
+    starsolve_complex64_t *A0 = testing_alloc((size_t)sA * batch * sizeof *A0), *A = testing_alloc((size_t)sA * batch * sizeof *A);
+    starsolve_complex64_t *B0 = testing_alloc((size_t)sB * batch * sizeof *B0), *X = testing_alloc((size_t)sB * batch * sizeof *X);
+    int *info = testing_alloc((size_t)batch * sizeof *info);
+    for (int b = 0; b < batch; b++) {
+        gen_zhpd(n, A0 + b * sA, lda, 700 + b);
+        gen_zmatrix(n, nrhs, B0 + b * sB, n, 750 + b);
+    }
+    int j = n / 2;
+    A0[bad * sA + j + (size_t)j * lda] = -100.0 * n;   /* leading minor j+1 is not positive definite */
+    memcpy(A, A0, (size_t)sA * batch * sizeof *A);
+    starsolve_set_batch_chunk(chunk);
+    int ret = starsolve_zpotrf_batched(uplo, n, A, lda, sA, info, batch);
+    int worst_info = 0;
+    double worst = 0;
+    for (int b = 0; b < batch - 1; b++) {
+        worst_info |= info[b];
+        double r = check_zpotrf(uplo, n, A0 + b * sA, lda, A + b * sA, lda, 1);
+        worst = r > worst || isnan(r) ? r : worst;
+    }
+    TEST_CHECK(ret == 0 && worst_info == 0 && check_passes(worst) && info[bad] == j + 1,
+               "starsolve_zpotrf_batched uplo=%c n=%d batch=%d chunk=%d: ret %d, worst ||A-LL^H||/(||A|| n eps) = %.3g, "
+               "good infos %s, non-SPD member's info %d (want %d)", uplo, n, batch, chunk, ret, worst,
+               worst_info ? "not 0" : "0", info[bad], j + 1);
+    memcpy(X, B0, (size_t)sB * batch * sizeof *X);
+    ret = starsolve_zpotrs_batched(uplo, n, nrhs, A, lda, sA, X, n, sB, batch - 1);
+    worst = 0;
+    for (int b = 0; b < batch - 1; b++) {
+        double r = check_zsolve('N', n, nrhs, A0 + b * sA, lda, X + b * sB, n, B0 + b * sB, n);
+        worst = r > worst || isnan(r) ? r : worst;
+    }
+    TEST_CHECK(ret == 0 && check_passes(worst), "starsolve_zpotrs_batched uplo=%c n=%d nrhs=%d: ret %d, worst resid %.3g",
+               uplo, n, nrhs, ret, worst);
+    free(A0); free(A); free(B0); free(X); free(info);
+}
+
+static void qr_batch(int m, int n, int chunk)
+{
+    const starsolve_complex64_t one = 1.0, zero = 0.0;
+    int batch = batch_for(m > n ? m : n), lda = m + 1, k = m < n ? m : n, nrhs = 2;
+    long sA = (long)lda * n + 2, sT = k + 1, sB = (long)m * nrhs + 1;
+    starsolve_complex64_t *A0 = testing_alloc((size_t)sA * batch * sizeof *A0), *A = testing_alloc((size_t)sA * batch * sizeof *A);
+    starsolve_complex64_t *tau = testing_alloc((size_t)sT * batch * sizeof *tau), *Q = testing_alloc((size_t)m * (k + 1) * sizeof *Q);
+    starsolve_complex64_t *B0 = testing_alloc((size_t)sB * batch * sizeof *B0), *X = testing_alloc((size_t)sB * batch * sizeof *X);
+    starsolve_complex64_t *Xt = testing_alloc((size_t)(n + 1) * nrhs * sizeof *Xt);
+    int *info = testing_alloc((size_t)batch * sizeof *info);
+    for (int b = 0; b < batch; b++)
+        gen_zmatrix(m, n, A0 + b * sA, lda, 800 + b);
+    memcpy(A, A0, (size_t)sA * batch * sizeof *A);
+    starsolve_set_batch_chunk(chunk);
+    int ret = starsolve_zgeqrf_batched(m, n, A, lda, sA, tau, sT, info, batch);
+    int worst_info = 0;
+    double worst = 0, worst_orth = 0;
+    for (int b = 0; b < batch; b++) {
+        worst_info |= info[b];
+        /* Q from LAPACK's ungqr on our factors: they are LAPACK's layout */
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, k, A + b * sA, lda, Q, m);
+        LAPACKE_zungqr(LAPACK_COL_MAJOR, m, k, k, Q, m, tau + b * sT);
+        double orth, r = check_zgeqrf(m, n, A0 + b * sA, lda, A + b * sA, lda, Q, m, &orth);
+        worst = r > worst || isnan(r) ? r : worst;
+        worst_orth = orth > worst_orth || isnan(orth) ? orth : worst_orth;
+    }
+    TEST_CHECK(ret == 0 && worst_info == 0 && check_passes(worst) && check_passes(worst_orth),
+               "starsolve_zgeqrf_batched m=%d n=%d batch=%d chunk=%d: ret %d, worst ||A-QR||/(||A|| n eps) = %.3g, "
+               "worst ||I-Q^HQ||/(n eps) = %.3g", m, n, batch, chunk, ret, worst, worst_orth);
+    if (m >= n) {   /* geqrs on consistent systems B = A Xt */
+        for (int b = 0; b < batch; b++) {
+            gen_zmatrix(n, nrhs, Xt, n, 850 + b);
+            cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, nrhs, n, CBLAS_SADDR(one), A0 + b * sA, lda, Xt, n,
+                        CBLAS_SADDR(zero), B0 + b * sB, m);
+        }
+        memcpy(X, B0, (size_t)sB * batch * sizeof *X);
+        ret = starsolve_zgeqrs_batched(m, n, nrhs, A, lda, sA, tau, sT, X, m, sB, batch);
+        worst = 0;
+        for (int b = 0; b < batch; b++) {
+            double second, r = check_zgels('N', m, n, nrhs, A0 + b * sA, lda, X + b * sB, m, B0 + b * sB, m, &second);
+            worst = r > worst || isnan(r) ? r : worst;
+        }
+        TEST_CHECK(ret == 0 && check_passes(worst), "starsolve_zgeqrs_batched m=%d n=%d nrhs=%d: ret %d, worst "
+                   "||B-AX||/(||A|| ||X|| max(m,n) eps) = %.3g", m, n, nrhs, ret, worst);
+    }
+    free(A0); free(A); free(tau); free(Q); free(B0); free(X); free(Xt); free(info);
+}
+
+static void batched_bad_arguments(void)
+{
+    starsolve_complex64_t A[16] = { 0 }, tau[4];
+    int ipiv[4], info[2];
+    TEST_CHECK(starsolve_zgetrf_batched(-1, 2, A, 2, 4, ipiv, 2, info, 2) == -1, "zgetrf_batched m < 0: -1");
+    TEST_CHECK(starsolve_zgetrf_batched(2, 2, A, 1, 4, ipiv, 2, info, 2) == -4, "zgetrf_batched lda < m: -4");
+    TEST_CHECK(starsolve_zgetrf_batched(2, 2, A, 2, 3, ipiv, 2, info, 2) == -5, "zgetrf_batched strideA < lda n: -5");
+    TEST_CHECK(starsolve_zgetrf_batched(2, 2, A, 2, 4, ipiv, 1, info, 2) == -7, "zgetrf_batched strideIpiv < min(m,n): -7");
+    TEST_CHECK(starsolve_zgetrf_batched(2, 2, A, 2, 4, ipiv, 2, NULL, 2) == -8, "zgetrf_batched info NULL: -8");
+    TEST_CHECK(starsolve_zgetrf_batched(2, 2, A, 2, 4, ipiv, 2, info, -1) == -9, "zgetrf_batched batch < 0: -9");
+    TEST_CHECK(starsolve_zpotrf_batched('X', 2, A, 2, 4, info, 2) == -1, "zpotrf_batched uplo X: -1");
+    TEST_CHECK(starsolve_zpotrf_batched('L', 2, A, 2, 3, info, 2) == -5, "zpotrf_batched strideA < lda n: -5");
+    TEST_CHECK(starsolve_zgeqrf_batched(2, 2, A, 2, 4, tau, 1, info, 2) == -7, "zgeqrf_batched strideTau < min(m,n): -7");
+    TEST_CHECK(starsolve_zgetrs_batched('X', 2, 1, A, 2, 4, ipiv, 2, A, 2, 2, 2) == -1, "zgetrs_batched trans X: -1");
+    TEST_CHECK(starsolve_zpotrs_batched('L', 2, 1, A, 2, 4, A, 1, 2, 2) == -8, "zpotrs_batched ldb < n: -8");
+    TEST_CHECK(starsolve_zgeqrs_batched(2, 3, 1, A, 2, 6, tau, 2, A, 2, 2, 1) == -2, "zgeqrs_batched n > m: -2");
+    TEST_CHECK(starsolve_zgetrf_batched(2, 2, A, 2, 4, ipiv, 2, info, 0) == 0, "zgetrf_batched batch = 0: 0");
+}
+
+int test_zbatched(void)
+{
+    long before = testing_counts.failed;
+    static const int sizes[] = { 1, 7, 32, 33, 100, 512 };
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        int n = sizes[t], chunk = t % 3 == 0 ? 0 : t % 3 == 1 ? 1 : 3;
+        lu_batch(n, n, chunk);
+        chol_batch(t % 2 ? 'U' : 'L', n, chunk);
+        qr_batch(n, n, chunk);
+    }
+    lu_batch(40, 25, 0);
+    lu_batch(25, 40, 2);
+    qr_batch(60, 20, 0);
+    qr_batch(20, 60, 0);
+    starsolve_set_batch_chunk(0);
+    batched_bad_arguments();
+    return (int)(testing_counts.failed - before);
+}
