@@ -63,6 +63,9 @@ struct driver_opts {
     const char *matrix;   /* starpu_rbt -matrix: a kind of checks/zgallery.c */
     int fallback;         /* starpu_rbt -fallback: partial pivoting when RBT fails */
     int phases;           /* starpu_rbt -phases: time the phases (they no longer overlap) */
+    const char *op;       /* starpu_batched -op: getrf, potrf or geqrf */
+    int batch;            /* starpu_batched -batch: matrices in the batch */
+    int vendor;           /* starpu_batched -vendor: also time the reference on the same data */
 };
 
 /* The measurements of one run, filled by run_<p><op>. */
@@ -138,6 +141,11 @@ int run_slu(const struct driver_opts *o);
 int run_dlu(const struct driver_opts *o);
 int run_clu(const struct driver_opts *o);
 int run_zlu(const struct driver_opts *o);
+
+int run_sbatched(const struct driver_opts *o);
+int run_dbatched(const struct driver_opts *o);
+int run_cbatched(const struct driver_opts *o);
+int run_zbatched(const struct driver_opts *o);
 
 int run_srbt(const struct driver_opts *o);
 int run_drbt(const struct driver_opts *o);

@@ -1,6 +1,6 @@
 #!/bin/sh
-# make check: the drivers examples/starpu_lu, starpu_cholesky, starpu_qr and
-# starpu_rbt, run as a user runs them.
+# make check: the drivers examples/starpu_lu, starpu_cholesky, starpu_qr,
+# starpu_rbt and starpu_batched, run as a user runs them.
 #   --help exits 0; -n 300 -nb 64 -check passes in every precision (and -nopiv
 #   for LU), with the backward errors it prints at most 30; --csv gives a header
 #   and one parsable line per run; bad flags exit 2 with one line on stderr.
@@ -14,6 +14,7 @@ LU=$top_builddir/examples/starpu_lu
 CHOL=$top_builddir/examples/starpu_cholesky
 QR=$top_builddir/examples/starpu_qr
 RBT=$top_builddir/examples/starpu_rbt
+BATCHED=$top_builddir/examples/starpu_batched
 PRECS="s d c z"
 RUN_FLAGS="-n 300 -nb 64 -check"   # a small run that every precision must pass
 BOUND=30                           # DESIGN.md: scaled residuals above 30, or NaN, fail
@@ -27,7 +28,7 @@ CSV_RESID=resid
 CSV_INFO=info
 USAGE_STATUS=2                     # exit status of the drivers on bad flags
 
-for d in "$LU" "$CHOL" "$QR" "$RBT"; do
+for d in "$LU" "$CHOL" "$QR" "$RBT" "$BATCHED"; do
     if [ ! -x "$d" ]; then
         echo "SKIP: $d is not built"
         exit 77
@@ -176,6 +177,21 @@ else fail "$RBT -matrix zerodiag -depth 0 -fallback: exit status $status"; fi
 usage_error "$RBT" -matrix nosuchkind
 usage_error "$RBT" -depth -1
 usage_error "$RBT" -refine x
+
+# starpu_batched: every op in every precision, a size that is no power of two, -check and -vendor
+run "$BATCHED" --help
+if [ "$status" -eq 0 ] && [ -s "$tmp/out" ]; then pass; else fail "$BATCHED --help: exit status $status"; fi
+for op in getrf potrf geqrf; do
+    for p in $PRECS; do
+        run "$BATCHED" -op "$op" -m 33 -batch 40 -check -vendor -prec "$p"
+        if [ "$status" -eq 0 ] && within_bound "$(value_of "$BERR_NAME")" && grep -q "reference (" "$tmp/out"; then pass
+        else fail "$BATCHED -op $op -m 33 -prec $p: exit status $status, $BERR_NAME='$(value_of "$BERR_NAME")'"; fi
+    done
+done
+run "$BATCHED" -op geqrf -m 40 -n 15 -batch 10 -check
+if [ "$status" -eq 0 ] && within_bound "$(value_of "$BERR_NAME")"; then pass; else fail "$BATCHED -op geqrf -m 40 -n 15: exit status $status"; fi
+usage_error "$BATCHED" -op lu
+usage_error "$BATCHED" -batch 0
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,65 @@
+/* starpu_batched: time and check the batched factorizations (starsolve_<p>getrf_batched,
+ * potrf_batched, geqrf_batched) on a batch of random matrices, and with -vendor the
+ * reference on the same matrices: on CPUs, an OpenMP loop of LAPACKE calls over as
+ * many threads as starsolve has CPU workers. */
+#include <stdio.h>
+#include <string.h>
+#include "driver.h"
+
+/* one matrix's LAPACK flop count (real), times the batch */
+static double batched_flops(const struct driver_opts *o)
+{
+    double m = o->m, n = o->n, k = m < n ? m : n, big = m > n ? m : n, f;
+    if (!strcmp(o->op, "potrf"))
+        f = n * n * n / 3.0;
+    else if (!strcmp(o->op, "geqrf"))
+        f = 2.0 * big * k * k - 2.0 * k * k * k / 3.0;
+    else
+        f = m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0;
+    return f * o->batch;
+}
+
+int main(int argc, char **argv)
+{
+    struct driver_opts o;
+    const struct driver_flag flags[] = {
+        { "-op", DRIVER_FLAG_STRING, &o.op, 0, NULL, "OP", "getrf, potrf or geqrf; default getrf" },
+        { "-m", DRIVER_FLAG_INT, &o.m, 1, NULL, "M", "rows of each matrix (default 32; potrf: the order)" },
+        { "-batch", DRIVER_FLAG_INT, &o.batch, 1, NULL, "B", "matrices in the batch; default 1000" },
+        { "-vendor", DRIVER_FLAG_SWITCH, &o.vendor, 0, NULL, NULL,
+          "also time the reference on the same matrices: an OpenMP loop of LAPACKE calls on the CPU workers' cores" },
+        { NULL },
+    };
+    const struct driver_spec spec = {
+        .name = "starpu_batched",
+        .purpose = "Batched factorization of many small matrices (starsolve_<p>getrf_batched, potrf_batched,\n"
+                   "geqrf_batched): -m rows, -n columns (default -m), -batch matrices. -nb is not used;\n"
+                   "starsolve_set_batch_chunk is automatic. -check: the worst backward error over the batch.",
+        .flags = flags,
+        .flops = batched_flops,
+    };
+    driver_opts_init(&o, &spec);
+    o.op = "getrf";
+    o.batch = 1000;
+    o.n = 0;            /* not given: the same as -m */
+    o.nrhs = 0;
+    int ret = driver_parse(argc, argv, &o);
+    if (ret != DRIVER_OK)
+        return ret < 0 ? DRIVER_OK : ret;     /* < 0: --help was printed */
+    if (strcmp(o.op, "getrf") && strcmp(o.op, "potrf") && strcmp(o.op, "geqrf")) {
+        fprintf(stderr, "starpu_batched: -op must be getrf, potrf or geqrf, not '%.20s'\n", o.op);
+        return DRIVER_USAGE;
+    }
+    if (o.m <= 0 && o.n <= 0)
+        o.m = o.n = 32;
+    else if (o.n <= 0)
+        o.n = o.m;
+    if (!strcmp(o.op, "potrf"))
+        o.n = o.m;        /* square */
+    switch (o.prec) {
+    case 's': return driver_main(&o, run_sbatched);
+    case 'c': return driver_main(&o, run_cbatched);
+    case 'z': return driver_main(&o, run_zbatched);
+    default:  return driver_main(&o, run_dbatched);
+    }
+}
