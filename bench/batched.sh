@@ -1,16 +1,16 @@
 #!/bin/bash
 # Batched factorizations against the CPU reference, in one run, on the same cores.
 #
-#   bash bench/batched.sh [--sizes "16 32 64 128 256 512"] [--ops "getrf potrf geqrf"] [--mib 256] [--niter 3] BUILD_DIR
+#   bash bench/batched.sh [--sizes "16 32 64 128 256 512"] [--ops "getrf potrf geqrf"] [--mib 256] [--niter 5] BUILD_DIR
 #
 # For each op and size m (square matrices), a batch of about --mib MiB of doubles:
-# starpu_batched -vendor times starsolve_dgetrf_batched (potrf, geqrf) and the
+# starpu_batched -vendor times starsolve_dgetrf_batched (potrf, geqrf) and, right after each run, the
 # reference, an OpenMP loop of LAPACKE calls over as many threads as starsolve
 # has CPU workers (StarPU's workers paused meanwhile), best of --niter each.
 # The first starpu_batched run per size calibrates StarPU's perfmodels (not timed).
 # Prints a table: op, m, batch, starsolve GF/s, reference GF/s, ratio (target >= 1).
 set -u
-sizes="16 32 64 128 256 512" ops="getrf potrf geqrf" mib=256 niter=3
+sizes="16 32 64 128 256 512" ops="getrf potrf geqrf" mib=256 niter=5
 while [ $# -gt 1 ]; do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;

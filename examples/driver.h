@@ -66,6 +66,7 @@ struct driver_opts {
     const char *op;       /* starpu_batched -op: getrf, potrf or geqrf */
     int batch;            /* starpu_batched -batch: matrices in the batch */
     int vendor;           /* starpu_batched -vendor: also time the reference on the same data */
+    int chunk;            /* starpu_batched -chunk: matrices per task (0: automatic) */
 };
 
 /* The measurements of one run, filled by run_<p><op>. */

@@ -26,6 +26,7 @@ int main(int argc, char **argv)
         { "-op", DRIVER_FLAG_STRING, &o.op, 0, NULL, "OP", "getrf, potrf or geqrf; default getrf" },
         { "-m", DRIVER_FLAG_INT, &o.m, 1, NULL, "M", "rows of each matrix (default 32; potrf: the order)" },
         { "-batch", DRIVER_FLAG_INT, &o.batch, 1, NULL, "B", "matrices in the batch; default 1000" },
+        { "-chunk", DRIVER_FLAG_INT, &o.chunk, 0, NULL, "C", "matrices per task; 0 (default): automatic" },
         { "-vendor", DRIVER_FLAG_SWITCH, &o.vendor, 0, NULL, NULL,
           "also time the reference on the same matrices: an OpenMP loop of LAPACKE calls on the CPU workers' cores" },
         { NULL },
@@ -33,8 +34,8 @@ int main(int argc, char **argv)
     const struct driver_spec spec = {
         .name = "starpu_batched",
         .purpose = "Batched factorization of many small matrices (starsolve_<p>getrf_batched, potrf_batched,\n"
-                   "geqrf_batched): -m rows, -n columns (default -m), -batch matrices. -nb is not used;\n"
-                   "starsolve_set_batch_chunk is automatic. -check: the worst backward error over the batch.",
+                   "geqrf_batched): -m rows, -n columns (default -m), -batch matrices, -chunk matrices per\n"
+                   "task (starsolve_set_batch_chunk). -nb is not used. -check: the worst backward error over the batch.",
         .flags = flags,
         .flops = batched_flops,
     };
