@@ -310,3 +310,56 @@ void insert_zgeqrs_batch(int m, int n, int nrhs, int lda, long strideA, long str
                              .strideA = strideA, .strideB = strideB, .strideTau = strideTau };
     submit(&cl_zgeqrs_batch, &a, 3, (starpu_data_handle_t[]){ A, tau, B }, count * (4.0 * m * n * nrhs));
 }
+
+/* ---- variable sizes: a chunk is `count` matrices, each its own StarPU matrix
+ * handle (buffers 0 .. count-1), then per matrix its pivots or tau (buffers
+ * count .. 2 count - 1, getrf and geqrf), then the chunk's infos (last buffer).
+ * CPU only: the vendor's batched routines take one size per call. */
+struct zvbatch_args { int op, count; char uplo; };
+
+static void zvbatch_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zvbatch_args *a = cl_arg;
+    int *info = (int *)STARPU_VECTOR_GET_PTR(buffers[STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1]);
+    for (int k = 0; k < a->count; k++) {
+        int m = SS_ROWS(buffers[k]), n = SS_COLS(buffers[k]), lda = SS_LD(buffers[k]);
+        starsolve_complex64_t *A = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[k]);
+        if (a->op == SS_BATCH_GETRF) {
+            info[k] = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, (int *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]));
+        } else if (a->op == SS_BATCH_POTRF) {
+            info[k] = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, a->uplo, n, A, lda);
+        } else {
+            info[k] = LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, A, lda,
+                                     (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]));
+        }
+    }
+}
+
+static struct starpu_perfmodel model_zvbatch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zvbatch" };
+
+static struct starpu_codelet cl_zvbatch = {
+    .where = STARPU_CPU,
+    .cpu_funcs = { zvbatch_cpu },
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &model_zvbatch,
+    .name = "zvbatch",
+};
+
+void insert_zvbatch(int op, char uplo, int count, const starpu_data_handle_t *A, const starpu_data_handle_t *aux,
+                    starpu_data_handle_t info, double flops)
+{
+    int nh = count + (aux ? count : 0) + 1;
+    struct starpu_data_descr *d = malloc((size_t)nh * sizeof *d);
+    for (int k = 0; k < count; k++) {
+        d[k] = (struct starpu_data_descr){ A[k], STARPU_RW };
+        if (aux)
+            d[count + k] = (struct starpu_data_descr){ aux[k], STARPU_W };
+    }
+    d[nh - 1] = (struct starpu_data_descr){ info, STARPU_W };
+    struct zvbatch_args *a = malloc(sizeof *a);
+    *a = (struct zvbatch_args){ op, count, uplo };
+    int ret = starpu_task_insert(&cl_zvbatch, STARPU_CL_ARGS, a, sizeof *a, STARPU_DATA_MODE_ARRAY, d, nh,
+                                 STARPU_NAME, "zvbatch", STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zvbatch");
+    free(d);
+}

@@ -104,6 +104,9 @@ static inline char ss_lapack_trans(char t) { return t; }
 static inline char ss_lapack_trans(char t) { return t == 'C' ? 'T' : t; }
 #endif
 
+/* The variable-size batched codelet's operations. */
+enum { SS_BATCH_GETRF, SS_BATCH_POTRF, SS_BATCH_GEQRF };
+
 /* Tile dimensions from a StarPU matrix interface (column-major: nx = rows). */
 #define SS_ROWS(buf) ((int)STARPU_MATRIX_GET_NX(buf))
 #define SS_COLS(buf) ((int)STARPU_MATRIX_GET_NY(buf))

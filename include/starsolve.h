@@ -278,6 +278,29 @@ int starsolve_cgeqrs_batched(int m, int n, int nrhs, const starsolve_complex32_t
 int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t *A, int lda, long strideA, const starsolve_complex64_t *tau,
                              long strideTau, starsolve_complex64_t *B, int ldb, long strideB, int batch);
 
+/* Variable sizes: matrix k is m[k] x n[k] at A[k], leading dimension lda[k]; ipiv[k] and tau[k]
+ * hold min(m[k], n[k]) entries. CPU workers only for now (the GPU side takes one size). */
+int starsolve_sgetrf_vbatched(const int *m, const int *n, float *const *A, const int *lda, int *const *ipiv,
+                              int *info, int batch);
+int starsolve_dgetrf_vbatched(const int *m, const int *n, double *const *A, const int *lda, int *const *ipiv,
+                              int *info, int batch);
+int starsolve_cgetrf_vbatched(const int *m, const int *n, starsolve_complex32_t *const *A, const int *lda, int *const *ipiv,
+                              int *info, int batch);
+int starsolve_zgetrf_vbatched(const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda, int *const *ipiv,
+                              int *info, int batch);
+int starsolve_spotrf_vbatched(char uplo, const int *n, float *const *A, const int *lda, int *info, int batch);
+int starsolve_dpotrf_vbatched(char uplo, const int *n, double *const *A, const int *lda, int *info, int batch);
+int starsolve_cpotrf_vbatched(char uplo, const int *n, starsolve_complex32_t *const *A, const int *lda, int *info, int batch);
+int starsolve_zpotrf_vbatched(char uplo, const int *n, starsolve_complex64_t *const *A, const int *lda, int *info, int batch);
+int starsolve_sgeqrf_vbatched(const int *m, const int *n, float *const *A, const int *lda, float *const *tau,
+                              int *info, int batch);
+int starsolve_dgeqrf_vbatched(const int *m, const int *n, double *const *A, const int *lda, double *const *tau,
+                              int *info, int batch);
+int starsolve_cgeqrf_vbatched(const int *m, const int *n, starsolve_complex32_t *const *A, const int *lda, starsolve_complex32_t *const *tau,
+                              int *info, int batch);
+int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda, starsolve_complex64_t *const *tau,
+                              int *info, int batch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -296,3 +296,10 @@ starpu_data_handle_t ss_register_vector(void *values, size_t count, size_t elems
     starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)values, (uint32_t)count, elemsize);
     return h;
 }
+
+starpu_data_handle_t ss_register_matrix(void *values, int ld, int m, int n, size_t elemsize)
+{
+    starpu_data_handle_t h;
+    starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)values, (uint32_t)ld, (uint32_t)m, (uint32_t)n, elemsize);
+    return h;
+}

@@ -49,6 +49,8 @@ int ss_desc_from_lapack_padded(starsolve_desc_t *D, const void *lapack, int lda,
 /* A vector of count values in host memory as a StarPU handle (unregister with
  * starpu_data_unregister before freeing the values). */
 starpu_data_handle_t ss_register_vector(void *values, size_t count, size_t elemsize);
+/* An m x n LAPACK-layout matrix (leading dimension ld) in host memory as a StarPU handle. */
+starpu_data_handle_t ss_register_matrix(void *values, int ld, int m, int n, size_t elemsize);
 
 /* Wall-clock seconds; a name of its own so that generic sources keep it double in s and c. */
 typedef double ss_seconds_t;

@@ -256,3 +256,131 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
     free(h);
     return 0;
 }
+
+/* ---- variable sizes: matrix k is m[k] x n[k] at A[k] with leading dimension lda[k].
+ * Each matrix is its own handle; chunks of consecutive matrices of about 20 MFLOP
+ * (at least 4 per worker) are one task each, on CPU workers. */
+static double one_flops(int op, int m, int n)
+{
+    double mm = m, nn = n, k = ss_min(m, n), big = ss_max(m, n);
+    if (op == SS_BATCH_POTRF)
+        return nn * nn * nn / 3;
+    if (op == SS_BATCH_GEQRF)
+        return 2 * big * k * k - 2 * k * k * k / 3;
+    return mm * nn * k - (mm + nn) * k * k / 2 + k * k * k / 3;
+}
+
+static void vbatched_run(int op, char uplo, const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda,
+                         void *const *aux, size_t aux_elemsize, int *info, int batch)
+{
+    /* the non-empty matrices, in order; their infos land in tmp, then in info[] */
+    int *idx = malloc((size_t)batch * sizeof *idx), nonempty = 0;
+    double total = 0;
+    for (int b = 0; b < batch; b++) {
+        info[b] = 0;
+        if (ss_min(m[b], n[b]) > 0) {
+            idx[nonempty++] = b;
+            total += one_flops(op, m[b], n[b]);
+        }
+    }
+    int *tmp = calloc((size_t)nonempty + 1, sizeof *tmp);
+    starpu_data_handle_t *hA = malloc(((size_t)nonempty + 1) * sizeof *hA);
+    starpu_data_handle_t *hX = malloc(((size_t)nonempty + 1) * sizeof *hX);
+    starpu_data_handle_t *hI = malloc(((size_t)nonempty + 1) * sizeof *hI);
+    int workers = (int)starpu_worker_get_count(), nchunks = 0;
+    double target = ss_min(2e7, total / (4.0 * workers));
+    for (int p = 0; p < nonempty; p++) {
+        int b = idx[p];
+        hA[p] = ss_register_matrix(A[b], lda[b], m[b], n[b], sizeof **A);
+        if (aux)
+            hX[p] = ss_register_vector(aux[b], (size_t)ss_min(m[b], n[b]), aux_elemsize);
+    }
+    for (int first = 0; first < nonempty;) {
+        /* a chunk: consecutive matrices up to the target flops, or the fixed chunk size */
+        int last = first;
+        double flops = 0;
+        do {
+            flops += one_flops(op, m[idx[last]], n[idx[last]]);
+            last++;
+        } while (last < nonempty && (ss_ctx.batch_chunk > 0 ? last - first < ss_ctx.batch_chunk : flops < target));
+        hI[nchunks] = ss_register_vector(tmp + first, (size_t)(last - first), sizeof *tmp);
+        insert_zvbatch(op, uplo, last - first, hA + first, aux ? hX + first : NULL, hI[nchunks], flops);
+        nchunks++;
+        first = last;
+    }
+    for (int p = 0; p < nonempty; p++) {
+        starpu_data_unregister(hA[p]);   /* waits for the chunk's task */
+        if (aux)
+            starpu_data_unregister(hX[p]);
+    }
+    for (int c = 0; c < nchunks; c++)
+        starpu_data_unregister(hI[c]);
+    for (int p = 0; p < nonempty; p++)
+        info[idx[p]] = tmp[p];
+    free(idx); free(tmp); free(hA); free(hX); free(hI);
+}
+
+/* checks shared by the variable-size routines: returns 0 or the negative index of the bad argument */
+static int vbatched_check(const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda,
+                          int has_aux, void *const *aux, const int *info, int batch, int first_arg)
+{
+    /* argument positions from first_arg: m, n, A, lda, [aux,] info, batch */
+    if (batch < 0) return -(first_arg + 5 + has_aux);
+    if (batch == 0) return 0;
+    if (!m) return -first_arg;
+    if (!n) return -(first_arg + 1);
+    for (int b = 0; b < batch; b++) {
+        if (m[b] < 0) return -first_arg;
+        if (n[b] < 0) return -(first_arg + 1);
+    }
+    if (!A) return -(first_arg + 2);
+    if (!lda) return -(first_arg + 3);
+    for (int b = 0; b < batch; b++) {
+        if (!A[b] && ss_min(m[b], n[b]) > 0) return -(first_arg + 2);
+        if (lda[b] < ss_max(1, m[b])) return -(first_arg + 3);
+    }
+    if (has_aux) {
+        if (!aux) return -(first_arg + 4);
+        for (int b = 0; b < batch; b++)
+            if (!aux[b] && ss_min(m[b], n[b]) > 0) return -(first_arg + 4);
+    }
+    if (!info) return -(first_arg + 4 + has_aux);
+    return 0;
+}
+
+int starsolve_zgetrf_vbatched(const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda,
+                              int *const *ipiv, int *info, int batch)
+{
+    int bad = vbatched_check(m, n, A, lda, 1, (void *const *)ipiv, info, batch, 1);
+    if (bad) return ss_arg_error("starsolve_zgetrf_vbatched", bad);
+    if (batch == 0) return 0;
+    if (ss_ensure_init()) return -1000;
+    vbatched_run(SS_BATCH_GETRF, 'L', m, n, A, lda, (void *const *)ipiv, sizeof(int), info, batch);
+    return 0;
+}
+
+int starsolve_zpotrf_vbatched(char uplo, const int *n, starsolve_complex64_t *const *A, const int *lda, int *info,
+                              int batch)
+{
+    uplo = ss_upper(uplo);
+    if (uplo != 'L' && uplo != 'U') return ss_arg_error("starsolve_zpotrf_vbatched", -1);
+    /* n is both the rows and the columns (m = n for the checks); uplo takes m's place, so
+     * A, lda, info, batch keep their positions 3, 4, 5, 6 */
+    int bad = vbatched_check(n, n, A, lda, 0, NULL, info, batch, 1);
+    if (bad) return ss_arg_error("starsolve_zpotrf_vbatched", bad >= -2 ? -2 : bad);
+    if (batch == 0) return 0;
+    if (ss_ensure_init()) return -1000;
+    vbatched_run(SS_BATCH_POTRF, uplo, n, n, A, lda, NULL, 0, info, batch);
+    return 0;
+}
+
+int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda,
+                              starsolve_complex64_t *const *tau, int *info, int batch)
+{
+    int bad = vbatched_check(m, n, A, lda, 1, (void *const *)tau, info, batch, 1);
+    if (bad) return ss_arg_error("starsolve_zgeqrf_vbatched", bad);
+    if (batch == 0) return 0;
+    if (ss_ensure_init()) return -1000;
+    vbatched_run(SS_BATCH_GEQRF, 'L', m, n, A, lda, (void *const *)tau, sizeof **tau, info, batch);
+    return 0;
+}

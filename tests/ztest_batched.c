@@ -5,7 +5,8 @@
  * each member is judged alone against the residual bounds of checks/ (<= 30):
  * getrf + getrs, potrf (L and U) + potrs, geqrf (+ geqrs when m >= n). One member
  * is singular (a zero column) or not positive definite: its info must be
- * LAPACK's and the others must not suffer. Chunks of 1, 3 and automatic size. */
+ * LAPACK's and the others must not suffer. Chunks of 1, 3 and automatic size.
+ * The variable-size routines (vbatched) get a mix of shapes from 0 x 0 to 90 x 76. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -148,6 +149,99 @@ static void qr_batch(int m, int n, int chunk)
     free(A0); free(A); free(tau); free(Q); free(B0); free(X); free(Xt); free(info);
 }
 
+/* variable sizes: a mix from 0 to 90, one failing member per op */
+static void vbatched(int chunk)
+{
+    enum { B = 23 };
+    int m[B], n[B], lda[B], info[B], sq[B];
+    starsolve_complex64_t *A0[B], *A[B], *tau[B];
+    int *ipiv[B];
+    for (int b = 0; b < B; b++) {
+        m[b] = (b * 37) % 91;
+        n[b] = b % 3 == 0 ? m[b] : (b * 53) % 77;
+        sq[b] = m[b];
+        lda[b] = (m[b] > 1 ? m[b] : 1) + b % 2;   /* LAPACK: lda >= max(1, m), also for m = 0 */
+        A0[b] = testing_alloc(((size_t)lda[b] * (m[b] > n[b] ? m[b] : n[b]) + 1) * sizeof **A0);
+        A[b] = testing_alloc(((size_t)lda[b] * (m[b] > n[b] ? m[b] : n[b]) + 1) * sizeof **A);
+        tau[b] = testing_alloc(((size_t)(m[b] < n[b] ? m[b] : n[b]) + 1) * sizeof **tau);
+        ipiv[b] = testing_alloc(((size_t)(m[b] < n[b] ? m[b] : n[b]) + 1) * sizeof **ipiv);
+    }
+    starsolve_set_batch_chunk(chunk);
+    /* getrf: member 5 gets a zero first column */
+    for (int b = 0; b < B; b++) {
+        gen_zmatrix(m[b], n[b], A0[b], lda[b], 300 + b);
+        if (b == 5)
+            for (int i = 0; i < m[b]; i++) A0[b][i] = 0;
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m[b], n[b], A0[b], lda[b], A[b], lda[b]);
+    }
+    int ret = starsolve_zgetrf_vbatched(m, n, A, lda, ipiv, info, B);
+    double worst = 0;
+    int infos_ok = 1;
+    for (int b = 0; b < B && ret == 0; b++) {   /* no checks on pivots never written */
+        if (b == 5) { infos_ok &= info[b] == 1; continue; }
+        infos_ok &= info[b] == 0;
+        double r = check_zgetrf(m[b], n[b], A0[b], lda[b], A[b], lda[b], ipiv[b], 1);
+        worst = r > worst || isnan(r) ? r : worst;
+    }
+    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zgetrf_vbatched %d sizes 0..90 chunk=%d: ret %d, "
+               "infos %s (member 5 singular: info %d), worst ||PA-LU||/(||A|| n eps) = %.3g", B, chunk, ret,
+               infos_ok ? "right" : "WRONG", info[5], worst);
+    /* potrf on square members (orders m[b]); member 7 is not positive definite at its middle */
+    for (int b = 0; b < B; b++) {
+        gen_zhpd(sq[b], A0[b], lda[b], 400 + b);
+        if (b == 7) A0[b][sq[b] / 2 + (size_t)(sq[b] / 2) * lda[b]] = -1000.0;
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', sq[b], sq[b], A0[b], lda[b], A[b], lda[b]);
+    }
+    ret = starsolve_zpotrf_vbatched('L', sq, A, lda, info, B);
+    worst = 0;
+    infos_ok = 1;
+    for (int b = 0; b < B && ret == 0; b++) {
+        if (b == 7) { infos_ok &= info[b] == sq[b] / 2 + 1; continue; }
+        infos_ok &= info[b] == 0;
+        double r = check_zpotrf('L', sq[b], A0[b], lda[b], A[b], lda[b], 1);
+        worst = r > worst || isnan(r) ? r : worst;
+    }
+    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zpotrf_vbatched %d orders 0..90 chunk=%d: ret %d, "
+               "infos %s (member 7: info %d, want %d), worst ||A-LL^H||/(||A|| n eps) = %.3g", B, chunk, ret,
+               infos_ok ? "right" : "WRONG", info[7], sq[7] / 2 + 1, worst);
+    /* geqrf */
+    for (int b = 0; b < B; b++) {
+        gen_zmatrix(m[b], n[b], A0[b], lda[b], 500 + b);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m[b], n[b], A0[b], lda[b], A[b], lda[b]);
+    }
+    ret = starsolve_zgeqrf_vbatched(m, n, A, lda, tau, info, B);
+    worst = 0;
+    infos_ok = 1;
+    for (int b = 0; b < B && ret == 0; b++) {
+        int k = m[b] < n[b] ? m[b] : n[b];
+        infos_ok &= info[b] == 0;
+        if (k == 0) continue;
+        starsolve_complex64_t *Q = testing_alloc((size_t)m[b] * k * sizeof *Q);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m[b], k, A[b], lda[b], Q, m[b]);
+        LAPACKE_zungqr(LAPACK_COL_MAJOR, m[b], k, k, Q, m[b], tau[b]);
+        double orth, r = check_zgeqrf(m[b], n[b], A0[b], lda[b], A[b], lda[b], Q, m[b], &orth);
+        r = orth > r ? orth : r;
+        worst = r > worst || isnan(r) ? r : worst;
+        free(Q);
+    }
+    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zgeqrf_vbatched %d shapes chunk=%d: ret %d, "
+               "worst of ||A-QR||/(||A|| n eps) and ||I-Q^HQ||/(n eps) = %.3g", B, chunk, ret, worst);
+    for (int b = 0; b < B; b++) {
+        free(A0[b]); free(A[b]); free(tau[b]); free(ipiv[b]);
+    }
+    /* bad arguments */
+    int bad_m[2] = { 3, -1 }, good_n[2] = { 3, 3 }, small_lda[2] = { 3, 1 }, good_lda[2] = { 3, 3 };
+    TEST_CHECK(starsolve_zgetrf_vbatched(bad_m, good_n, A, lda, ipiv, info, 2) == -1, "zgetrf_vbatched m[1] < 0: -1");
+    TEST_CHECK(starsolve_zgetrf_vbatched(good_n, good_n, A, small_lda, ipiv, info, 2) == -4, "zgetrf_vbatched lda[1] < m[1]: -4");
+    TEST_CHECK(starsolve_zgetrf_vbatched(good_n, good_n, A, good_lda, NULL, info, 2) == -5, "zgetrf_vbatched ipiv NULL: -5");
+    TEST_CHECK(starsolve_zgetrf_vbatched(good_n, good_n, A, good_lda, ipiv, info, -1) == -7, "zgetrf_vbatched batch < 0: -7");
+    TEST_CHECK(starsolve_zpotrf_vbatched('X', good_n, A, good_lda, info, 2) == -1, "zpotrf_vbatched uplo X: -1");
+    TEST_CHECK(starsolve_zpotrf_vbatched('L', bad_m, A, good_lda, info, 2) == -2, "zpotrf_vbatched n[1] < 0: -2");
+    TEST_CHECK(starsolve_zpotrf_vbatched('L', good_n, A, good_lda, NULL, 2) == -5, "zpotrf_vbatched info NULL: -5");
+    TEST_CHECK(starsolve_zpotrf_vbatched('L', good_n, A, good_lda, info, -1) == -6, "zpotrf_vbatched batch < 0: -6");
+    TEST_CHECK(starsolve_zgeqrf_vbatched(good_n, good_n, A, good_lda, NULL, info, 2) == -5, "zgeqrf_vbatched tau NULL: -5");
+}
+
 static void batched_bad_arguments(void)
 {
     starsolve_complex64_t A[16] = { 0 }, tau[4];
@@ -181,6 +275,8 @@ int test_zbatched(void)
     lu_batch(25, 40, 2);
     qr_batch(60, 20, 0);
     qr_batch(20, 60, 0);
+    vbatched(0);
+    vbatched(4);
     starsolve_set_batch_chunk(0);
     batched_bad_arguments();
     return (int)(testing_counts.failed - before);
