@@ -120,8 +120,8 @@ int starsolve_zpotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_
 
 /* QR: A = Q R by tiles. T holds the triangular factors of the block
  * reflectors, one tile per tile of A: create it with starsolve_qr_workspace_create.
- * unmqr/ormqr: C = op(Q) C (side 'L' only for now; trans 'N' or 'C', and 'T' for
- * real types), C with A's rows and nb. ungqr/orgqr: Q (A's rows, at most m
+ * unmqr/ormqr: C = op(Q) C (side 'L', C with A's rows) or C op(Q) (side 'R', C with A's
+ * rows as its columns); trans 'N' or 'C' ('T' for real types); C with A's nb. ungqr/orgqr: Q (A's rows, at most m
  * columns) = the leading columns of the factorization's Q. */
 int starsolve_qr_workspace_create(starsolve_desc_t **T, const starsolve_desc_t *A);
 int starsolve_sgeqrf_tile_async(starsolve_desc_t *A, starsolve_desc_t *T, starsolve_request_t *req);

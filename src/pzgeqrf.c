@@ -27,13 +27,13 @@ void pzgeqrf(starsolve_desc_t *A, starsolve_desc_t *T)
             starpu_data_handle_t V = ss_workspace_tile(A, ss_tile_rows(A, k), refl);
             insert_zlacpy_v(ss_tile(A, k, k), V, step + 3);
             for (int j = k + 1; j < nt; j++)
-                insert_zunmqr('C', V, ss_tile(T, k, k), ss_tile(A, k, j), j == k + 1 ? step + 2 : step);
+                insert_zunmqr('L', 'C', V, ss_tile(T, k, k), ss_tile(A, k, j), j == k + 1 ? step + 2 : step);
             ss_workspace_release(V);
         }
         for (int i = k + 1; i < mt; i++) {
             insert_ztpqrt(ss_tile(A, k, k), ss_tile(A, i, k), ss_tile(T, i, k), step + 2);
             for (int j = k + 1; j < nt; j++)
-                insert_ztpmqrt('C', ss_tile(A, i, k), ss_tile(T, i, k), ss_tile(A, k, j), ss_tile(A, i, j),
+                insert_ztpmqrt('L', 'C', ss_tile(A, i, k), ss_tile(T, i, k), ss_tile(A, k, j), ss_tile(A, i, j),
                                j == k + 1 ? step + 1 : step);
         }
     }

@@ -1,6 +1,5 @@
-/* Apply the Q of pzgeqrf to C from the left: C = Q^H C (trans 'C') replays the
- * factorization's reflectors in the order they were made; C = Q C (trans 'N')
- * replays them backwards. C has A's tile rows; its columns are any. */
+/* Apply the Q of pzgeqrf to C: op(Q) C (side 'L', C has A's tile rows) or
+ * C op(Q) (side 'R', C has A's tile rows as its tile columns). */
 #include "algorithms.h"
 #include "codelets.h"
 
@@ -13,27 +12,37 @@ static starpu_data_handle_t diagonal_reflectors(const starsolve_desc_t *A, int k
     return V;
 }
 
-void pzunmqr(char trans, const starsolve_desc_t *A, const starsolve_desc_t *T, starsolve_desc_t *C)
+/* the tile of C that the reflectors of A's tile row r meet, j-th of them:
+ * C(r, j) on the left, C(j, r) on the right */
+static starpu_data_handle_t c_tile(char side, const starsolve_desc_t *C, int r, int j)
 {
-    int mt = A->mt, kt = ss_min(A->mt, A->nt), nt = C->nt;
-    if (trans == 'C') {
-        for (int k = 0; k < kt; k++) {
+    return side == 'L' ? ss_tile(C, r, j) : ss_tile(C, j, r);
+}
+
+void pzunmqr(char side, char trans, const starsolve_desc_t *A, const starsolve_desc_t *T, starsolve_desc_t *C)
+{
+    int mt = A->mt, kt = ss_min(A->mt, A->nt);
+    /* Q = Q_0 Q_1 ... Q_{kt-1}, Q_k = H(geqrt k) H(tpqrt k+1, k) ... H(tpqrt mt-1, k).
+     * Q^H C and C Q replay the reflectors in the order they were made; Q C and C Q^H backwards. */
+    int forward = (side == 'L') == (trans == 'C');
+    int others = side == 'L' ? C->nt : C->mt;
+    for (int s = 0; s < kt; s++) {
+        int k = forward ? s : kt - 1 - s, prio = kt - s;
+        if (forward) {
             starpu_data_handle_t V = diagonal_reflectors(A, k);
-            for (int j = 0; j < nt; j++)
-                insert_zunmqr('C', V, ss_tile(T, k, k), ss_tile(C, k, j), kt - k);
+            for (int j = 0; j < others; j++)
+                insert_zunmqr(side, trans, V, ss_tile(T, k, k), c_tile(side, C, k, j), prio);
             ss_workspace_release(V);
-            for (int i = k + 1; i < mt; i++)
-                for (int j = 0; j < nt; j++)
-                    insert_ztpmqrt('C', ss_tile(A, i, k), ss_tile(T, i, k), ss_tile(C, k, j), ss_tile(C, i, j), kt - k);
         }
-    } else {
-        for (int k = kt - 1; k >= 0; k--) {
-            for (int i = mt - 1; i > k; i--)
-                for (int j = 0; j < nt; j++)
-                    insert_ztpmqrt('N', ss_tile(A, i, k), ss_tile(T, i, k), ss_tile(C, k, j), ss_tile(C, i, j), k + 1);
+        for (int t = k + 1; t < mt; t++) {
+            int i = forward ? t : mt + k - t;   /* forward: k+1 .. mt-1; backward: mt-1 .. k+1 */
+            for (int j = 0; j < others; j++)
+                insert_ztpmqrt(side, trans, ss_tile(A, i, k), ss_tile(T, i, k), c_tile(side, C, k, j), c_tile(side, C, i, j), prio);
+        }
+        if (!forward) {
             starpu_data_handle_t V = diagonal_reflectors(A, k);
-            for (int j = 0; j < nt; j++)
-                insert_zunmqr('N', V, ss_tile(T, k, k), ss_tile(C, k, j), k + 1);
+            for (int j = 0; j < others; j++)
+                insert_zunmqr(side, trans, V, ss_tile(T, k, k), c_tile(side, C, k, j), prio);
             ss_workspace_release(V);
         }
     }
@@ -44,5 +53,5 @@ void pzungqr(const starsolve_desc_t *A, const starsolve_desc_t *T, starsolve_des
     for (int j = 0; j < Q->nt; j++)
         for (int i = 0; i < Q->mt; i++)
             insert_zlaset(0.0, i == j ? 1.0 : 0.0, ss_tile(Q, i, j), 0);
-    pzunmqr('N', A, T, Q);
+    pzunmqr('L', 'N', A, T, Q);
 }

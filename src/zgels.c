@@ -50,7 +50,7 @@ static int apply_q(char trans, int rows, int cols, int nrhs, starsolve_complex64
                    starsolve_complex64_t *B, int ldb, starsolve_request_t *req)
 {
     starsolve_desc_t *dM = view(rows, cols, M, ldm), *dB = view(rows, nrhs, B, ldb);
-    pzunmqr(trans, dM, T, dB);
+    pzunmqr('L', trans, dM, T, dB);
     int info = starsolve_request_wait(req);
     starsolve_desc_destroy(dB);
     starsolve_desc_destroy(dM);

@@ -26,13 +26,14 @@ int starsolve_zunmqr_tile_async(char side, char trans, const starsolve_desc_t *A
 #if defined(STARSOLVE_PRECISION_S) || defined(STARSOLVE_PRECISION_D)
     if (trans == 'T') trans = 'C';   /* for real matrices the transpose is the conjugate transpose */
 #endif
-    if (side != 'L') return ss_arg_error(me, -1);   /* Q from the right is not implemented yet */
+    if (side != 'L' && side != 'R') return ss_arg_error(me, -1);
     if (trans != 'N' && trans != 'C') return ss_arg_error(me, -2);
     if (!A || A->prec != STARSOLVE_Z) return ss_arg_error(me, -3);
     if (bad_workspace(A, T)) return ss_arg_error(me, -4);
-    if (!C || C->prec != STARSOLVE_Z || C->m != A->m || C->nb != A->nb) return ss_arg_error(me, -5);
+    if (!C || C->prec != STARSOLVE_Z || (side == 'L' ? C->m : C->n) != A->m || C->nb != A->nb)
+        return ss_arg_error(me, -5);
     if (!req) return ss_arg_error(me, -6);
-    pzunmqr(trans, A, T, C);
+    pzunmqr(side, trans, A, T, C);
     return 0;
 }
 

@@ -57,6 +57,38 @@ static void qr_tile(int m, int n, int nb, unsigned seed)
     double rc = diff / (cnorm * (m > n ? m : n) * eps);
     TEST_CHECK(check_passes(rc), "starsolve_zunmqr_tile 'C' then 'N', m=%d n=%d nb=%d: max|QQ^HC - C|/(max|C| max(m,n) eps) = %.3g",
                m, n, nb, rc);
+
+    /* Q from the right, against the full Q formed by ungqr: D Q and D Q^H */
+    int p = 5;
+    starsolve_complex64_t *Qf = test_znew_matrix(m, m), *D0 = test_znew_matrix(p, m), *D = test_znew_matrix(p, m);
+    starsolve_complex64_t *E = test_znew_matrix(p, m);
+    const starsolve_complex64_t one = 1.0, zero = 0.0;
+    gen_zmatrix(p, m, D0, p, seed + 2);
+    starsolve_desc_t *dQf, *dD;
+    starsolve_desc_create(&dQf, STARSOLVE_Z, m, m, nb);
+    starsolve_desc_create(&dD, STARSOLVE_Z, p, m, nb);
+    for (int t = 0; t < 2; t++) {
+        char tr = t ? 'C' : 'N';
+        starsolve_desc_from_lapack(dD, D0, p);
+        int ia = starsolve_zungqr_tile_async(dA, dT, dQf, req), ib = starsolve_zunmqr_tile_async('R', tr, dA, dT, dD, req);
+        info = starsolve_request_wait(req);
+        starsolve_desc_to_lapack(dQf, Qf, m);
+        starsolve_desc_to_lapack(dD, D, p);
+        cblas_zgemm(CblasColMajor, CblasNoTrans, tr == 'N' ? CblasNoTrans : CblasConjTrans, p, m, m, CBLAS_SADDR(one),
+                    D0, p, Qf, m, CBLAS_SADDR(zero), E, p);
+        double dmax = 0, emax = 0;
+        for (size_t q = 0; q < (size_t)p * m; q++) {
+            dmax = fmax(dmax, cabs(D[q] - E[q]));
+            emax = fmax(emax, cabs(D0[q]));
+        }
+        double rr = dmax / (emax * m * eps);
+        TEST_CHECK(ia == 0 && ib == 0 && info == 0 && check_passes(rr),
+                   "starsolve_zunmqr_tile side R trans %c, m=%d n=%d nb=%d: calls %d %d, max|D op(Q) - D Qfull|/(max|D| m eps) = %.3g",
+                   tr, m, n, nb, ia, ib, rr);
+    }
+    starsolve_desc_destroy(dD);
+    starsolve_desc_destroy(dQf);
+    free(Qf); free(D0); free(D); free(E);
     starsolve_request_destroy(req);
     starsolve_desc_destroy(dT);
     starsolve_desc_destroy(dC);
@@ -153,7 +185,8 @@ static void gels_bad_arguments(void)
     starsolve_request_t *req = starsolve_request_create();
     TEST_CHECK(starsolve_zgeqrf_tile_async(dA, dWrong, req) == -2, "zgeqrf_tile with a 4 x 6 T for an 8 x 6 A: -2");
     TEST_CHECK(starsolve_zgeqrf_tile_async(dA, dT, NULL) == -3, "zgeqrf_tile without a request: -3");
-    TEST_CHECK(starsolve_zunmqr_tile_async('R', 'N', dA, dT, dC, req) == -1, "zunmqr_tile side 'R' (not implemented): -1");
+    TEST_CHECK(starsolve_zunmqr_tile_async('X', 'N', dA, dT, dC, req) == -1, "zunmqr_tile side 'X': -1");
+    TEST_CHECK(starsolve_zunmqr_tile_async('R', 'N', dA, dT, dC, req) == -5, "zunmqr_tile side 'R' with C of A's rows, not columns: -5");
     TEST_CHECK(starsolve_zunmqr_tile_async('L', 'X', dA, dT, dC, req) == -2, "zunmqr_tile trans 'X': -2");
     TEST_CHECK(starsolve_zunmqr_tile_async('L', 'N', dA, dT, NULL, req) == -5, "zunmqr_tile without C: -5");
     TEST_CHECK(starsolve_zungqr_tile_async(dA, dT, dC, req) == 0, "zungqr_tile into an 8 x 2 Q: 0");
