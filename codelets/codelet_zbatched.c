@@ -9,14 +9,7 @@
  * kernels for small sizes are to replace them (issue 6). */
 #include <complex.h>
 #include <stdlib.h>
-#include <string.h>
 #include "codelets.h"
-
-struct zbatch_args {
-    int m, n, nrhs, lda, ldb, count;
-    long strideA, strideB, strideIpiv, strideTau;
-    char uplo, trans;
-};
 
 static starsolve_complex64_t *matrix(void *buf, long stride, int k)
 {
@@ -27,7 +20,7 @@ static int *ints(void *buf, long stride, int k) { return (int *)STARPU_VECTOR_GE
 /* ---- CPU variants: LAPACKE on each matrix of the chunk */
 static void zgetrf_batch_cpu(void *buffers[], void *cl_arg)
 {
-    const struct zbatch_args *a = cl_arg;
+    const struct ss_batch_args *a = cl_arg;
     for (int k = 0; k < a->count; k++)
         *ints(buffers[2], 1, k) = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, a->m, a->n, matrix(buffers[0], a->strideA, k),
                                                       a->lda, ints(buffers[1], a->strideIpiv, k));
@@ -35,7 +28,7 @@ static void zgetrf_batch_cpu(void *buffers[], void *cl_arg)
 
 static void zpotrf_batch_cpu(void *buffers[], void *cl_arg)
 {
-    const struct zbatch_args *a = cl_arg;
+    const struct ss_batch_args *a = cl_arg;
     for (int k = 0; k < a->count; k++)
         *ints(buffers[1], 1, k) = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, a->uplo, a->n, matrix(buffers[0], a->strideA, k),
                                                       a->lda);
@@ -43,7 +36,7 @@ static void zpotrf_batch_cpu(void *buffers[], void *cl_arg)
 
 static void zgeqrf_batch_cpu(void *buffers[], void *cl_arg)
 {
-    const struct zbatch_args *a = cl_arg;
+    const struct ss_batch_args *a = cl_arg;
     starsolve_complex64_t query;
     LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, a->m, a->n, NULL, a->lda, NULL, &query, -1);
     int lwork = (int)creal(query) > 1 ? (int)creal(query) : 1;
@@ -57,7 +50,7 @@ static void zgeqrf_batch_cpu(void *buffers[], void *cl_arg)
 
 static void zgetrs_batch_cpu(void *buffers[], void *cl_arg)
 {
-    const struct zbatch_args *a = cl_arg;
+    const struct ss_batch_args *a = cl_arg;
     for (int k = 0; k < a->count; k++)
         LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(a->trans), a->n, a->nrhs, matrix(buffers[0], a->strideA, k),
                             a->lda, ints(buffers[1], a->strideIpiv, k), matrix(buffers[2], a->strideB, k), a->ldb);
@@ -65,7 +58,7 @@ static void zgetrs_batch_cpu(void *buffers[], void *cl_arg)
 
 static void zpotrs_batch_cpu(void *buffers[], void *cl_arg)
 {
-    const struct zbatch_args *a = cl_arg;
+    const struct ss_batch_args *a = cl_arg;
     for (int k = 0; k < a->count; k++)
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, a->uplo, a->n, a->nrhs, matrix(buffers[0], a->strideA, k), a->lda,
                             matrix(buffers[1], a->strideB, k), a->ldb);
@@ -74,7 +67,7 @@ static void zpotrs_batch_cpu(void *buffers[], void *cl_arg)
 /* least squares with geqrf's factors (m >= n): B(1:n) = R^-1 (Q^H B)(1:n) */
 static void zgeqrs_batch_cpu(void *buffers[], void *cl_arg)
 {
-    const struct zbatch_args *a = cl_arg;
+    const struct ss_batch_args *a = cl_arg;
     const starsolve_complex64_t one = 1.0;
     starsolve_complex64_t query;
     LAPACKE_zunmqr_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), a->m, a->nrhs, a->n, NULL, a->lda, NULL, NULL,
@@ -110,7 +103,7 @@ static cuDoubleComplex **device_pointers(void *buf, long stride, int count, int 
 
 static void zgetrf_batch_cuda(void *buffers[], void *cl_arg)
 {
-    const struct zbatch_args *a = cl_arg;
+    const struct ss_batch_args *a = cl_arg;
     cudaStream_t stream = starpu_cuda_get_local_stream();
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
     /* cuBLAS wants n pivots per matrix, contiguous: a scratch, then copied with our stride */
@@ -125,7 +118,7 @@ static void zgetrf_batch_cuda(void *buffers[], void *cl_arg)
 
 static void zpotrf_batch_cuda(void *buffers[], void *cl_arg)
 {
-    const struct zbatch_args *a = cl_arg;
+    const struct ss_batch_args *a = cl_arg;
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
     SS_CUSOLVER(cusolverDnZpotrfBatched(ss_cusolver_handle(), ss_cublas_uplo(a->uplo), a->n, dA, a->lda,
                                         (int *)STARPU_VECTOR_GET_PTR(buffers[1]), a->count));
@@ -134,7 +127,7 @@ static void zpotrf_batch_cuda(void *buffers[], void *cl_arg)
 
 static void zgeqrf_batch_cuda(void *buffers[], void *cl_arg)
 {
-    const struct zbatch_args *a = cl_arg;
+    const struct ss_batch_args *a = cl_arg;
     cudaStream_t stream = starpu_cuda_get_local_stream();
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
     cuDoubleComplex **dT = device_pointers(buffers[1], a->strideTau, a->count, 1);
@@ -147,7 +140,7 @@ static void zgeqrf_batch_cuda(void *buffers[], void *cl_arg)
 
 static void zgetrs_batch_cuda(void *buffers[], void *cl_arg)
 {
-    const struct zbatch_args *a = cl_arg;
+    const struct ss_batch_args *a = cl_arg;
     cudaStream_t stream = starpu_cuda_get_local_stream();
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
     cuDoubleComplex **dB = device_pointers(buffers[2], a->strideB, a->count, 1);
@@ -163,7 +156,7 @@ static void zgetrs_batch_cuda(void *buffers[], void *cl_arg)
 
 static void zpotrs_batch_cuda(void *buffers[], void *cl_arg)
 {
-    const struct zbatch_args *a = cl_arg;
+    const struct ss_batch_args *a = cl_arg;
     cudaStream_t stream = starpu_cuda_get_local_stream();
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
     cuDoubleComplex **dB = device_pointers(buffers[1], a->strideB, a->count, 1);
@@ -180,15 +173,14 @@ static int vendor_applies(unsigned workerid, struct starpu_task *task, unsigned 
     (void)nimpl;
     if (starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER)
         return 1;
-    const struct zbatch_args *a = task->cl_arg;
-    const char *name = task->cl->name;
-    if (!strcmp(name, "zgetrf_batch") || !strcmp(name, "zgetrs_batch"))
-        return a->m == a->n;
-    if (!strcmp(name, "zgeqrf_batch"))
-        return a->m >= a->n;
-    if (!strcmp(name, "zpotrs_batch"))
-        return a->nrhs == 1;
-    return !strcmp(name, "zpotrf_batch");
+    const struct ss_batch_args *a = task->cl_arg;
+    switch (a->op) {
+    case SS_BATCH_GETRF: case SS_BATCH_GETRS: return a->m == a->n;
+    case SS_BATCH_GEQRF: return a->m >= a->n;
+    case SS_BATCH_POTRS: return a->nrhs == 1;
+    case SS_BATCH_POTRF: return 1;
+    default: return 0;
+    }
 }
 
 static struct starpu_perfmodel model_zgetrf_batch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zgetrf_batch" };
@@ -244,71 +236,25 @@ static struct starpu_codelet cl_zgeqrs_batch = {   /* no CUDA variant yet */
     .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &model_zgeqrs_batch, .name = "zgeqrs_batch",
 };
 
-/* One task on handles h[0..nh-1] (modes from the codelet), flops for the perfmodel's sake. */
-static void submit(struct starpu_codelet *cl, const struct zbatch_args *args, int nh, const starpu_data_handle_t *h,
-                   double flops)
+void insert_zbatch(const struct ss_batch_args *args, int count, const starpu_data_handle_t *h)
 {
-    struct zbatch_args *a = malloc(sizeof *a);
+    static struct starpu_codelet *const codelet[] = {
+        [SS_BATCH_GETRF] = &cl_zgetrf_batch, [SS_BATCH_POTRF] = &cl_zpotrf_batch, [SS_BATCH_GEQRF] = &cl_zgeqrf_batch,
+        [SS_BATCH_GETRS] = &cl_zgetrs_batch, [SS_BATCH_POTRS] = &cl_zpotrs_batch, [SS_BATCH_GEQRS] = &cl_zgeqrs_batch,
+    };
+    struct ss_batch_args *a = malloc(sizeof *a);
     *a = *args;
+    a->count = count;
     struct starpu_task *task = starpu_task_create();
-    task->cl = cl;
+    task->cl = codelet[a->op];
     task->cl_arg = a;
     task->cl_arg_size = sizeof *a;
     task->cl_arg_free = 1;
-    for (int i = 0; i < nh; i++)
+    for (unsigned i = 0; i < (unsigned)task->cl->nbuffers; i++)
         task->handles[i] = h[i];
-    task->flops = SS_FLOP_SCALE * flops;
+    task->flops = SS_FLOP_SCALE * count * ss_batch_flops(a);
     int ret = starpu_task_submit(task);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit (batched)");
-}
-
-void insert_zgetrf_batch(int m, int n, int lda, long strideA, long strideIpiv, int count, starpu_data_handle_t A,
-                         starpu_data_handle_t ipiv, starpu_data_handle_t info)
-{
-    struct zbatch_args a = { .m = m, .n = n, .lda = lda, .count = count, .strideA = strideA, .strideIpiv = strideIpiv };
-    double k = m < n ? m : n;
-    submit(&cl_zgetrf_batch, &a, 3, (starpu_data_handle_t[]){ A, ipiv, info },
-           count * ((double)m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0));
-}
-
-void insert_zpotrf_batch(char uplo, int n, int lda, long strideA, int count, starpu_data_handle_t A,
-                         starpu_data_handle_t info)
-{
-    struct zbatch_args a = { .n = n, .lda = lda, .count = count, .strideA = strideA, .uplo = uplo };
-    submit(&cl_zpotrf_batch, &a, 2, (starpu_data_handle_t[]){ A, info }, count * (double)n * n * n / 3.0);
-}
-
-void insert_zgeqrf_batch(int m, int n, int lda, long strideA, long strideTau, int count, starpu_data_handle_t A,
-                         starpu_data_handle_t tau, starpu_data_handle_t info)
-{
-    struct zbatch_args a = { .m = m, .n = n, .lda = lda, .count = count, .strideA = strideA, .strideTau = strideTau };
-    double big = m > n ? m : n, small = m < n ? m : n;
-    submit(&cl_zgeqrf_batch, &a, 3, (starpu_data_handle_t[]){ A, tau, info },
-           count * (2.0 * big * small * small - 2.0 * small * small * small / 3.0));
-}
-
-void insert_zgetrs_batch(char trans, int n, int nrhs, int lda, long strideA, long strideIpiv, int ldb, long strideB,
-                         int count, starpu_data_handle_t A, starpu_data_handle_t ipiv, starpu_data_handle_t B)
-{
-    struct zbatch_args a = { .m = n, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb, .count = count, .strideA = strideA,
-                             .strideB = strideB, .strideIpiv = strideIpiv, .trans = trans };
-    submit(&cl_zgetrs_batch, &a, 3, (starpu_data_handle_t[]){ A, ipiv, B }, count * 2.0 * n * n * nrhs);
-}
-
-void insert_zpotrs_batch(char uplo, int n, int nrhs, int lda, long strideA, int ldb, long strideB, int count,
-                         starpu_data_handle_t A, starpu_data_handle_t B)
-{
-    struct zbatch_args a = { .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb, .count = count, .strideA = strideA,
-                             .strideB = strideB, .uplo = uplo };
-    submit(&cl_zpotrs_batch, &a, 2, (starpu_data_handle_t[]){ A, B }, count * 2.0 * n * n * nrhs);
-}
-
-void insert_zgeqrs_batch(int m, int n, int nrhs, int lda, long strideA, long strideTau, int ldb, long strideB,
-                         int count, starpu_data_handle_t A, starpu_data_handle_t tau, starpu_data_handle_t B)
-{
-    struct zbatch_args a = { .m = m, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb, .count = count,
-                             .strideA = strideA, .strideB = strideB, .strideTau = strideTau };
-    submit(&cl_zgeqrs_batch, &a, 3, (starpu_data_handle_t[]){ A, tau, B }, count * (4.0 * m * n * nrhs));
 }
 
 /* ---- variable sizes: a chunk is `count` matrices, each its own StarPU matrix

@@ -104,8 +104,26 @@ static inline char ss_lapack_trans(char t) { return t; }
 static inline char ss_lapack_trans(char t) { return t == 'C' ? 'T' : t; }
 #endif
 
-/* The variable-size batched codelet's operations. */
-enum { SS_BATCH_GETRF, SS_BATCH_POTRF, SS_BATCH_GEQRF };
+/* Batched routines (codelet_zbatched.c): the operation and its sizes, shared by
+ * every chunk of a batch (count: the chunk's matrices, set per chunk). */
+enum { SS_BATCH_GETRF, SS_BATCH_POTRF, SS_BATCH_GEQRF, SS_BATCH_GETRS, SS_BATCH_POTRS, SS_BATCH_GEQRS };
+struct ss_batch_args {
+    int op, m, n, nrhs, lda, ldb, count;
+    long strideA, strideB, strideIpiv, strideTau;
+    char uplo, trans;
+};
+/* LAPACK's (real) flop count of one matrix of the batch */
+static inline double ss_batch_flops(const struct ss_batch_args *a)
+{
+    double m = a->m, n = a->n, r = a->nrhs, k = m < n ? m : n, big = m > n ? m : n;
+    switch (a->op) {
+    case SS_BATCH_GETRF: return m * n * k - (m + n) * k * k / 2 + k * k * k / 3;
+    case SS_BATCH_POTRF: return n * n * n / 3;
+    case SS_BATCH_GEQRF: return 2 * big * k * k - 2 * k * k * k / 3;
+    case SS_BATCH_GEQRS: return 4 * m * n * r;
+    default:             return 2 * n * n * r;   /* getrs, potrs */
+    }
+}
 
 /* Tile dimensions from a StarPU matrix interface (column-major: nx = rows). */
 #define SS_ROWS(buf) ((int)STARPU_MATRIX_GET_NX(buf))

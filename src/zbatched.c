@@ -19,28 +19,43 @@ static int chunk_size(double flops, int batch)
     return ss_max(1, ss_min(chunk, spread));
 }
 
-/* elements from the first matrix of a chunk to the end of its last one */
-static size_t span(int count, long stride, int ld, int rows, int cols)
-{
-    return (size_t)(count - 1) * (size_t)stride + (size_t)ld * (size_t)(cols - 1) + (size_t)rows;
-}
+/* One array of the batch: item k (a matrix, its pivots, its tau or its info)
+ * starts at base + k stride elements and spans `extent` elements. */
+struct batch_array {
+    void *base;
+    long stride;
+    size_t extent, elemsize;
+};
 
-static starpu_data_handle_t chunk_handle(void *base, size_t first, size_t count, size_t elemsize)
-{
-    return ss_register_vector((char *)base + first * elemsize, count, elemsize);
-}
+/* elements of an m x n LAPACK-layout matrix with leading dimension ld */
+static size_t matrix_extent(int ld, int m, int n) { return (size_t)ld * (size_t)(n - 1) + (size_t)m; }
 
-/* With GPUs, page-lock the caller's arrays for the call (as the tile routines do). */
-static size_t pin(void *p, size_t bytes)
+/* Cut the batch in chunks, one task each (handles: each array's part of the
+ * chunk, in the codelet's order), wait for all. With GPUs, arrays[pinned]
+ * (the one the tasks write most) is page-locked for the call. */
+static void run_chunks(const struct ss_batch_args *args, int batch, int narrays, const struct batch_array *arrays,
+                       int pinned)
 {
-    if (!ss_ctx.pin_lapack || starpu_cuda_worker_get_count() == 0 || !bytes)
-        return 0;
-    return starpu_memory_pin(p, bytes) == 0 ? bytes : 0;
-}
-static void unpin(void *p, size_t bytes)
-{
-    if (bytes)
-        starpu_memory_unpin(p, bytes);
+    const struct batch_array *pa = &arrays[pinned];
+    size_t pin_bytes = 0, pin_total = ((size_t)(batch - 1) * pa->stride + pa->extent) * pa->elemsize;
+    if (ss_ctx.pin_lapack && starpu_cuda_worker_get_count() > 0 && starpu_memory_pin(pa->base, pin_total) == 0)
+        pin_bytes = pin_total;
+    int chunk = chunk_size(ss_batch_flops(args), batch), nchunks = (batch + chunk - 1) / chunk;
+    starpu_data_handle_t *h = malloc((size_t)narrays * nchunks * sizeof *h);
+    for (int c = 0; c < nchunks; c++) {
+        int first = c * chunk, count = ss_min(chunk, batch - first);
+        for (int a = 0; a < narrays; a++) {
+            const struct batch_array *x = &arrays[a];
+            h[c * narrays + a] = ss_register_vector((char *)x->base + (size_t)first * x->stride * x->elemsize,
+                                                    (size_t)(count - 1) * x->stride + x->extent, x->elemsize);
+        }
+        insert_zbatch(args, count, h + c * narrays);
+    }
+    for (int i = 0; i < narrays * nchunks; i++)
+        starpu_data_unregister(h[i]);   /* waits for the chunk's task, brings the results home */
+    free(h);
+    if (pin_bytes)
+        starpu_memory_unpin(pa->base, pin_bytes);
 }
 
 int starsolve_zgetrf_batched(int m, int n, starsolve_complex64_t *A, int lda, long strideA, int *ipiv, long strideIpiv,
@@ -61,22 +76,14 @@ int starsolve_zgetrf_batched(int m, int n, starsolve_complex64_t *A, int lda, lo
         info[b] = 0;
     if (batch == 0 || k == 0) return 0;
     if (ss_ensure_init()) return -1000;
-    double mn = m, nn = n, kk = k;
-    int chunk = chunk_size(mn * nn * kk - (mn + nn) * kk * kk / 2 + kk * kk * kk / 3, batch);
-    size_t pinned = pin(A, span(batch, strideA, lda, m, n) * sizeof *A);
-    int nchunks = (batch + chunk - 1) / chunk;
-    starpu_data_handle_t *h = malloc((size_t)3 * nchunks * sizeof *h);
-    for (int c = 0; c < nchunks; c++) {
-        int first = c * chunk, count = ss_min(chunk, batch - first);
-        h[3 * c] = chunk_handle(A, (size_t)first * strideA, span(count, strideA, lda, m, n), sizeof *A);
-        h[3 * c + 1] = chunk_handle(ipiv, (size_t)first * strideIpiv, (size_t)(count - 1) * strideIpiv + k, sizeof *ipiv);
-        h[3 * c + 2] = chunk_handle(info, first, count, sizeof *info);
-        insert_zgetrf_batch(m, n, lda, strideA, strideIpiv, count, h[3 * c], h[3 * c + 1], h[3 * c + 2]);
-    }
-    for (int i = 0; i < 3 * nchunks; i++)
-        starpu_data_unregister(h[i]);   /* waits for the chunk's task, brings the results home */
-    free(h);
-    unpin(A, pinned);
+    struct ss_batch_args args = { .op = SS_BATCH_GETRF, .m = m, .n = n, .lda = lda, .strideA = strideA,
+                                  .strideIpiv = strideIpiv };
+    struct batch_array arrays[] = {
+        { A, strideA, matrix_extent(lda, m, n), sizeof *A },
+        { ipiv, strideIpiv, (size_t)k, sizeof *ipiv },
+        { info, 1, 1, sizeof *info },
+    };
+    run_chunks(&args, batch, 3, arrays, 0);
     return 0;
 }
 
@@ -95,20 +102,12 @@ int starsolve_zpotrf_batched(char uplo, int n, starsolve_complex64_t *A, int lda
         info[b] = 0;
     if (batch == 0 || n == 0) return 0;
     if (ss_ensure_init()) return -1000;
-    double nn = n;
-    int chunk = chunk_size(nn * nn * nn / 3, batch), nchunks = (batch + chunk - 1) / chunk;
-    size_t pinned = pin(A, span(batch, strideA, lda, n, n) * sizeof *A);
-    starpu_data_handle_t *h = malloc((size_t)2 * nchunks * sizeof *h);
-    for (int c = 0; c < nchunks; c++) {
-        int first = c * chunk, count = ss_min(chunk, batch - first);
-        h[2 * c] = chunk_handle(A, (size_t)first * strideA, span(count, strideA, lda, n, n), sizeof *A);
-        h[2 * c + 1] = chunk_handle(info, first, count, sizeof *info);
-        insert_zpotrf_batch(uplo, n, lda, strideA, count, h[2 * c], h[2 * c + 1]);
-    }
-    for (int i = 0; i < 2 * nchunks; i++)
-        starpu_data_unregister(h[i]);
-    free(h);
-    unpin(A, pinned);
+    struct ss_batch_args args = { .op = SS_BATCH_POTRF, .m = n, .n = n, .lda = lda, .strideA = strideA, .uplo = uplo };
+    struct batch_array arrays[] = {
+        { A, strideA, matrix_extent(lda, n, n), sizeof *A },
+        { info, 1, 1, sizeof *info },
+    };
+    run_chunks(&args, batch, 2, arrays, 0);
     return 0;
 }
 
@@ -130,25 +129,19 @@ int starsolve_zgeqrf_batched(int m, int n, starsolve_complex64_t *A, int lda, lo
         info[b] = 0;
     if (batch == 0 || k == 0) return 0;
     if (ss_ensure_init()) return -1000;
-    double big = ss_max(m, n), small = k;
-    int chunk = chunk_size(2 * big * small * small - 2 * small * small * small / 3, batch);
-    int nchunks = (batch + chunk - 1) / chunk;
-    size_t pinned = pin(A, span(batch, strideA, lda, m, n) * sizeof *A);
-    starpu_data_handle_t *h = malloc((size_t)3 * nchunks * sizeof *h);
-    for (int c = 0; c < nchunks; c++) {
-        int first = c * chunk, count = ss_min(chunk, batch - first);
-        h[3 * c] = chunk_handle(A, (size_t)first * strideA, span(count, strideA, lda, m, n), sizeof *A);
-        h[3 * c + 1] = chunk_handle(tau, (size_t)first * strideTau, (size_t)(count - 1) * strideTau + k, sizeof *tau);
-        h[3 * c + 2] = chunk_handle(info, first, count, sizeof *info);
-        insert_zgeqrf_batch(m, n, lda, strideA, strideTau, count, h[3 * c], h[3 * c + 1], h[3 * c + 2]);
-    }
-    for (int i = 0; i < 3 * nchunks; i++)
-        starpu_data_unregister(h[i]);
-    free(h);
-    unpin(A, pinned);
+    struct ss_batch_args args = { .op = SS_BATCH_GEQRF, .m = m, .n = n, .lda = lda, .strideA = strideA,
+                                  .strideTau = strideTau };
+    struct batch_array arrays[] = {
+        { A, strideA, matrix_extent(lda, m, n), sizeof *A },
+        { tau, strideTau, (size_t)k, sizeof *tau },
+        { info, 1, 1, sizeof *info },
+    };
+    run_chunks(&args, batch, 3, arrays, 0);
     return 0;
 }
 
+/* The solves only read A, the pivots and tau: a registration of the caller's
+ * const arrays is safe (the tasks access them read-only, nothing is written back). */
 int starsolve_zgetrs_batched(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, long strideA,
                              const int *ipiv, long strideIpiv, starsolve_complex64_t *B, int ldb, long strideB, int batch)
 {
@@ -168,23 +161,14 @@ int starsolve_zgetrs_batched(char trans, int n, int nrhs, const starsolve_comple
     if (batch < 0) return ss_arg_error(me, -12);
     if (batch == 0 || n == 0 || nrhs == 0) return 0;
     if (ss_ensure_init()) return -1000;
-    int chunk = chunk_size(2.0 * n * n * nrhs + 2.0 * n * n * n / 3, batch), nchunks = (batch + chunk - 1) / chunk;
-    size_t pinned = pin(B, span(batch, strideB, ldb, n, nrhs) * sizeof *B);
-    starpu_data_handle_t *h = malloc((size_t)3 * nchunks * sizeof *h);
-    for (int c = 0; c < nchunks; c++) {
-        int first = c * chunk, count = ss_min(chunk, batch - first);
-        /* A and ipiv are only read: a read-only registration of the caller's const arrays */
-        h[3 * c] = chunk_handle((void *)A, (size_t)first * strideA, span(count, strideA, lda, n, n), sizeof *A);
-        h[3 * c + 1] = chunk_handle((void *)ipiv, (size_t)first * strideIpiv, (size_t)(count - 1) * strideIpiv + n,
-                                    sizeof *ipiv);
-        h[3 * c + 2] = chunk_handle(B, (size_t)first * strideB, span(count, strideB, ldb, n, nrhs), sizeof *B);
-        insert_zgetrs_batch(trans, n, nrhs, lda, strideA, strideIpiv, ldb, strideB, count, h[3 * c], h[3 * c + 1],
-                            h[3 * c + 2]);
-    }
-    for (int i = 0; i < 3 * nchunks; i++)
-        starpu_data_unregister(h[i]);
-    free(h);
-    unpin(B, pinned);
+    struct ss_batch_args args = { .op = SS_BATCH_GETRS, .m = n, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb,
+                                  .strideA = strideA, .strideB = strideB, .strideIpiv = strideIpiv, .trans = trans };
+    struct batch_array arrays[] = {
+        { (void *)A, strideA, matrix_extent(lda, n, n), sizeof *A },
+        { (void *)ipiv, strideIpiv, (size_t)n, sizeof *ipiv },
+        { B, strideB, matrix_extent(ldb, n, nrhs), sizeof *B },
+    };
+    run_chunks(&args, batch, 3, arrays, 2);
     return 0;
 }
 
@@ -205,19 +189,13 @@ int starsolve_zpotrs_batched(char uplo, int n, int nrhs, const starsolve_complex
     if (batch < 0) return ss_arg_error(me, -10);
     if (batch == 0 || n == 0 || nrhs == 0) return 0;
     if (ss_ensure_init()) return -1000;
-    int chunk = chunk_size(2.0 * n * n * nrhs + 1.0 * n * n * n / 3, batch), nchunks = (batch + chunk - 1) / chunk;
-    size_t pinned = pin(B, span(batch, strideB, ldb, n, nrhs) * sizeof *B);
-    starpu_data_handle_t *h = malloc((size_t)2 * nchunks * sizeof *h);
-    for (int c = 0; c < nchunks; c++) {
-        int first = c * chunk, count = ss_min(chunk, batch - first);
-        h[2 * c] = chunk_handle((void *)A, (size_t)first * strideA, span(count, strideA, lda, n, n), sizeof *A);
-        h[2 * c + 1] = chunk_handle(B, (size_t)first * strideB, span(count, strideB, ldb, n, nrhs), sizeof *B);
-        insert_zpotrs_batch(uplo, n, nrhs, lda, strideA, ldb, strideB, count, h[2 * c], h[2 * c + 1]);
-    }
-    for (int i = 0; i < 2 * nchunks; i++)
-        starpu_data_unregister(h[i]);
-    free(h);
-    unpin(B, pinned);
+    struct ss_batch_args args = { .op = SS_BATCH_POTRS, .m = n, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb,
+                                  .strideA = strideA, .strideB = strideB, .uplo = uplo };
+    struct batch_array arrays[] = {
+        { (void *)A, strideA, matrix_extent(lda, n, n), sizeof *A },
+        { B, strideB, matrix_extent(ldb, n, nrhs), sizeof *B },
+    };
+    run_chunks(&args, batch, 2, arrays, 1);
     return 0;
 }
 
@@ -240,20 +218,14 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
     if (batch < 0) return ss_arg_error(me, -12);
     if (batch == 0 || n == 0 || nrhs == 0) return 0;
     if (ss_ensure_init()) return -1000;
-    int chunk = chunk_size(4.0 * m * n * nrhs + 2.0 * m * n * n, batch), nchunks = (batch + chunk - 1) / chunk;
-    starpu_data_handle_t *h = malloc((size_t)3 * nchunks * sizeof *h);
-    for (int c = 0; c < nchunks; c++) {
-        int first = c * chunk, count = ss_min(chunk, batch - first);
-        h[3 * c] = chunk_handle((void *)A, (size_t)first * strideA, span(count, strideA, lda, m, n), sizeof *A);
-        h[3 * c + 1] = chunk_handle((void *)tau, (size_t)first * strideTau, (size_t)(count - 1) * strideTau + n,
-                                    sizeof *tau);
-        h[3 * c + 2] = chunk_handle(B, (size_t)first * strideB, span(count, strideB, ldb, m, nrhs), sizeof *B);
-        insert_zgeqrs_batch(m, n, nrhs, lda, strideA, strideTau, ldb, strideB, count, h[3 * c], h[3 * c + 1],
-                            h[3 * c + 2]);
-    }
-    for (int i = 0; i < 3 * nchunks; i++)
-        starpu_data_unregister(h[i]);
-    free(h);
+    struct ss_batch_args args = { .op = SS_BATCH_GEQRS, .m = m, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb,
+                                  .strideA = strideA, .strideB = strideB, .strideTau = strideTau };
+    struct batch_array arrays[] = {
+        { (void *)A, strideA, matrix_extent(lda, m, n), sizeof *A },
+        { (void *)tau, strideTau, (size_t)n, sizeof *tau },
+        { B, strideB, matrix_extent(ldb, m, nrhs), sizeof *B },
+    };
+    run_chunks(&args, batch, 3, arrays, 2);
     return 0;
 }
 
@@ -262,12 +234,8 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
  * (at least 4 per worker) are one task each, on CPU workers. */
 static double one_flops(int op, int m, int n)
 {
-    double mm = m, nn = n, k = ss_min(m, n), big = ss_max(m, n);
-    if (op == SS_BATCH_POTRF)
-        return nn * nn * nn / 3;
-    if (op == SS_BATCH_GEQRF)
-        return 2 * big * k * k - 2 * k * k * k / 3;
-    return mm * nn * k - (mm + nn) * k * k / 2 + k * k * k / 3;
+    struct ss_batch_args a = { .op = op, .m = m, .n = n };
+    return ss_batch_flops(&a);
 }
 
 static void vbatched_run(int op, char uplo, const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda,
