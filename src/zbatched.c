@@ -58,23 +58,32 @@ static void run_chunks(const struct ss_batch_args *args, int batch, int narrays,
         starpu_memory_unpin(pa->base, pin_bytes);
 }
 
-int starsolve_zgetrf_batched(int m, int n, starsolve_complex64_t *A, int lda, long strideA, int *ipiv, long strideIpiv,
-                             int *info, int batch)
+/* The arguments getrf and geqrf share, at the same positions (m, n, A, lda, strideA,
+ * ipiv or tau, its stride, info, batch): 0 or LAPACK's negative index. Zeroes info. */
+static int check_factor_args(const char *me, int m, int n, const void *A, int lda, long strideA, const void *aux,
+                             long strideAux, int *info, int batch)
 {
-    const char *me = "starsolve_zgetrf_batched";
     int k = ss_min(m, n);
     if (m < 0) return ss_arg_error(me, -1);
     if (n < 0) return ss_arg_error(me, -2);
     if (!A && batch > 0 && k > 0) return ss_arg_error(me, -3);
     if (lda < ss_max(1, m)) return ss_arg_error(me, -4);
     if (strideA < (long)lda * n) return ss_arg_error(me, -5);
-    if (!ipiv && batch > 0 && k > 0) return ss_arg_error(me, -6);
-    if (strideIpiv < k) return ss_arg_error(me, -7);
+    if (!aux && batch > 0 && k > 0) return ss_arg_error(me, -6);
+    if (strideAux < k) return ss_arg_error(me, -7);
     if (!info && batch > 0) return ss_arg_error(me, -8);
     if (batch < 0) return ss_arg_error(me, -9);
     for (int b = 0; b < batch; b++)
         info[b] = 0;
-    if (batch == 0 || k == 0) return 0;
+    return 0;
+}
+
+int starsolve_zgetrf_batched(int m, int n, starsolve_complex64_t *A, int lda, long strideA, int *ipiv, long strideIpiv,
+                             int *info, int batch)
+{
+    int bad = check_factor_args("starsolve_zgetrf_batched", m, n, A, lda, strideA, ipiv, strideIpiv, info, batch);
+    int k = ss_min(m, n);
+    if (bad || batch == 0 || k == 0) return bad;
     if (ss_ensure_init()) return -1000;
     struct ss_batch_args args = { .op = SS_BATCH_GETRF, .m = m, .n = n, .lda = lda, .strideA = strideA,
                                   .strideIpiv = strideIpiv };
@@ -114,20 +123,9 @@ int starsolve_zpotrf_batched(char uplo, int n, starsolve_complex64_t *A, int lda
 int starsolve_zgeqrf_batched(int m, int n, starsolve_complex64_t *A, int lda, long strideA, starsolve_complex64_t *tau,
                              long strideTau, int *info, int batch)
 {
-    const char *me = "starsolve_zgeqrf_batched";
+    int bad = check_factor_args("starsolve_zgeqrf_batched", m, n, A, lda, strideA, tau, strideTau, info, batch);
     int k = ss_min(m, n);
-    if (m < 0) return ss_arg_error(me, -1);
-    if (n < 0) return ss_arg_error(me, -2);
-    if (!A && batch > 0 && k > 0) return ss_arg_error(me, -3);
-    if (lda < ss_max(1, m)) return ss_arg_error(me, -4);
-    if (strideA < (long)lda * n) return ss_arg_error(me, -5);
-    if (!tau && batch > 0 && k > 0) return ss_arg_error(me, -6);
-    if (strideTau < k) return ss_arg_error(me, -7);
-    if (!info && batch > 0) return ss_arg_error(me, -8);
-    if (batch < 0) return ss_arg_error(me, -9);
-    for (int b = 0; b < batch; b++)
-        info[b] = 0;
-    if (batch == 0 || k == 0) return 0;
+    if (bad || batch == 0 || k == 0) return bad;
     if (ss_ensure_init()) return -1000;
     struct ss_batch_args args = { .op = SS_BATCH_GEQRF, .m = m, .n = n, .lda = lda, .strideA = strideA,
                                   .strideTau = strideTau };
