@@ -1,7 +1,8 @@
 #!/bin/bash
 # RBT against our own partial-pivoting solver, in one run, on the same workers.
 #
-#   bash bench/rbt.sh [--sizes "4096"] [--niter 3] [--depth 2] [--ngpus 0] [--nb NB] BUILD_DIR
+#   bash bench/rbt.sh [--sizes "4096"] [--niter 3] [--depth 2] [--ngpus 0] [--nb NB] BUILD_DIR|BIN_DIR
+# (on a GPU: --sizes "20000 40000" --ngpus 1 --nb 1024, with a device bundle's bin/)
 #
 # For each n: starpu_lu (starsolve_dgesv's work: getrf + getrs, one right-hand
 # side) and starpu_rbt (starsolve_dgesv_rbt: randomization, LU without pivoting,
@@ -25,7 +26,9 @@ while [ $# -gt 1 ]; do
 done
 [ $# -eq 1 ] && [ -d "$1" ] || { echo "usage: bash bench/rbt.sh [--sizes S] [--niter K] [--depth D] [--ngpus G] [--nb NB] BUILD_DIR" >&2; exit 2; }
 b=$(cd "$1" && pwd)
-lu=$b/examples/starpu_lu rbt=$b/examples/starpu_rbt
+# a build directory (examples/starpu_rbt), or a folder of programs (a device bundle's bin/)
+if [ -x "$b/examples/starpu_rbt" ]; then lu=$b/examples/starpu_lu rbt=$b/examples/starpu_rbt
+else lu=$b/starpu_lu rbt=$b/starpu_rbt; fi
 export STARPU_SILENT=1 STARPU_HOME=$b/bench/starpu-home
 mkdir -p "$STARPU_HOME"
 failed=0
