@@ -160,8 +160,12 @@ int driver_parse(int argc, char **argv, struct driver_opts *o)
             return ret;
     }
     if (o->sched && !known_scheduler(o->sched)) {
-        char what[120];
-        snprintf(what, sizeof what, "unknown scheduler '%.60s'", o->sched);
+        /* one line that names every policy this StarPU offers */
+        char what[1024];
+        int len = snprintf(what, sizeof what, "unknown scheduler '%.60s'; StarPU offers:", o->sched);
+        for (struct starpu_sched_policy **p = starpu_sched_get_predefined_policies(); p && *p; p++)
+            if ((*p)->policy_name && len < (int)sizeof what - 40)
+                len += snprintf(what + len, sizeof what - len, " %s", (*p)->policy_name);
         return usage_error(o, what, "");
     }
     if (o->m < 0)      /* no -m: square */
