@@ -301,6 +301,16 @@ int starsolve_cgeqrf_vbatched(const int *m, const int *n, starsolve_complex32_t 
 int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda, starsolve_complex64_t *const *tau,
                               int *info, int batch);
 
+/* Banded solver (SPIKE, issue 7, first version: CPU workers): A in LAPACK gbsv band layout
+ * (ldab >= 2 kl + ku + 1, band in rows kl .. 2 kl + ku), only read. B (ldb >= n) is overwritten
+ * by X. Returns 0; on a matrix where the SPIKE-preconditioned BiCGStab does not reach
+ * ||b - Ax||_inf <= max(1e-12, 100 eps) ||b||_inf it solves with LAPACK's gbsv instead and sets
+ * *iters = -1 (then a positive return is gbsv's: U(i,i) exactly zero). *iters: BiCGStab iterations. */
+int starsolve_sgbsv_spike(int n, int kl, int ku, int nrhs, float *AB, int ldab, float *B, int ldb, int *iters);
+int starsolve_dgbsv_spike(int n, int kl, int ku, int nrhs, double *AB, int ldab, double *B, int ldb, int *iters);
+int starsolve_cgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex32_t *AB, int ldab, starsolve_complex32_t *B, int ldb, int *iters);
+int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t *AB, int ldab, starsolve_complex64_t *B, int ldb, int *iters);
+
 #ifdef __cplusplus
 }
 #endif

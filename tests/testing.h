@@ -180,6 +180,14 @@ int test_dbatched(void);
 int test_cbatched(void);
 int test_zbatched(void);
 
+int test_sspike(void);
+int test_dspike(void);
+int test_cspike(void);
+int test_zspike(void);
+
+static inline int ss_imin(int a, int b) { return a < b ? a : b; }
+static inline int ss_imax(int a, int b) { return a > b ? a : b; }
+
 int test_sargs(void);
 int test_dargs(void);
 int test_cargs(void);
