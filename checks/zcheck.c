@@ -237,3 +237,32 @@ double check_zgels(char trans, int m, int n, int nrhs, const starsolve_complex64
     free(R);
     return worst;
 }
+
+double check_zgbsolve(int n, int kl, int ku, int nrhs, const starsolve_complex64_t *AB, int ldab,
+                      const starsolve_complex64_t *X, int ldx, const starsolve_complex64_t *B, int ldb, double *relative)
+{
+    const starsolve_complex64_t one = 1.0, mone = -1.0;
+    double anorm = 0, worst = 0;
+    *relative = 0;
+    if (n == 0 || nrhs == 0)
+        return 0;
+    for (int j = 0; j < n; j++) {   /* 1-norm of the band */
+        double s = 0;
+        for (int i = (j - ku > 0 ? j - ku : 0); i <= (j + kl < n - 1 ? j + kl : n - 1); i++)
+            s += cabs(AB[kl + ku + i - j + (size_t)j * ldab]);
+        anorm = s > anorm || isnan(s) ? s : anorm;
+    }
+    starsolve_complex64_t *r = malloc((size_t)n * sizeof *r);
+    for (int c = 0; c < nrhs; c++) {
+        memcpy(r, B + (size_t)c * ldb, (size_t)n * sizeof *r);
+        cblas_zgbmv(CblasColMajor, CblasNoTrans, n, n, kl, ku, CBLAS_SADDR(mone), AB + kl, ldab, X + (size_t)c * ldx, 1,
+                    CBLAS_SADDR(one), r, 1);
+        double q = znorm1(n, 1, r, n) / (anorm * znorm1(n, 1, X + (size_t)c * ldx, n) * n * zeps());
+        worst = q > worst || isnan(q) ? q : worst;
+        double rmax = znormi(n, 1, r, n), bmax = znormi(n, 1, B + (size_t)c * ldb, n);
+        double rel = rmax / bmax;
+        *relative = rel > *relative || isnan(rel) ? rel : *relative;
+    }
+    free(r);
+    return worst;
+}

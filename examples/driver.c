@@ -123,6 +123,16 @@ static int set_flag(const struct driver_opts *o, const struct driver_flag *f, co
             return DRIVER_OK;
         }
         return usage_error(o, f->name, " needs a non-empty value");
+    case DRIVER_FLAG_REAL: {
+        char *end;
+        double v = strtod(value, &end);
+        if (end != value && !*end && v > 0 && isfinite(v)) {
+            *(double *)f->value = v;
+            return DRIVER_OK;
+        }
+        snprintf(what, sizeof what, "%s needs a positive number, not '%.40s'", f->name, value);
+        return usage_error(o, what, "");
+    }
     }
     return DRIVER_USAGE;
 }

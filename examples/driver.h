@@ -20,7 +20,8 @@ enum driver_flag_kind {
     DRIVER_FLAG_SWITCH,   /* no value: sets *(int *)value to 1 */
     DRIVER_FLAG_INT,      /* an integer >= min into *(int *)value */
     DRIVER_FLAG_CHOICE,   /* one character out of `choices` into *(char *)value */
-    DRIVER_FLAG_STRING    /* a non-empty string into *(const char **)value */
+    DRIVER_FLAG_STRING,   /* a non-empty string into *(const char **)value */
+    DRIVER_FLAG_REAL      /* a positive finite number into *(double *)value */
 };
 
 struct driver_flag {
@@ -67,6 +68,9 @@ struct driver_opts {
     int batch;            /* starpu_batched -batch: matrices in the batch */
     int vendor;           /* starpu_batched -vendor: also time the reference on the same data */
     int chunk;            /* starpu_batched -chunk: matrices per task (0: automatic) */
+    int kl, ku;           /* starpu_spike -kl, -ku (or -k for both): the band */
+    double dominance;     /* starpu_spike -dd: degree of diagonal dominance */
+    int psize;            /* starpu_spike -psize: rows per partition (0: automatic) */
 };
 
 /* The measurements of one run, filled by run_<p><op>. */
@@ -142,6 +146,11 @@ int run_slu(const struct driver_opts *o);
 int run_dlu(const struct driver_opts *o);
 int run_clu(const struct driver_opts *o);
 int run_zlu(const struct driver_opts *o);
+
+int run_sspike(const struct driver_opts *o);
+int run_dspike(const struct driver_opts *o);
+int run_cspike(const struct driver_opts *o);
+int run_zspike(const struct driver_opts *o);
 
 int run_sbatched(const struct driver_opts *o);
 int run_dbatched(const struct driver_opts *o);

@@ -48,6 +48,10 @@ int  starsolve_set_nb(int nb);   /* returns -1 if nb < 1 */
 /* Matrices per task of the batched routines (0: automatic), and a way to change it between calls. */
 int  starsolve_get_batch_chunk(void);
 int  starsolve_set_batch_chunk(int chunk);   /* returns -1 if chunk < 0 */
+/* Rows per partition of the SPIKE solver (0: automatic: 2 partitions per CPU worker, each of at
+ * least 2 max(kl, ku) rows); partitions always differ by at most one row. */
+int  starsolve_get_spike_psize(void);
+int  starsolve_set_spike_psize(int psize);   /* returns -1 if psize < 0 */
 
 /* ---- tile descriptors and the asynchronous tile API -------------------- */
 

@@ -88,6 +88,16 @@ int starsolve_set_batch_chunk(int chunk)
     return 0;
 }
 
+int starsolve_get_spike_psize(void) { return ss_ctx.spike_psize; }
+
+int starsolve_set_spike_psize(int psize)
+{
+    if (psize < 0)
+        return -1;
+    ss_ctx.spike_psize = psize;
+    return 0;
+}
+
 int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
     (void)nimpl;

@@ -86,6 +86,7 @@ struct ss_context {
     int gpu_only_tile;
     int pin_lapack;
     int batch_chunk;   /* matrices per task of the batched routines; 0: chosen from the sizes */
+    int spike_psize;   /* rows per partition of the SPIKE solver; 0: chosen from n, the band and the workers */
 };
 extern struct ss_context ss_ctx;
 

@@ -36,11 +36,13 @@ struct spike {
     int *ipivS;
 };
 
-/* p partitions of at least 2K rows, sizes differing by at most one */
+/* p partitions of at least 2K rows (sizes then differ by at most one): about
+ * n / psize with starsolve_set_spike_psize, else 2 per CPU worker (each worker
+ * then has a second partition to take while the slowest finishes) */
 static int partition_count(int n, int K)
 {
     int most = ss_max(1, n / ss_max(1, 2 * K));
-    int wanted = 2 * (int)starpu_cpu_worker_get_count();
+    int wanted = ss_ctx.spike_psize > 0 ? ss_max(1, n / ss_ctx.spike_psize) : 2 * (int)starpu_cpu_worker_get_count();
     return ss_max(1, ss_min(most, wanted));
 }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # make check: the drivers examples/starpu_lu, starpu_cholesky, starpu_qr,
-# starpu_rbt and starpu_batched, run as a user runs them.
+# starpu_rbt, starpu_batched and starpu_spike, run as a user runs them.
 #   --help exits 0; -n 300 -nb 64 -check passes in every precision (and -nopiv
 #   for LU), with the backward errors it prints at most 30; --csv gives a header
 #   and one parsable line per run; bad flags exit 2 with one line on stderr.
@@ -15,6 +15,7 @@ CHOL=$top_builddir/examples/starpu_cholesky
 QR=$top_builddir/examples/starpu_qr
 RBT=$top_builddir/examples/starpu_rbt
 BATCHED=$top_builddir/examples/starpu_batched
+SPIKE=$top_builddir/examples/starpu_spike
 PRECS="s d c z"
 RUN_FLAGS="-n 300 -nb 64 -check"   # a small run that every precision must pass
 BOUND=30                           # DESIGN.md: scaled residuals above 30, or NaN, fail
@@ -28,7 +29,7 @@ CSV_RESID=resid
 CSV_INFO=info
 USAGE_STATUS=2                     # exit status of the drivers on bad flags
 
-for d in "$LU" "$CHOL" "$QR" "$RBT" "$BATCHED"; do
+for d in "$LU" "$CHOL" "$QR" "$RBT" "$BATCHED" "$SPIKE"; do
     if [ ! -x "$d" ]; then
         echo "SKIP: $d is not built"
         exit 77
@@ -192,6 +193,19 @@ run "$BATCHED" -op geqrf -m 40 -n 15 -batch 10 -check
 if [ "$status" -eq 0 ] && within_bound "$(value_of "$BERR_NAME")"; then pass; else fail "$BATCHED -op geqrf -m 40 -n 15: exit status $status"; fi
 usage_error "$BATCHED" -op lu
 usage_error "$BATCHED" -batch 0
+
+# starpu_spike: every precision, a dominant and a non-dominant band (the latter may fall back to gbsv, and says so)
+run "$SPIKE" --help
+if [ "$status" -eq 0 ] && [ -s "$tmp/out" ]; then pass; else fail "$SPIKE --help: exit status $status"; fi
+for p in $PRECS; do
+    run "$SPIKE" -n 3001 -k 8 -dd 2 -nrhs 2 -check -vendor -prec "$p"
+    if [ "$status" -eq 0 ] && within_bound "$(value_of "$RESID_NAME")" && grep -q "LAPACK gbsv" "$tmp/out"; then pass
+    else fail "$SPIKE -n 3001 -k 8 -prec $p: exit status $status, $RESID_NAME='$(value_of "$RESID_NAME")'"; fi
+done
+run "$SPIKE" -n 2000 -kl 3 -ku 5 -dd 0.1 -check -psize 300
+if [ "$status" -eq 0 ] && within_bound "$(value_of "$RESID_NAME")"; then pass; else fail "$SPIKE -dd 0.1: exit status $status"; fi
+usage_error "$SPIKE" -dd -1
+usage_error "$SPIKE" -k x
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

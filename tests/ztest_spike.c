@@ -14,26 +14,6 @@
 #include <string.h>
 #include "../tests/testing.h"
 
-/* A in gbsv layout, ldab = 2 kl + ku + 1 */
-static void gen_band(int n, int kl, int ku, double dominance, starsolve_complex64_t *AB, int ldab, unsigned seed)
-{
-    starsolve_complex64_t *col = malloc((size_t)(kl + ku + 1) * sizeof *col);
-    double *rowsum = calloc((size_t)n, sizeof *rowsum);
-    memset(AB, 0, (size_t)ldab * n * sizeof *AB);
-    for (int j = 0; j < n; j++) {
-        gen_zmatrix(kl + ku + 1, 1, col, kl + ku + 1, seed + (unsigned)j);
-        for (int i = ss_imax(0, j - ku); i <= ss_imin(n - 1, j + kl); i++)
-            if (i != j) {
-                AB[kl + ku + i - j + (size_t)j * ldab] = col[ku + i - j];
-                rowsum[i] += cabs(col[ku + i - j]);
-            }
-    }
-    for (int i = 0; i < n; i++)
-        AB[kl + ku + (size_t)i * ldab] = dominance * (rowsum[i] > 0 ? rowsum[i] : 1.0);
-    free(col);
-    free(rowsum);
-}
-
 static double rel_residual(int n, int kl, int ku, int nrhs, const starsolve_complex64_t *AB, int ldab,
                            const starsolve_complex64_t *X, const starsolve_complex64_t *B, int ldb)
 {
@@ -58,7 +38,7 @@ static void spike_case(int n, int kl, int ku, double dominance, int nrhs)
     int ldab = 2 * kl + ku + 1, ldb = n + 1, iters = -7;
     starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *AB0 = testing_alloc((size_t)ldab * n * sizeof *AB0);
     starsolve_complex64_t *B = testing_alloc((size_t)ldb * nrhs * sizeof *B), *X = testing_alloc((size_t)ldb * nrhs * sizeof *X);
-    gen_band(n, kl, ku, dominance, AB0, ldab, 11u * (unsigned)n + (unsigned)kl);
+    gen_zband(n, kl, ku, dominance, AB0, ldab, 11u * (unsigned)n + (unsigned)kl);
     memcpy(AB, AB0, (size_t)ldab * n * sizeof *AB);
     gen_zmatrix(n, nrhs, B, ldb, 77);
     memcpy(X, B, (size_t)ldb * nrhs * sizeof *X);

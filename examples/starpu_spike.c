@@ -1,0 +1,57 @@
+/* starpu_spike: time and check the SPIKE banded solver (starsolve_<p>gbsv_spike) on a
+ * random band matrix of a chosen degree of diagonal dominance, and with -vendor
+ * LAPACK's gbsv (OpenBLAS) on the same matrix. */
+#include <stdio.h>
+#include "driver.h"
+
+/* a banded LU's leading term, 2 n kl (kl + ku) (the gbsv count), for GF/s */
+static double spike_flops(const struct driver_opts *o)
+{
+    double n = o->n, kl = o->kl, ku = o->ku;
+    return 2.0 * n * (kl > 0 ? kl : 1) * (kl + ku + 1) + 2.0 * n * (2 * kl + ku + 1) * o->nrhs;
+}
+
+int main(int argc, char **argv)
+{
+    struct driver_opts o;
+    int k = -1;
+    const struct driver_flag flags[] = {
+        { "-k", DRIVER_FLAG_INT, &k, 0, NULL, "K", "half-bandwidth: kl = ku = K; default 32" },
+        { "-kl", DRIVER_FLAG_INT, &o.kl, 0, NULL, "KL", "subdiagonals (after -k)" },
+        { "-ku", DRIVER_FLAG_INT, &o.ku, 0, NULL, "KU", "superdiagonals (after -k)" },
+        { "-dd", DRIVER_FLAG_REAL, &o.dominance, 0, NULL, "D",
+          "degree of diagonal dominance: diagonal = D times the sum of the row's other entries; default 1" },
+        { "-psize", DRIVER_FLAG_INT, &o.psize, 0, NULL, "P", "rows per partition; 0 (default): automatic" },
+        { "-vendor", DRIVER_FLAG_SWITCH, &o.vendor, 0, NULL, NULL, "also time LAPACK's gbsv (OpenBLAS) on the same matrix" },
+        { NULL },
+    };
+    const struct driver_spec spec = {
+        .name = "starpu_spike",
+        .purpose = "SPIKE banded solver (starsolve_<p>gbsv_spike): -n order, -k (or -kl, -ku) band, -dd diagonal\n"
+                   "dominance, -nrhs right-hand sides. The time is the whole solve. -check: resid =\n"
+                   "||b - Ax||_1/(||A|| ||x|| n eps), and the relative residual ||b - Ax||_inf/||b||_inf.",
+        .flags = flags,
+        .flops = spike_flops,
+    };
+    driver_opts_init(&o, &spec);
+    o.n = 100000;
+    o.kl = o.ku = -1;
+    o.dominance = 1.0;
+    int ret = driver_parse(argc, argv, &o);
+    if (ret != DRIVER_OK)
+        return ret < 0 ? DRIVER_OK : ret;     /* < 0: --help was printed */
+    if (k < 0)
+        k = 32;
+    if (o.kl < 0) o.kl = k;
+    if (o.ku < 0) o.ku = k;
+    if (o.nrhs < 1) {
+        fprintf(stderr, "starpu_spike: -nrhs must be at least 1\n");
+        return DRIVER_USAGE;
+    }
+    switch (o.prec) {
+    case 's': return driver_main(&o, run_sspike);
+    case 'c': return driver_main(&o, run_cspike);
+    case 'z': return driver_main(&o, run_zspike);
+    default:  return driver_main(&o, run_dspike);
+    }
+}
