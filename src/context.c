@@ -104,10 +104,16 @@ int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
     if (starpu_worker_get_type((int)workerid) != STARPU_CPU_WORKER || ss_ctx.gpu_only_tile <= 0
         || starpu_cuda_worker_get_count() == 0)
         return 1;
-    /* every codelet's last buffer is a tile it writes: judge the task by that tile */
-    starpu_data_handle_t out = STARPU_TASK_GET_HANDLE(task, STARPU_TASK_GET_NBUFFERS(task) - 1);
-    int order = ss_max((int)starpu_matrix_get_nx(out), (int)starpu_matrix_get_ny(out));
-    return order < ss_ctx.gpu_only_tile;
+    /* judge the task by its last tile (matrix buffer): the codelets write it; vectors
+     * (butterflies, pivots) come after it in some codelets and say nothing of the work */
+    for (int b = (int)STARPU_TASK_GET_NBUFFERS(task) - 1; b >= 0; b--) {
+        starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, b);
+        if (starpu_data_get_interface_id(h) == STARPU_MATRIX_INTERFACE_ID) {
+            int order = ss_max((int)starpu_matrix_get_nx(h), (int)starpu_matrix_get_ny(h));
+            return order < ss_ctx.gpu_only_tile;
+        }
+    }
+    return 1;
 }
 
 int ss_ensure_init(void)
