@@ -44,6 +44,9 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
           "              randomized estimate) and solve residual; a value above 30 fails" },
         { "-nopin", DRIVER_FLAG_SWITCH, &o->nopin, 0, NULL, NULL,
           "with GPUs, do not page-lock the matrix for the call (starsolve_config_t.pin_lapack = 0)" },
+        { "-stats", DRIVER_FLAG_SWITCH, &o->stats, 0, NULL, NULL,
+          "at the end, on stderr: each worker's executing, sleeping and total time and tasks, and\n"
+          "              the bytes moved between memory nodes (StarPU's profiling, on for the whole run)" },
         { "--csv", DRIVER_FLAG_SWITCH, &o->csv, 0, NULL, NULL,
           "stdout: a CSV header, then one CSV line per run; human-readable lines go to stderr" },
     };
@@ -207,6 +210,12 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     cfg.nb = o->nb;
     cfg.pin_lapack = !o->nopin;
     cfg.verbose = 1;
+    if (o->stats) {
+        /* StarPU's own profiling and its summaries at shutdown, on stderr */
+        setenv("STARPU_PROFILING", "1", 1);
+        setenv("STARPU_WORKER_STATS", "1", 1);
+        setenv("STARPU_BUS_STATS", "1", 1);
+    }
     if (starsolve_init(&cfg) != 0) {
         driver_error(o, "the runtime did not start (check -ncpus, -ngpus and the STARPU_* variables)");
         return DRIVER_FAILED;
@@ -214,7 +223,7 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     if (o->csv)
         driver_print_csv_header();
     int status = run(o);
-    starsolve_finalize();
+    starsolve_finalize();   /* with -stats, StarPU prints its worker and bus summaries here */
     return status;
 }
 

@@ -56,6 +56,7 @@ struct driver_opts {
     char prec;            /* 's', 'd', 'c' or 'z' */
     int csv;
     int nopin;            /* -nopin: leave the matrix pageable (GPU runs) */
+    int stats;            /* -stats: per-worker busy time and bytes moved between memory nodes, from StarPU */
     /* driver-specific values, set only through the flags a driver registers */
     int m;                /* starpu_lu, starpu_qr -m: rows; -1 (the default, and every driver without -m): m = n */
     int nopiv;            /* starpu_lu -nopiv */

@@ -160,6 +160,11 @@ for shape in "-m 400 -n 150" "-m 150 -n 400"; do
     if [ "$status" -eq 0 ] && within_bound "$(value_of orth)"; then pass; else fail "$QR $shape: orth='$(value_of orth)'"; fi
 done
 
+# -stats: StarPU's worker and bus summaries on stderr
+run "$LU" -n 300 -nb 64 -stats
+if [ "$status" -eq 0 ] && grep -q "Worker stats" "$tmp/err" && grep -q "Data transfer stats" "$tmp/err"; then pass
+else fail "$LU -stats: exit status $status, no worker or bus summary on stderr"; fi
+
 # starpu_rbt: no factorization error to print, the solve residual and the refinement steps
 run "$RBT" --help
 if [ "$status" -eq 0 ] && [ -s "$tmp/out" ]; then pass; else fail "$RBT --help: exit status $status"; fi
