@@ -263,7 +263,7 @@ int starsolve_qr_workspace_create(starsolve_desc_t **T, const starsolve_desc_t *
     return starsolve_desc_create(T, A->prec, A->mt * A->nb, A->n, A->nb);
 }
 
-int ss_desc_from_lapack_padded(starsolve_desc_t *D, const void *lapack, int lda, int m, int n, const void *pad_diagonal)
+int ss_desc_from_lapack_padded(starsolve_desc_t *D, const void *lapack, int lda, int m, int n)
 {
     if (!D || !D->owned || m > D->m || n > D->n || lda < ss_max(1, m)) return -1;
     size_t es = D->elemsize;
@@ -281,9 +281,6 @@ int ss_desc_from_lapack_padded(starsolve_desc_t *D, const void *lapack, int lda,
                 if (copied)
                     memcpy(tc, (const char *)lapack + ((size_t)row0 + (size_t)gj * lda) * es, (size_t)copied * es);
                 memset(tc + (size_t)copied * es, 0, (size_t)(rows - copied) * es);
-                /* the diagonal outside A: the augmented matrix is diag(A, I) */
-                if (pad_diagonal && (gj >= n || gj >= m) && gj >= row0 && gj < row0 + rows)
-                    memcpy(tc + (size_t)(gj - row0) * es, pad_diagonal, es);
             }
             starpu_data_release(h);
         }

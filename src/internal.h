@@ -42,10 +42,9 @@ static inline int ss_tile_cols(const starsolve_desc_t *A, int j)
 starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int m, int n);
 void ss_workspace_release(starpu_data_handle_t h);
 
-/* Owned D = the m x n LAPACK array in its leading part, zeros elsewhere, and
- * *pad_diagonal (one value of D's type; NULL: zero) on the diagonal outside
- * the m x n part: augmenting A to diag(A, I). Returns 0, or -1 on a bad argument. */
-int ss_desc_from_lapack_padded(starsolve_desc_t *D, const void *lapack, int lda, int m, int n, const void *pad_diagonal);
+/* Owned D = the m x n LAPACK array in its leading part, zeros elsewhere (right-hand
+ * sides of an augmented system). Returns 0, or -1 on a bad argument. */
+int ss_desc_from_lapack_padded(starsolve_desc_t *D, const void *lapack, int lda, int m, int n);
 /* A vector of count values in host memory as a StarPU handle (unregister with
  * starpu_data_unregister before freeing the values). */
 starpu_data_handle_t ss_register_vector(void *values, size_t count, size_t elemsize);

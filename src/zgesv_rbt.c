@@ -155,7 +155,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
     if (info == 0) {
         /* X = V A_r^-1 U^T [B; 0] */
         LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n, nrhs, B, ldb, b0, n);
-        ss_desc_from_lapack_padded(X, b0, n, n, nrhs, NULL);
+        ss_desc_from_lapack_padded(X, b0, n, n, nrhs);
         solve_randomized(F, X, depth, hu, hv);
         phase_end(times ? &times->solve : NULL, &t0, req);
 
@@ -179,7 +179,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
                 break;
             }
             /* X += V A_r^-1 U^T [R; 0] */
-            ss_desc_from_lapack_padded(W, r, n, n, nrhs, NULL);
+            ss_desc_from_lapack_padded(W, r, n, n, nrhs);
             solve_randomized(F, W, depth, hu, hv);
             pzgeadd(one, W, X);
             if (iters)
