@@ -1,16 +1,11 @@
 /* make check: bad arguments of every LAPACK-layout and tile routine, in the
  * four precisions. The tests themselves are in the generic tests/ztest_args.c. */
-#include <stdio.h>
 #include "testing.h"
 
 struct testing_counts testing_counts;
 
 int main(void)
 {
-    if (testing_init(32) != 0)
-        return TESTING_HARD_ERROR;
-    int failed[4] = { test_sargs(), test_dargs(), test_cargs(), test_zargs() };
-    printf("failures by precision: s %d, d %d, c %d, z %d\n", failed[0], failed[1], failed[2], failed[3]);
-    starsolve_finalize();
-    return testing_summary();
+    static int (*const tests[4])(void) = { test_sargs, test_dargs, test_cargs, test_zargs };
+    return testing_run_precisions(tests);
 }

@@ -1,16 +1,11 @@
 /* make check: Cholesky (potrf, potrs, posv and their tile forms) in the four
  * precisions. The tests themselves are in the generic tests/ztest_cholesky.c. */
-#include <stdio.h>
 #include "testing.h"
 
 struct testing_counts testing_counts;
 
 int main(void)
 {
-    if (testing_init(32) != 0)
-        return TESTING_HARD_ERROR;
-    int failed[4] = { test_scholesky(), test_dcholesky(), test_ccholesky(), test_zcholesky() };
-    printf("failures by precision: s %d, d %d, c %d, z %d\n", failed[0], failed[1], failed[2], failed[3]);
-    starsolve_finalize();
-    return testing_summary();
+    static int (*const tests[4])(void) = { test_scholesky, test_dcholesky, test_ccholesky, test_zcholesky };
+    return testing_run_precisions(tests);
 }

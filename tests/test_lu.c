@@ -28,11 +28,6 @@ int main(void)
 {
     testing_start_watchdog();
     dropin_without_init();
-    /* nb = 32 at init; each test then sets its own with starsolve_set_nb */
-    if (testing_init(32) != 0)
-        return TESTING_HARD_ERROR;
-    int failed[4] = { test_slu(), test_dlu(), test_clu(), test_zlu() };
-    printf("failures by precision: s %d, d %d, c %d, z %d\n", failed[0], failed[1], failed[2], failed[3]);
-    starsolve_finalize();
-    return testing_summary();
+    static int (*const tests[4])(void) = { test_slu, test_dlu, test_clu, test_zlu };
+    return testing_run_precisions(tests);
 }

@@ -153,6 +153,22 @@ static inline int testing_summary(void)
     return testing_counts.failed ? 1 : 0;
 }
 
+/* The main of a test program made of one generic test in its four precisions:
+ * start the library (tile size 32; each test then sets its own with
+ * starsolve_set_nb), run s, d, c, z in that order, print the failures by
+ * precision and the summary line, and return the exit status. */
+static inline int testing_run_precisions(int (*const by_precision[4])(void))
+{
+    if (testing_init(32) != 0)
+        return TESTING_HARD_ERROR;
+    int failed[4];
+    for (int p = 0; p < 4; p++)
+        failed[p] = by_precision[p]();
+    printf("failures by precision: s %d, d %d, c %d, z %d\n", failed[0], failed[1], failed[2], failed[3]);
+    starsolve_finalize();
+    return testing_summary();
+}
+
 /* The generated per-precision tests; each returns its number of failed checks.
  * Written out for s, d, c, z: a grep for test_dlu must find this line. */
 int test_slu(void);
@@ -184,9 +200,6 @@ int test_sspike(void);
 int test_dspike(void);
 int test_cspike(void);
 int test_zspike(void);
-
-static inline int ss_imin(int a, int b) { return a < b ? a : b; }
-static inline int ss_imax(int a, int b) { return a > b ? a : b; }
 
 int test_sargs(void);
 int test_dargs(void);
