@@ -1,9 +1,11 @@
 /* The vendor reference for bench/: cuSOLVER on one GPU, on the same random
  * matrix our drivers factor (same generator and seed), timed two ways:
- *   - with copies: host (pageable, as a user's malloc) -> GPU, factor, GPU -> host;
+ *   - with copies: host -> GPU, factor, GPU -> host; the host matrix is pageable
+ *     (a user's malloc), or page-locked with -pinned (cudaMallocHost, as our
+ *     drivers allocate theirs unless -nopin);
  *   - without: the factorization alone, matrix already in GPU memory.
  * Prints one CSV line per run: op,n,seconds_with_copies,seconds_no_copies,tflops_no_copies,berr
- *   cusolver_ref -op getrf|getrf_nopiv|potrf|geqrf -n N [-m M] [-niter K] [-seed S]
+ *   cusolver_ref -op getrf|getrf_nopiv|potrf|geqrf -n N [-m M] [-niter K] [-seed S] [-pinned]
  * (-m: rows, geqrf only; n in the output line is then "MxN").
  */
 #include <stdio.h>
@@ -57,7 +59,9 @@ int main(int argc, char **argv)
     const char *op = "getrf";
     int n = 8192, m = -1, niter = 1;
     unsigned seed = 1;
+    int pinned = 0;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-pinned")) { pinned = 1; continue; }
         if (!strcmp(argv[i], "-op") && i + 1 < argc) op = argv[++i];
         else if (!strcmp(argv[i], "-n") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-m") && i + 1 < argc) m = atoi(argv[++i]);
@@ -73,7 +77,11 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t nn = (size_t)m * n;
-    double *A0 = malloc(nn * sizeof *A0), *A = malloc(nn * sizeof *A);
+    double *A0 = malloc(nn * sizeof *A0), *A = NULL;
+    if (pinned)
+        CUDA_OK(cudaMallocHost((void **)&A, nn * sizeof *A));
+    else
+        A = malloc(nn * sizeof *A);
     int64_t *ipiv64 = malloc((size_t)n * sizeof *ipiv64);
     int *ipiv = malloc((size_t)n * sizeof *ipiv);
     if (!A0 || !A || !ipiv || !ipiv64) { fprintf(stderr, "cusolver_ref: out of host memory\n"); return 1; }
@@ -150,6 +158,11 @@ int main(int argc, char **argv)
     cudaFree(dA); cudaFree(dpiv); cudaFree(dinfo); cudaFree(dwork); cudaFree(dtau);
     cusolverDnDestroyParams(params);
     cusolverDnDestroy(h);
-    free(A0); free(A); free(ipiv); free(ipiv64); free(hwork); free(tau);
+    free(A0);
+    if (pinned)
+        cudaFreeHost(A);
+    else
+        free(A);
+    free(ipiv); free(ipiv64); free(hwork); free(tau);
     return 0;
 }

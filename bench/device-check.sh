@@ -1,12 +1,21 @@
 #!/bin/bash
-# On the GPU machine: unpack a scripts/device-bundle.sh archive, run the test
-# programs with one CUDA worker, the drivers' residual checks in all four
-# precisions at n=8192 on one GPU (LU, Cholesky, QR, RBT, batched), then
-# bench/gpu.sh (e.g. --ops "getrf potrf geqrf" --tall 1000000x512). Logs go to OUTDIR.
-#   bash bench/device-check.sh BUNDLE.tar.xz OUTDIR [gpu.sh options...]
+# On the GPU machine: unpack a scripts/device-bundle.sh archive and run the
+# chosen sections, logs in OUTDIR. Each device call is limited to 10 minutes, so
+# a call picks the sections it has time for.
+#   bash bench/device-check.sh BUNDLE.tar.xz OUTDIR [--do "tests checks stats rbt gpu"] [gpu.sh options...]
+# Sections:
+#   tests   the test programs with one CUDA worker (small tiles: CPU and GPU codelets both run)
+#   checks  the drivers' residual checks on one GPU: LU and Cholesky at n=8192 in
+#           all four precisions, QR/RBT/batched/SPIKE in d and z
+#   stats   starpu_lu and starpu_cholesky -n 16384 -stats after calibration:
+#           StarPU's per-worker busy/idle time and the bytes moved (where time goes)
+#   rbt     bench/rbt.sh at 20000 and 40000 on one GPU
+#   gpu     bench/gpu.sh with the remaining options (e.g. --ops "getrf potrf")
 set -u
 bundle=$1 out=$2
 shift 2
+sections="tests checks"
+if [ "${1:-}" = --do ]; then sections=$2; shift 2; fi
 root=/tmp/starsolve-bundle
 rm -rf "$root" && mkdir -p "$root" && tar xJf "$bundle" -C "$root" || exit 1
 export LD_LIBRARY_PATH=$root/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -17,30 +26,53 @@ export STARPU_HOME=/tmp/starsolve-starpu-home STARPU_SILENT=1
 mkdir -p "$out" "$STARPU_HOME"
 nvidia-smi -L; nproc
 here=$(cd "$(dirname "$0")" && pwd)
+wants() { [[ " $sections " == *" $1 "* ]]; }
+stamp() { echo "--- $(date +%T) $*"; }
 
-echo "=== test programs with one CUDA worker (small tiles: CPU and GPU codelets both run)"
-for t in test_desc test_lu test_cholesky test_qr test_rbt test_batched; do
-  STARSOLVE_TEST_GPUS=1 timeout 300 "$t" > "$out/$t.log" 2>&1
-  echo "$t rc=$? $(tail -1 "$out/$t.log")"
-done
-
-echo "=== residual checks at n=8192 on one GPU, every precision"
-for p in s d c z; do
-  for d in "starpu_lu" "starpu_lu -nopiv" "starpu_cholesky" "starpu_cholesky -uplo U"; do
-    csv=$($d -n 8192 -ngpus 1 -prec $p -check --csv 2>>"$out/checks.err")
-    echo "$p $d: rc=$? $(echo "$csv" | tail -1)"
+if wants tests; then
+  stamp "test programs with one CUDA worker"
+  for t in test_desc test_lu test_cholesky test_qr test_rbt test_batched test_spike; do
+    STARSOLVE_TEST_GPUS=1 timeout 90 "$t" > "$out/$t.log" 2>&1
+    echo "$t rc=$? $(tail -1 "$out/$t.log")"
   done
-done | tee "$out/checks.log"
-for p in s d c z; do
-  for d in "starpu_qr -n 8192" "starpu_qr -m 16384 -n 2048" "starpu_rbt -n 8192" "starpu_batched -op getrf -m 64 -batch 2000" \
-           "starpu_batched -op potrf -m 64 -batch 2000" "starpu_batched -op geqrf -m 64 -batch 2000"; do
-    csv=$($d -ngpus 1 -prec $p -check --csv 2>>"$out/checks.err")
-    echo "$p $d: rc=$? $(echo "$csv" | tail -1)"
+fi
+
+check() {   # one driver run with -check on one GPU, its CSV's last line and rc
+  csv=$(timeout 60 "$@" -ngpus 1 -check --csv 2>>"$out/checks.err")
+  echo "$*: rc=$? $(echo "$csv" | tail -1)"
+}
+if wants checks; then
+  stamp "residual checks on one GPU"
+  for p in s d c z; do
+    for d in "starpu_lu" "starpu_lu -nopiv" "starpu_cholesky" "starpu_cholesky -uplo U"; do
+      check $d -n 8192 -prec $p
+    done
+  done | tee "$out/checks.log"
+  for p in d z; do
+    for d in "starpu_qr -n 8192" "starpu_qr -m 16384 -n 2048" "starpu_rbt -n 8192" \
+             "starpu_batched -op getrf -m 64 -batch 2000" "starpu_batched -op potrf -m 64 -batch 2000" \
+             "starpu_batched -op geqrf -m 64 -batch 2000" "starpu_spike -n 200000 -k 32"; do
+      check $d -prec $p
+    done
+  done | tee -a "$out/checks.log"
+fi
+
+if wants stats; then
+  stamp "where time goes at n=16384 (calibrated at 8192 first)"
+  for d in starpu_lu starpu_cholesky; do
+    STARPU_CALIBRATE=1 $d -n 8192 -nb 1024 -ngpus 1 -niter 3 --csv > /dev/null 2>&1
+    $d -n 16384 -nb 1024 -ngpus 1 -niter 2 -stats > "$out/stats-$d.log" 2>&1
+    echo "$d rc=$?"; grep -E "^driver|seconds|GFlop" "$out/stats-$d.log" | head -5
   done
-done | tee -a "$out/checks.log"
+fi
 
-echo "=== bench/rbt.sh at 20000 and 40000 on one GPU"
-bash "$here/rbt.sh" --sizes "20000 40000" --ngpus 1 --nb 1024 --niter 2 "$root/bin" | tee "$out/rbt.log"
+if wants rbt; then
+  stamp "bench/rbt.sh at 20000 and 40000 on one GPU"
+  bash "$here/rbt.sh" --sizes "20000 40000" --ngpus 1 --nb 1024 --niter 2 "$root/bin" | tee "$out/rbt.log"
+fi
 
-echo "=== bench/gpu.sh $*"
-bash "$here/gpu.sh" "$@" "$root/bin" "$out"
+if wants gpu; then
+  stamp "bench/gpu.sh $*"
+  bash "$here/gpu.sh" "$@" "$root/bin" "$out"
+fi
+stamp done

@@ -1,13 +1,15 @@
 #!/bin/bash
 # GPU benchmark: starsolve on one GPU against cuSOLVER on the same GPU, in one command.
 #
-#   bash bench/gpu.sh [--sizes "8192 16384 32768 40000"] [--ops "getrf getrf_nopiv potrf geqrf"] [--tall "1000000x512"] [--nb 1024] [--niter 2] BINDIR OUTDIR
+#   bash bench/gpu.sh [--sizes "8192 16384 32768 40000"] [--ops "getrf getrf_nopiv potrf geqrf"] [--tall "1000000x512"] [--nb 1024] [--niter 2] [--streams 1] BINDIR OUTDIR
+# (--streams K: CUDA workers, hence streams, per GPU: STARPU_NWORKER_PER_CUDA)
 #
 # BINDIR holds starpu_lu, starpu_cholesky and cusolver_ref (a build's examples/ and
 # bench/, or an unpacked scripts/device-bundle.sh archive's bin/). For each size and
 # each of getrf (partial pivoting), getrf_nopiv and potrf (lower), double precision:
-#   - cusolver_ref: cuSOLVER's 64-bit API, timed with its host<->GPU copies (the
-#     matrix starts and ends in pageable host memory, like a user's) and without;
+#   - cusolver_ref: cuSOLVER's 64-bit API, timed with its host<->GPU copies and
+#     without; its host matrix is page-locked (-pinned), like the drivers' (they
+#     allocate with starsolve_malloc unless -nopin), so both copy at DMA speed;
 #   - starsolve: the LAPACK-layout call with -ngpus 1 (all other cores as CPU
 #     workers), transfers included since the matrix starts and ends in host memory.
 # Before timing, every driver runs untimed at n=8192 with STARPU_CALIBRATE=1 so that
@@ -15,7 +17,7 @@
 # Every timed run is checked (-check: randomized backward-error estimate above n=4096).
 # Output: a table (best of --niter runs per side) and the raw CSV in OUTDIR/gpu.csv.
 set -u
-sizes="8192 16384 32768 40000" ops="getrf getrf_nopiv potrf" nb=1024 niter=2 tall=''
+sizes="8192 16384 32768 40000" ops="getrf getrf_nopiv potrf" nb=1024 niter=2 tall='' streams=1
 while [ $# -gt 2 ]; do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;
@@ -23,13 +25,14 @@ while [ $# -gt 2 ]; do
     --tall) tall=$2; shift 2 ;;
     --nb) nb=$2; shift 2 ;;
     --niter) niter=$2; shift 2 ;;
-    *) echo "usage: bash bench/gpu.sh [--sizes S] [--ops O] [--tall MxN...] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2 ;;
+    --streams) streams=$2; shift 2 ;;
+    *) echo "usage: bash bench/gpu.sh [--sizes S] [--ops O] [--tall MxN...] [--nb NB] [--niter K] [--streams K] BINDIR OUTDIR" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 2 ] || { echo "usage: bash bench/gpu.sh [--sizes S] [--ops O] [--tall MxN...] [--nb NB] [--niter K] BINDIR OUTDIR" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: bash bench/gpu.sh [--sizes S] [--ops O] [--tall MxN...] [--nb NB] [--niter K] [--streams K] BINDIR OUTDIR" >&2; exit 2; }
 bin=$1 out=$2
 mkdir -p "$out"
-export STARPU_HOME=$out/starpu-home STARPU_SILENT=1 STARPU_NCUDA=1
+export STARPU_HOME=$out/starpu-home STARPU_SILENT=1 STARPU_NCUDA=1 STARPU_NWORKER_PER_CUDA=$streams
 mkdir -p "$STARPU_HOME"
 csv=$out/gpu.csv
 : > "$csv"
@@ -50,7 +53,7 @@ best() { sort -t, -k"$1" -g | head -1; }
 printf "%-6s %-12s %10s %10s %10s %10s %8s %8s %10s %10s\n" n op "ss s" "ss TF/s" "cus+cp s" "cus s" "ratio+cp" "ratio" "ss berr" "cus berr"
 for n in $sizes; do
   for op in $ops; do
-    ref=$("$bin/cusolver_ref" -op "$op" -n "$n" -niter "$niter" 2>&1 | tee -a "$csv" | grep '^cusolver' | best 5)
+    ref=$("$bin/cusolver_ref" -pinned -op "$op" -n "$n" -niter "$niter" 2>&1 | tee -a "$csv" | grep '^cusolver' | best 5)
     ours=$($(driver_of $op) -n "$n" -nb "$nb" -ngpus 1 -niter "$niter" -check --csv 2>>"$out/gpu.err" \
            | tee -a "$csv" | grep -v '^driver' | best 10)
     # cusolver,op,n,with_copies,alone,tflops,berr,info / driver,...,seconds(10),gflops(11),...,berr(13)
@@ -62,7 +65,7 @@ done
 # tall-skinny QR: --tall "MxN ..." (geqrf only)
 for shape in $tall; do
   m=${shape%x*} n=${shape#*x}
-  ref=$("$bin/cusolver_ref" -op geqrf -m "$m" -n "$n" -niter "$niter" 2>&1 | tee -a "$csv" | grep '^cusolver' | best 5)
+  ref=$("$bin/cusolver_ref" -pinned -op geqrf -m "$m" -n "$n" -niter "$niter" 2>&1 | tee -a "$csv" | grep '^cusolver' | best 5)
   ours=$("$bin/starpu_qr" -nrhs 0 -m "$m" -n "$n" -nb "$nb" -ngpus 1 -niter "$niter" -check --csv 2>>"$out/gpu.err" \
          | tee -a "$csv" | grep -v '^driver' | best 10)
   awk -F, -v n="$shape" -v op=geqrf -v r="$ref" 'BEGIN { split(r, c, ",") } {

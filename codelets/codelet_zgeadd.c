@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include "codelets.h"
 
-struct zgeadd_args { starsolve_complex64_t alpha; };
+struct zgeadd_args { SS_CUBLAS_SCALAR starsolve_complex64_t alpha; };
 
 static void zgeadd_cpu(void *buffers[], void *cl_arg)
 {
@@ -20,7 +20,7 @@ static void zgeadd_cpu(void *buffers[], void *cl_arg)
 static void zgeadd_cuda(void *buffers[], void *cl_arg)
 {
     const struct zgeadd_args *a = cl_arg;
-    const starsolve_complex64_t one = 1.0;
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0;
     cuDoubleComplex *B = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[1]);
     SS_CUBLAS(cublasZgeam(starpu_cublas_get_local_handle(), CUBLAS_OP_N, CUBLAS_OP_N,
                           SS_ROWS(buffers[1]), SS_COLS(buffers[1]), (const cuDoubleComplex *)&a->alpha,

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include "codelets.h"
 
-struct zgemm_args { char transa, transb; starsolve_complex64_t alpha, beta; };
+struct zgemm_args { char transa, transb; SS_CUBLAS_SCALAR starsolve_complex64_t alpha, beta; };
 
 static void zgemm_cpu(void *buffers[], void *cl_arg)
 {

@@ -61,6 +61,29 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef STARSOLVE_USE_CUDA
+/* The rare path of a GPU panel that holds a NaN: copy its tiles to the host,
+ * factor there with LAPACK (which lets the NaN spread like on CPU workers),
+ * copy the factors back. Returns getrf's info; ipiv gets panel-local pivots. */
+static int getrf_nan_panel_on_host(void *buffers[], int ntiles, int m, int n, int *ipiv, cudaStream_t stream)
+{
+    size_t esz = sizeof(starsolve_complex64_t);
+    starsolve_complex64_t *panel = malloc((size_t)m * n * esz);
+    STARPU_ASSERT_MSG(panel, "zgetrf_panel: out of memory for a %d x %d panel", m, n);
+    for (int t = 0, row = 0; t < ntiles; row += SS_ROWS(buffers[1 + t]), t++)
+        SS_CUDA(cudaMemcpy2DAsync(panel + row, (size_t)m * esz, (void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]),
+                                  (size_t)SS_LD(buffers[1 + t]) * esz, SS_ROWS(buffers[1 + t]) * esz, n,
+                                  cudaMemcpyDeviceToHost, stream));
+    SS_CUDA(cudaStreamSynchronize(stream));
+    int info = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, panel, m, ipiv);
+    for (int t = 0, row = 0; t < ntiles; row += SS_ROWS(buffers[1 + t]), t++)
+        SS_CUDA(cudaMemcpy2DAsync((void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), (size_t)SS_LD(buffers[1 + t]) * esz,
+                                  panel + row, (size_t)m * esz, SS_ROWS(buffers[1 + t]) * esz, n,
+                                  cudaMemcpyHostToDevice, stream));
+    SS_CUDA(cudaStreamSynchronize(stream));
+    free(panel);
+    return info;
+}
+
 static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
 {
     const struct zgetrf_panel_args *a = cl_arg;
@@ -80,23 +103,33 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
         SS_CUDA(cudaMemcpy2DAsync(panel + row, (size_t)m * esz, (void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]),
                                   (size_t)SS_LD(buffers[1 + t]) * esz, SS_ROWS(buffers[1 + t]) * esz, n,
                                   cudaMemcpyDeviceToDevice, stream));
+    /* cuSOLVER's getrf drops NaNs (a panel with one comes back NaN-free with
+     * info 0); LAPACK lets them spread. dinfo[1] says whether the panel has one. */
+    SS_CUDA(cudaMemsetAsync(dinfo + 1, 0, sizeof(int), stream));
+    ss_cuda_find_nan(sizeof(double), (size_t)m * n * (sizeof(starsolve_complex64_t) / sizeof(double)), panel,
+                     dinfo + 1, stream);
     SS_CUSOLVER(cusolverDnZgetrf(h, m, n, panel, m, work, dpiv, dinfo));
-    for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
-        SS_CUDA(cudaMemcpy2DAsync((void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), (size_t)SS_LD(buffers[1 + t]) * esz,
-                                  panel + row, (size_t)m * esz, SS_ROWS(buffers[1 + t]) * esz, n,
-                                  cudaMemcpyDeviceToDevice, stream));
-    /* info and pivots to the host, which adds the panel's offset, composes the
-     * swaps into one permutation and sends the whole pivot vector back */
-    int *hw = ss_cuda_hwork((1 + ss_piv_ints(npiv)) * sizeof(int)), *v = hw + 1;
-    SS_CUDA(cudaMemcpyAsync(hw, dinfo, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    /* info, the NaN flag and the pivots to the host, which adds the panel's
+     * offset, composes the swaps into one permutation and sends the whole
+     * pivot vector back */
+    int *hw = ss_cuda_hwork((2 + ss_piv_ints(npiv)) * sizeof(int)), *v = hw + 2;
+    SS_CUDA(cudaMemcpyAsync(hw, dinfo, 2 * sizeof(int), cudaMemcpyDeviceToHost, stream));
     SS_CUDA(cudaMemcpyAsync(ss_piv_ipiv(v), dpiv, (size_t)npiv * sizeof(int), cudaMemcpyDeviceToHost, stream));
     SS_CUDA(cudaStreamSynchronize(stream));
+    int info = hw[0];
+    if (hw[1])   /* the tiles still hold the panel as it was: factor it with LAPACK */
+        info = getrf_nan_panel_on_host(buffers, a->ntiles, m, n, ss_piv_ipiv(v), stream);
+    else
+        for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
+            SS_CUDA(cudaMemcpy2DAsync((void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), (size_t)SS_LD(buffers[1 + t]) * esz,
+                                      panel + row, (size_t)m * esz, SS_ROWS(buffers[1 + t]) * esz, n,
+                                      cudaMemcpyDeviceToDevice, stream));
     ss_piv_finish_panel(v, npiv, a->offset);
     SS_CUDA(cudaMemcpyAsync((void *)STARPU_VECTOR_GET_PTR(buffers[0]), v, ss_piv_ints(npiv) * sizeof(int),
                             cudaMemcpyHostToDevice, stream));
     SS_CUDA(cudaStreamSynchronize(stream));
-    if (hw[0] > 0)
-        ss_request_report(a->req, a->offset + hw[0]);
+    if (info > 0)
+        ss_request_report(a->req, a->offset + info);
 }
 #endif
 

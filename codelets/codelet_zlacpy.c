@@ -26,7 +26,7 @@ static void zlacpy_v_cuda(void *buffers[], void *cl_arg)
     (void)cl_arg;
     cudaStream_t stream = starpu_cuda_get_local_stream();
     int m = SS_ROWS(buffers[1]), k = SS_COLS(buffers[1]);
-    const starsolve_complex64_t zero = 0.0, one = 1.0;
+    SS_CUBLAS_SCALAR const starsolve_complex64_t zero = 0.0, one = 1.0;
     void *V = (void *)STARPU_MATRIX_GET_PTR(buffers[1]);
     ss_cuda_lacpy('L', sizeof zero, m, k, (void *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
                   V, SS_LD(buffers[1]), stream);
@@ -60,7 +60,7 @@ void insert_zlacpy_v(starpu_data_handle_t A, starpu_data_handle_t V, int prio)
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlacpy_v");
 }
 
-struct zlaset_args { starsolve_complex64_t offdiag, diag; };
+struct zlaset_args { SS_CUBLAS_SCALAR starsolve_complex64_t offdiag, diag; };
 
 static void zlaset_cpu(void *buffers[], void *cl_arg)
 {
@@ -134,7 +134,7 @@ static void zlacpy_pad_cuda(void *buffers[], void *cl_arg)
     int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), fm = SS_ROWS(buffers[1]), fn = SS_COLS(buffers[1]);
     starsolve_complex64_t *F = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
     int ldf = SS_LD(buffers[1]);
-    const starsolve_complex64_t zero = 0.0, one = 1.0;
+    SS_CUBLAS_SCALAR const starsolve_complex64_t zero = 0.0, one = 1.0;
     if (m < fm || n < fn)
         ss_cuda_laset('A', sizeof zero, fm, fn, &zero, &zero, F, ldf, stream);
     SS_CUDA(cudaMemcpy2DAsync(F, (size_t)ldf * sizeof zero, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]),

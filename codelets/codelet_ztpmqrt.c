@@ -45,7 +45,7 @@ static void ztpmqrt_cuda(void *buffers[], void *cl_arg)
     cuDoubleComplex *C1 = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[2]);
     cuDoubleComplex *C2 = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[3]);
     int ldv = SS_LD(buffers[0]), ldt = SS_LD(buffers[1]), ldc1 = SS_LD(buffers[2]), ldc2 = SS_LD(buffers[3]);
-    const starsolve_complex64_t one = 1.0, mone = -1.0;
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, mone = -1.0;
     if (n == 0 || k == 0)
         return;
     cublasOperation_t opT = a->trans == 'N' ? CUBLAS_OP_N : CUBLAS_OP_C;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include "codelets.h"
 
-struct ztrsm_args { char side, uplo, transa, diag; starsolve_complex64_t alpha; };
+struct ztrsm_args { char side, uplo, transa, diag; SS_CUBLAS_SCALAR starsolve_complex64_t alpha; };
 
 static void ztrsm_cpu(void *buffers[], void *cl_arg)
 {

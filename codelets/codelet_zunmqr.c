@@ -42,7 +42,7 @@ static void zunmqr_cuda(void *buffers[], void *cl_arg)
     const cuDoubleComplex *T = (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[1]);
     cuDoubleComplex *C = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[2]);
     int ldv = SS_LD(buffers[0]), ldt = SS_LD(buffers[1]), ldc = SS_LD(buffers[2]);
-    const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
     if (m == 0 || n == 0 || k == 0)
         return;
     cublasOperation_t opT = a->trans == 'N' ? CUBLAS_OP_N : CUBLAS_OP_C;

@@ -38,6 +38,9 @@ void ss_cuda_lacpy(char uplo, size_t elemsize, int m, int n, const void *A, int 
                    cudaStream_t stream);
 void ss_cuda_laset(char uplo, size_t elemsize, int m, int n, const void *offdiag, const void *diag,
                    void *A, int lda, cudaStream_t stream);
+/* *flag (device int, zeroed by the caller) becomes 1 if one of count reals of
+ * realsize bytes at x is a NaN (codelets/cuda/nan.cu). */
+void ss_cuda_find_nan(size_t realsize, size_t count, const void *x, int *flag, cudaStream_t stream);
 /* Random butterflies on tiles in GPU memory (codelets/cuda/rbt.cu; formulas in codelet_zgerbt.c). */
 void ss_cuda_sgerbt(int m, int n, void *A11, void *A12, void *A21, void *A22, int lda, const void *u,
                     const void *v, int row0, int col0, int h, cudaStream_t stream);
@@ -77,6 +80,12 @@ static inline cublasFillMode_t ss_cublas_uplo(char u)
     return u == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
 }
 #endif
+
+/* Scalars handed to cuBLAS by address. cuDoubleComplex is a 16-byte-aligned
+ * double2 and cuBLASLt reads host scalars with aligned loads, while a
+ * double _Complex is only 8-byte aligned in structs and on the stack: z
+ * crashed inside cublasZgemm on an alpha at offset 8 of its cl_arg. */
+#define SS_CUBLAS_SCALAR _Alignas(16)
 
 /* cblas takes complex scalars by address and real ones by value; the
  * precision generator turns CBLAS_SADDR(x) into (x) for s and d. */

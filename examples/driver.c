@@ -43,10 +43,15 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
           "check every run: factorization backward error (exact for max(m,n) <= 4096, else a\n"
           "              randomized estimate) and solve residual; a value above 30 fails" },
         { "-nopin", DRIVER_FLAG_SWITCH, &o->nopin, 0, NULL, NULL,
-          "with GPUs, do not page-lock the matrix for the call (starsolve_config_t.pin_lapack = 0)" },
+          "with GPUs, keep the matrices in pageable memory: by default the driver allocates them\n"
+          "              page-locked (starsolve_malloc), as an application feeding GPUs would, and the\n"
+          "              library would otherwise pin them for each call (starsolve_config_t.pin_lapack)" },
         { "-stats", DRIVER_FLAG_SWITCH, &o->stats, 0, NULL, NULL,
           "at the end, on stderr: each worker's executing, sleeping and total time and tasks, and\n"
           "              the bytes moved between memory nodes (StarPU's profiling, on for the whole run)" },
+        { "-fxt", DRIVER_FLAG_STRING, &o->fxt, 0, NULL, "DIR",
+          "with a StarPU built with FxT: write its trace (prof_file_*) into DIR, for starpu_fxt_tool;\n"
+          "              without -fxt the drivers turn FxT tracing off (unless STARPU_FXT_TRACE is set)" },
         { "--csv", DRIVER_FLAG_SWITCH, &o->csv, 0, NULL, NULL,
           "stdout: a CSV header, then one CSV line per run; human-readable lines go to stderr" },
     };
@@ -216,6 +221,14 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
         setenv("STARPU_WORKER_STATS", "1", 1);
         setenv("STARPU_BUS_STATS", "1", 1);
     }
+    /* a StarPU built with FxT traces every run by default, which costs time
+     * and leaves a file in /tmp: trace only when asked */
+    if (o->fxt) {
+        setenv("STARPU_FXT_TRACE", "1", 1);
+        setenv("STARPU_FXT_PREFIX", o->fxt, 1);
+    } else {
+        setenv("STARPU_FXT_TRACE", "0", 0);
+    }
     if (starsolve_init(&cfg) != 0) {
         driver_error(o, "the runtime did not start (check -ncpus, -ngpus and the STARPU_* variables)");
         return DRIVER_FAILED;
@@ -225,6 +238,19 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     int status = run(o);
     starsolve_finalize();   /* with -stats, StarPU prints its worker and bus summaries here */
     return status;
+}
+
+void *driver_alloc(const struct driver_opts *o, size_t bytes)
+{
+    return o->nopin ? malloc(bytes ? bytes : 1) : starsolve_malloc(bytes);
+}
+
+void driver_free(const struct driver_opts *o, void *p)
+{
+    if (o->nopin)
+        free(p);
+    else
+        starsolve_free(p);
 }
 
 driver_time_t driver_now(void)

@@ -56,6 +56,7 @@ struct driver_opts {
     char prec;            /* 's', 'd', 'c' or 'z' */
     int csv;
     int nopin;            /* -nopin: leave the matrix pageable (GPU runs) */
+    const char *fxt;      /* -fxt DIR: StarPU's FxT trace file goes there (NULL: tracing off) */
     int stats;            /* -stats: per-worker busy time and bytes moved between memory nodes, from StarPU */
     /* driver-specific values, set only through the flags a driver registers */
     int m;                /* starpu_lu, starpu_qr -m: rows; -1 (the default, and every driver without -m): m = n */
@@ -123,6 +124,9 @@ int driver_parse(int argc, char **argv, struct driver_opts *o);
 int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts *o));
 
 /* Wall-clock time in seconds from an arbitrary origin. */
+/* The matrices handed to the library: page-locked (starsolve_malloc) unless -nopin. */
+void *driver_alloc(const struct driver_opts *o, size_t bytes);
+void driver_free(const struct driver_opts *o, void *p);
 driver_time_t driver_now(void);
 /* A result with nothing measured yet, for run number `run`. */
 struct driver_result driver_result_init(int run);

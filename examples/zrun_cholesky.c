@@ -13,9 +13,9 @@ struct cholesky_data {
     starsolve_complex64_t *A, *A0, *B, *B0;
 };
 
-static void cholesky_free(struct cholesky_data *d)
+static void cholesky_free(const struct driver_opts *o, struct cholesky_data *d)
 {
-    free(d->A); free(d->A0); free(d->B); free(d->B0);
+    driver_free(o, d->A); free(d->A0); driver_free(o, d->B); free(d->B0);
 }
 
 int run_zcholesky(const struct driver_opts *o)
@@ -28,17 +28,17 @@ int run_zcholesky(const struct driver_opts *o)
     if (!driver_memory_fits(o, need))
         return DRIVER_FAILED;
     struct cholesky_data d = { 0 };
-    d.A = malloc(asize * sizeof *d.A);
+    d.A = driver_alloc(o, asize * sizeof *d.A);
     if (o->check)
         d.A0 = malloc(asize * sizeof *d.A0);
     if (nrhs > 0) {
-        d.B = malloc(bsize * sizeof *d.B);
+        d.B = driver_alloc(o, bsize * sizeof *d.B);
         if (o->check)
             d.B0 = malloc(bsize * sizeof *d.B0);
     }
     if (!d.A || (o->check && !d.A0) || (nrhs > 0 && (!d.B || (o->check && !d.B0)))) {
         driver_error(o, "not enough memory for the matrices");
-        cholesky_free(&d);
+        cholesky_free(o, &d);
         return DRIVER_FAILED;
     }
     if (o->check)             /* generated once; every run factors a copy of it */
@@ -79,6 +79,6 @@ int run_zcholesky(const struct driver_opts *o)
         if (driver_report(o, &r) != DRIVER_OK)
             status = DRIVER_FAILED;
     }
-    cholesky_free(&d);
+    cholesky_free(o, &d);
     return status;
 }

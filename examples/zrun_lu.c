@@ -14,9 +14,9 @@ struct lu_data {
     int *ipiv;
 };
 
-static void lu_free(struct lu_data *d)
+static void lu_free(const struct driver_opts *o, struct lu_data *d)
 {
-    free(d->A); free(d->A0); free(d->B); free(d->B0); free(d->ipiv);
+    driver_free(o, d->A); free(d->A0); driver_free(o, d->B); free(d->B0); free(d->ipiv);
 }
 
 /* The matrix of the run. Without pivoting, a random matrix would be factored
@@ -43,18 +43,18 @@ int run_zlu(const struct driver_opts *o)
     if (!driver_memory_fits(o, need))
         return DRIVER_FAILED;
     struct lu_data d = { 0 };
-    d.A = malloc(asize * sizeof *d.A);
+    d.A = driver_alloc(o, asize * sizeof *d.A);
     d.ipiv = malloc((size_t)k * sizeof *d.ipiv);
     if (o->check)
         d.A0 = malloc(asize * sizeof *d.A0);
     if (nrhs > 0) {
-        d.B = malloc(bsize * sizeof *d.B);
+        d.B = driver_alloc(o, bsize * sizeof *d.B);
         if (o->check)
             d.B0 = malloc(bsize * sizeof *d.B0);
     }
     if (!d.A || !d.ipiv || (o->check && !d.A0) || (nrhs > 0 && (!d.B || (o->check && !d.B0)))) {
         driver_error(o, "not enough memory for the matrices");
-        lu_free(&d);
+        lu_free(o, &d);
         return DRIVER_FAILED;
     }
     if (o->check)             /* generated once; every run factors a copy of it */
@@ -101,6 +101,6 @@ int run_zlu(const struct driver_opts *o)
         if (driver_report(o, &r) != DRIVER_OK)
             status = DRIVER_FAILED;
     }
-    lu_free(&d);
+    lu_free(o, &d);
     return status;
 }

@@ -39,6 +39,13 @@ void starsolve_config_init(starsolve_config_t *cfg);
 /* Start StarPU with cfg (NULL: defaults). Returns 0, or a negative value if StarPU did not start. */
 int  starsolve_init(const starsolve_config_t *cfg);
 void starsolve_finalize(void);
+/* Host memory for matrices that GPUs will read: page-locked when CUDA workers
+ * run (starpu_malloc), so that tiles move by DMA while the GPU works and no
+ * call pays to pin it (cudaHostRegister of 1 GB takes ~0.1 s). Plain memory
+ * without GPUs. Call after starsolve_init; free with starsolve_free before
+ * starsolve_finalize. NULL when out of memory. */
+void *starsolve_malloc(size_t bytes);
+void starsolve_free(void *ptr);
 /* Workers actually running, after starsolve_init. */
 int  starsolve_ncpus(void);
 int  starsolve_ngpus(void);

@@ -66,6 +66,20 @@ void starsolve_finalize(void)
     ss_ctx.initialized = 0;
 }
 
+void *starsolve_malloc(size_t bytes)
+{
+    void *p = NULL;
+    if (ss_ensure_init() || starpu_malloc(&p, bytes ? bytes : 1) != 0)
+        return NULL;
+    return p;
+}
+
+void starsolve_free(void *ptr)
+{
+    if (ptr)
+        starpu_free(ptr);
+}
+
 int starsolve_ncpus(void) { return ss_ctx.initialized ? (int)starpu_cpu_worker_get_count() : 0; }
 int starsolve_ngpus(void) { return ss_ctx.initialized ? (int)starpu_cuda_worker_get_count() : 0; }
 int starsolve_get_nb(void) { return ss_ctx.nb; }

@@ -1,0 +1,35 @@
+// Is there a NaN among count reals in GPU memory? The LU panel asks before
+// cuSOLVER's getrf, which drops NaNs: on CUDA 13 a panel with a NaN comes back
+// NaN-free with info 0 (measured; LAPACK lets the NaN spread to the solution).
+// A complex array is searched as twice as many reals.
+#include <cuda_runtime.h>
+
+template <typename R>
+__global__ void find_nan_kernel(size_t count, const R *x, int *flag)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
+        if (x[i] != x[i]) {
+            *flag = 1;   // every writer writes 1: no atomic needed
+            return;
+        }
+}
+
+extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
+
+// *flag (device memory) becomes 1 if a NaN is found; the caller zeroes it first
+extern "C" void ss_cuda_find_nan(size_t realsize, size_t count, const void *x, int *flag, cudaStream_t stream)
+{
+    if (count == 0)
+        return;
+    size_t blocks = (count + 255) / 256;
+    unsigned grid = blocks < 1024 ? (unsigned)blocks : 1024u;
+    if (realsize == sizeof(float))
+        find_nan_kernel<float><<<grid, 256, 0, stream>>>(count, (const float *)x, flag);
+    else if (realsize == sizeof(double))
+        find_nan_kernel<double><<<grid, 256, 0, stream>>>(count, (const double *)x, flag);
+    else
+        ss_cuda_fail("ss_cuda_find_nan: real size", (int)realsize, __FILE__, __LINE__);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        ss_cuda_fail("find_nan kernel launch", (int)err, __FILE__, __LINE__);
+}
