@@ -61,24 +61,33 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef STARSOLVE_USE_CUDA
+/* Gather the panel's tiles into one m x n column-major block at panel (to_tiles
+ * = 0) or scatter it back (to_tiles = 1); kind says where panel lives. */
+static void copy_panel(void *buffers[], int ntiles, int m, int n, void *panel, int to_tiles,
+                       enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    size_t esz = sizeof(starsolve_complex64_t);
+    for (int t = 0, row = 0; t < ntiles; row += SS_ROWS(buffers[1 + t]), t++) {
+        char *block = (char *)panel + (size_t)row * esz, *tile = (char *)STARPU_MATRIX_GET_PTR(buffers[1 + t]);
+        size_t ldtile = (size_t)SS_LD(buffers[1 + t]) * esz, rows = SS_ROWS(buffers[1 + t]) * esz;
+        if (to_tiles)
+            SS_CUDA(cudaMemcpy2DAsync(tile, ldtile, block, (size_t)m * esz, rows, n, kind, stream));
+        else
+            SS_CUDA(cudaMemcpy2DAsync(block, (size_t)m * esz, tile, ldtile, rows, n, kind, stream));
+    }
+}
+
 /* The rare path of a GPU panel that holds a NaN: copy its tiles to the host,
  * factor there with LAPACK (which lets the NaN spread like on CPU workers),
  * copy the factors back. Returns getrf's info; ipiv gets panel-local pivots. */
 static int getrf_nan_panel_on_host(void *buffers[], int ntiles, int m, int n, int *ipiv, cudaStream_t stream)
 {
-    size_t esz = sizeof(starsolve_complex64_t);
-    starsolve_complex64_t *panel = malloc((size_t)m * n * esz);
+    starsolve_complex64_t *panel = malloc((size_t)m * n * sizeof *panel);
     STARPU_ASSERT_MSG(panel, "zgetrf_panel: out of memory for a %d x %d panel", m, n);
-    for (int t = 0, row = 0; t < ntiles; row += SS_ROWS(buffers[1 + t]), t++)
-        SS_CUDA(cudaMemcpy2DAsync(panel + row, (size_t)m * esz, (void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]),
-                                  (size_t)SS_LD(buffers[1 + t]) * esz, SS_ROWS(buffers[1 + t]) * esz, n,
-                                  cudaMemcpyDeviceToHost, stream));
+    copy_panel(buffers, ntiles, m, n, panel, 0, cudaMemcpyDeviceToHost, stream);
     SS_CUDA(cudaStreamSynchronize(stream));
     int info = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, panel, m, ipiv);
-    for (int t = 0, row = 0; t < ntiles; row += SS_ROWS(buffers[1 + t]), t++)
-        SS_CUDA(cudaMemcpy2DAsync((void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), (size_t)SS_LD(buffers[1 + t]) * esz,
-                                  panel + row, (size_t)m * esz, SS_ROWS(buffers[1 + t]) * esz, n,
-                                  cudaMemcpyHostToDevice, stream));
+    copy_panel(buffers, ntiles, m, n, panel, 1, cudaMemcpyHostToDevice, stream);
     SS_CUDA(cudaStreamSynchronize(stream));
     free(panel);
     return info;
@@ -99,10 +108,7 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     int *dinfo = (int *)dw, *dpiv = dinfo + 4;
     cuDoubleComplex *panel = (cuDoubleComplex *)(dw + ints * sizeof(int));
     cuDoubleComplex *work = panel + (size_t)m * n;
-    for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
-        SS_CUDA(cudaMemcpy2DAsync(panel + row, (size_t)m * esz, (void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]),
-                                  (size_t)SS_LD(buffers[1 + t]) * esz, SS_ROWS(buffers[1 + t]) * esz, n,
-                                  cudaMemcpyDeviceToDevice, stream));
+    copy_panel(buffers, a->ntiles, m, n, panel, 0, cudaMemcpyDeviceToDevice, stream);
     /* cuSOLVER's getrf drops NaNs (a panel with one comes back NaN-free with
      * info 0); LAPACK lets them spread. dinfo[1] says whether the panel has one. */
     SS_CUDA(cudaMemsetAsync(dinfo + 1, 0, sizeof(int), stream));
@@ -120,10 +126,7 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     if (hw[1])   /* the tiles still hold the panel as it was: factor it with LAPACK */
         info = getrf_nan_panel_on_host(buffers, a->ntiles, m, n, ss_piv_ipiv(v), stream);
     else
-        for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
-            SS_CUDA(cudaMemcpy2DAsync((void *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), (size_t)SS_LD(buffers[1 + t]) * esz,
-                                      panel + row, (size_t)m * esz, SS_ROWS(buffers[1 + t]) * esz, n,
-                                      cudaMemcpyDeviceToDevice, stream));
+        copy_panel(buffers, a->ntiles, m, n, panel, 1, cudaMemcpyDeviceToDevice, stream);
     ss_piv_finish_panel(v, npiv, a->offset);
     SS_CUDA(cudaMemcpyAsync((void *)STARPU_VECTOR_GET_PTR(buffers[0]), v, ss_piv_ints(npiv) * sizeof(int),
                             cudaMemcpyHostToDevice, stream));

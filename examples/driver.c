@@ -242,7 +242,7 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
 
 void *driver_alloc(const struct driver_opts *o, size_t bytes)
 {
-    return o->nopin ? malloc(bytes ? bytes : 1) : starsolve_malloc(bytes);
+    return o->nopin ? malloc(bytes) : starsolve_malloc(bytes);
 }
 
 void driver_free(const struct driver_opts *o, void *p)

@@ -123,10 +123,10 @@ int driver_parse(int argc, char **argv, struct driver_opts *o);
  * (the precision's run_<p><op>), stop the library. Returns the exit status. */
 int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts *o));
 
-/* Wall-clock time in seconds from an arbitrary origin. */
 /* The matrices handed to the library: page-locked (starsolve_malloc) unless -nopin. */
 void *driver_alloc(const struct driver_opts *o, size_t bytes);
 void driver_free(const struct driver_opts *o, void *p);
+/* Wall-clock time in seconds from an arbitrary origin. */
 driver_time_t driver_now(void);
 /* A result with nothing measured yet, for run number `run`. */
 struct driver_result driver_result_init(int run);
