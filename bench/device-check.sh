@@ -4,7 +4,8 @@
 # a call picks the sections it has time for.
 #   bash bench/device-check.sh BUNDLE.tar.xz OUTDIR [--do "tests checks stats rbt gpu"] [gpu.sh options...]
 # Sections:
-#   tests   the test programs with one CUDA worker (small tiles: CPU and GPU codelets both run)
+#   tests   the test programs with one CUDA worker (small tiles: CPU and GPU codelets both run);
+#           SS_TESTS="test_lu ..." picks some
 #   checks  the drivers' residual checks on one GPU: LU and Cholesky at n=8192 in
 #           all four precisions, QR/RBT/batched/SPIKE in d and z
 #   stats   starpu_lu and starpu_cholesky -n 16384 -stats after calibration:
@@ -31,7 +32,7 @@ stamp() { echo "--- $(date +%T) $*"; }
 
 if wants tests; then
   stamp "test programs with one CUDA worker"
-  for t in test_desc test_lu test_cholesky test_qr test_rbt test_batched test_spike; do
+  for t in ${SS_TESTS:-test_desc test_lu test_cholesky test_qr test_rbt test_batched test_spike}; do
     STARSOLVE_TEST_GPUS=1 timeout 90 "$t" > "$out/$t.log" 2>&1
     echo "$t rc=$? $(tail -1 "$out/$t.log")"
   done

@@ -47,6 +47,7 @@ static void zgetrf_nopiv_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef STARSOLVE_USE_CUDA
+/* Asynchronous: the info reaches the request through a host function. */
 static void zgetrf_nopiv_cuda(void *buffers[], void *cl_arg)
 {
     const struct zgetrf_nopiv_args *a = cl_arg;
@@ -55,15 +56,33 @@ static void zgetrf_nopiv_cuda(void *buffers[], void *cl_arg)
     int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), lda = SS_LD(buffers[0]), lwork = 0;
     cuDoubleComplex *A = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]);
     SS_CUSOLVER(cusolverDnZgetrf_bufferSize(h, m, n, A, lda, &lwork));
-    int *dinfo = ss_cuda_dwork(4 * sizeof(int) + (size_t)lwork * sizeof(cuDoubleComplex));
+    /* the scratch buffer: info (padded to 16 bytes), then cuSOLVER's workspace */
+    STARPU_ASSERT_MSG(16 + (size_t)lwork * sizeof(cuDoubleComplex) <= SS_SCRATCH_BYTES(buffers[1]),
+                      "zgetrf_nopiv: cuSOLVER wants %d elements of workspace, more than the scratch buffer holds",
+                      lwork);
+    int *dinfo = (int *)STARPU_VECTOR_GET_PTR(buffers[1]);
     SS_CUSOLVER(cusolverDnZgetrf(h, m, n, A, lda, (cuDoubleComplex *)(dinfo + 4), NULL, dinfo));
-    int *hinfo = ss_cuda_hwork(sizeof(int));
-    SS_CUDA(cudaMemcpyAsync(hinfo, dinfo, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    SS_CUDA(cudaStreamSynchronize(stream));
-    if (*hinfo > 0)
-        ss_request_report(a->req, a->offset + *hinfo);
+    ss_cuda_report_info_async(dinfo, a->offset, a->req, stream);
 }
 #endif
+
+size_t ss_zgetrf_nopiv_scratch_bytes(int nb)
+{
+    size_t bytes = 16;
+#ifdef STARSOLVE_USE_CUDA
+    void *A;
+    cusolverDnHandle_t h = ss_cusolver_query_begin(&A);
+    if (h) {
+        int lwork = 0;
+        SS_CUSOLVER(cusolverDnZgetrf_bufferSize(h, nb, nb, A, nb, &lwork));
+        ss_cusolver_query_end();
+        bytes += (size_t)lwork * sizeof(cuDoubleComplex);
+    }
+#else
+    (void)nb;
+#endif
+    return bytes;
+}
 
 static struct starpu_perfmodel model_zgetrf_nopiv = {
     .type = STARPU_HISTORY_BASED,
@@ -75,15 +94,17 @@ static struct starpu_codelet cl_zgetrf_nopiv = {
     .can_execute = ss_can_execute,
     .cpu_funcs = { zgetrf_nopiv_cpu },
 #ifdef STARSOLVE_USE_CUDA
-    .cuda_funcs = { zgetrf_nopiv_cuda },   /* synchronous: info is read before the task ends */
+    .cuda_funcs = { zgetrf_nopiv_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-    .nbuffers = 1,
-    .modes = { STARPU_RW },
+    .nbuffers = 2,
+    .modes = { STARPU_RW, STARPU_SCRATCH },   /* the tile; cuSOLVER's info and workspace */
     .model = &model_zgetrf_nopiv,
     .name = "zgetrf_nopiv",
 };
 
-void insert_zgetrf_nopiv(starpu_data_handle_t A, int offset, starsolve_request_t *req, int prio)
+void insert_zgetrf_nopiv(starpu_data_handle_t A, starpu_data_handle_t scratch, int offset, starsolve_request_t *req,
+                         int prio)
 {
     struct zgetrf_nopiv_args *a = malloc(sizeof *a);
     *a = (struct zgetrf_nopiv_args){ offset, req };
@@ -92,6 +113,7 @@ void insert_zgetrf_nopiv(starpu_data_handle_t A, int offset, starsolve_request_t
     int ret = starpu_task_insert(&cl_zgetrf_nopiv,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, A,
+                                 STARPU_SCRATCH, scratch,
                                  STARPU_PRIORITY, prio,
                                  STARPU_NAME, "zgetrf_nopiv",
                                  STARPU_FLOPS, SS_FLOP_SCALE * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),

@@ -13,7 +13,8 @@
 
 struct zlaswp_args { int ntiles, npanels, nb, offset, forward; };
 
-/* buffers[0..npanels-1] are the panels' pivot vectors, then the ntiles tiles.
+/* buffers[0..npanels-1] are the panels' pivot vectors, then the ntiles tiles,
+ * then a scratch buffer for the moved rows (GPU only: ss_zlaswp_scratch_bytes).
  * Panel p covers rows p*nb.. of the column of tiles. */
 static void zlaswp_cpu(void *buffers[], void *cl_arg)
 {
@@ -75,12 +76,18 @@ static void zlaswp_cuda(void *buffers[], void *cl_arg)
         tile_ptr[t] = (void *)STARPU_MATRIX_GET_PTR(tiles[t]);
         ld[t] = SS_LD(tiles[t]);
     }
+    int widest = 0;
     for (int p = 0; p < a->npanels; p++) {
         piv[p] = (const int *)STARPU_VECTOR_GET_PTR(buffers[p]);
         npiv[p] = (int)((STARPU_VECTOR_GET_NX(buffers[p]) - 2) / 5);   /* the vector holds ss_piv_ints(npiv) */
+        widest = ss_max(widest, npiv[p]);
     }
+    void *scratch = buffers[a->npanels + a->ntiles];
+    STARPU_ASSERT_MSG(2 * (size_t)widest * SS_COLS(tiles[0]) * sizeof(starsolve_complex64_t) <= SS_SCRATCH_BYTES(scratch),
+                      "zlaswp: %d pivots on %d columns do not fit the scratch buffer", widest, SS_COLS(tiles[0]));
     ss_cuda_laswp(sizeof(starsolve_complex64_t), SS_COLS(tiles[0]), a->ntiles, tile_ptr, ld, a->nb,
-                  a->npanels, piv, npiv, a->forward, starpu_cuda_get_local_stream());
+                  a->npanels, piv, npiv, a->forward, (void *)STARPU_VECTOR_GET_PTR(scratch),
+                  starpu_cuda_get_local_stream());
 }
 #endif
 
@@ -102,19 +109,31 @@ static struct starpu_codelet cl_zlaswp = {
     .name = "zlaswp",
 };
 
+size_t ss_zlaswp_scratch_bytes(int npiv, int ncols)
+{
+#ifdef STARSOLVE_USE_CUDA
+    return 2 * (size_t)npiv * ncols * sizeof(starsolve_complex64_t);
+#else
+    (void)npiv;
+    (void)ncols;
+    return 0;
+#endif
+}
+
 void insert_zlaswp(int ntiles, const starpu_data_handle_t *tiles, int npanels, const starpu_data_handle_t *ipivs,
-                   int offset, int forward, int prio)
+                   starpu_data_handle_t scratch, int offset, int forward, int prio)
 {
     struct zlaswp_args *a = malloc(sizeof *a);
     *a = (struct zlaswp_args){ ntiles, npanels, (int)starpu_matrix_get_nx(tiles[0]), offset, forward };
-    struct starpu_data_descr *descr = malloc((size_t)(npanels + ntiles) * sizeof *descr);
+    struct starpu_data_descr *descr = malloc((size_t)(npanels + ntiles + 1) * sizeof *descr);
     for (int p = 0; p < npanels; p++)
         descr[p] = (struct starpu_data_descr){ ipivs[p], STARPU_R };
     for (int t = 0; t < ntiles; t++)
         descr[npanels + t] = (struct starpu_data_descr){ tiles[t], STARPU_RW };
+    descr[npanels + ntiles] = (struct starpu_data_descr){ scratch, STARPU_SCRATCH };
     int ret = starpu_task_insert(&cl_zlaswp,
                                  STARPU_CL_ARGS, a, sizeof *a,
-                                 STARPU_DATA_MODE_ARRAY, descr, npanels + ntiles,
+                                 STARPU_DATA_MODE_ARRAY, descr, npanels + ntiles + 1,
                                  STARPU_PRIORITY, prio,
                                  STARPU_NAME, "zlaswp",
                                  0);

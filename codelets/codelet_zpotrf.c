@@ -16,6 +16,8 @@ static void zpotrf_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef STARSOLVE_USE_CUDA
+/* Asynchronous: the info goes to the request through a host function queued
+ * behind cuSOLVER, so the worker goes on queueing the next tasks. */
 static void zpotrf_cuda(void *buffers[], void *cl_arg)
 {
     const struct zpotrf_args *a = cl_arg;
@@ -25,16 +27,33 @@ static void zpotrf_cuda(void *buffers[], void *cl_arg)
     cuDoubleComplex *A = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]);
     cublasFillMode_t uplo = ss_cublas_uplo(a->uplo);
     SS_CUSOLVER(cusolverDnZpotrf_bufferSize(h, uplo, n, A, lda, &lwork));
-    int *dinfo = ss_cuda_dwork(4 * sizeof(int) + (size_t)lwork * sizeof(cuDoubleComplex));
-    cuDoubleComplex *work = (cuDoubleComplex *)(dinfo + 4);   /* keep the workspace 16-byte aligned */
-    SS_CUSOLVER(cusolverDnZpotrf(h, uplo, n, A, lda, work, lwork, dinfo));
-    int *hinfo = ss_cuda_hwork(sizeof(int));
-    SS_CUDA(cudaMemcpyAsync(hinfo, dinfo, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    SS_CUDA(cudaStreamSynchronize(stream));
-    if (*hinfo > 0)
-        ss_request_report(a->req, a->offset + *hinfo);
+    /* the scratch buffer: info (padded to 16 bytes), then cuSOLVER's workspace */
+    STARPU_ASSERT_MSG(16 + (size_t)lwork * sizeof(cuDoubleComplex) <= SS_SCRATCH_BYTES(buffers[1]),
+                      "zpotrf: cuSOLVER wants %d elements of workspace, more than the scratch buffer holds", lwork);
+    int *dinfo = (int *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    SS_CUSOLVER(cusolverDnZpotrf(h, uplo, n, A, lda, (cuDoubleComplex *)(dinfo + 4), lwork, dinfo));
+    ss_cuda_report_info_async(dinfo, a->offset, a->req, stream);
 }
 #endif
+
+size_t ss_zpotrf_scratch_bytes(char uplo, int nb)
+{
+    size_t bytes = 16;
+#ifdef STARSOLVE_USE_CUDA
+    void *A;
+    cusolverDnHandle_t h = ss_cusolver_query_begin(&A);
+    if (h) {
+        int lwork = 0;
+        SS_CUSOLVER(cusolverDnZpotrf_bufferSize(h, ss_cublas_uplo(uplo), nb, A, nb, &lwork));
+        ss_cusolver_query_end();
+        bytes += (size_t)lwork * sizeof(cuDoubleComplex);
+    }
+#else
+    (void)uplo;
+    (void)nb;
+#endif
+    return bytes;
+}
 
 static struct starpu_perfmodel model_zpotrf = {
     .type = STARPU_HISTORY_BASED,
@@ -46,15 +65,17 @@ static struct starpu_codelet cl_zpotrf = {
     .can_execute = ss_can_execute,
     .cpu_funcs = { zpotrf_cpu },
 #ifdef STARSOLVE_USE_CUDA
-    .cuda_funcs = { zpotrf_cuda },   /* synchronous: info must be read before the task ends */
+    .cuda_funcs = { zpotrf_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-    .nbuffers = 1,
-    .modes = { STARPU_RW },
+    .nbuffers = 2,
+    .modes = { STARPU_RW, STARPU_SCRATCH },   /* the tile; cuSOLVER's info and workspace */
     .model = &model_zpotrf,
     .name = "zpotrf",
 };
 
-void insert_zpotrf(char uplo, starpu_data_handle_t A, int offset, starsolve_request_t *req, int prio)
+void insert_zpotrf(char uplo, starpu_data_handle_t A, starpu_data_handle_t scratch, int offset,
+                   starsolve_request_t *req, int prio)
 {
     struct zpotrf_args *a = malloc(sizeof *a);
     *a = (struct zpotrf_args){ uplo, offset, req };
@@ -62,6 +83,7 @@ void insert_zpotrf(char uplo, starpu_data_handle_t A, int offset, starsolve_requ
     int ret = starpu_task_insert(&cl_zpotrf,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, A,
+                                 STARPU_SCRATCH, scratch,
                                  STARPU_PRIORITY, prio,
                                  STARPU_NAME, "zpotrf",
                                  STARPU_FLOPS, SS_FLOP_SCALE * n * n * n / 3.0,

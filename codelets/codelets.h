@@ -18,19 +18,38 @@ void ss_cusolver_init(void);
 void ss_cusolver_shutdown(void);
 cusolverDnHandle_t ss_cusolver_handle(void);
 cusolverDnParams_t ss_cusolver_params(void);
-/* Per-worker scratch that grows on demand and lives until shutdown: cuSOLVER's
- * workspace size is only known through a handle, on the worker itself, so it
- * cannot be a StarPU scratch buffer sized at submission. dwork is device
- * memory, hwork pinned host memory. */
+/* cuSOLVER's workspace sizes need a handle: the submitting side has one for
+ * sizing StarPU scratch buffers (STARPU_SCRATCH: StarPU allocates one per
+ * worker, on the worker's memory node). begin returns NULL when there is no
+ * CUDA worker (no workspace to size), else the handle, locked until end, and
+ * a device pointer to hand the size queries as their matrix. */
+cusolverDnHandle_t ss_cusolver_query_begin(void **dummy);
+void ss_cusolver_query_end(void);
+/* Pinned host memory for an asynchronous codelet's small results: a ring of
+ * SS_STAGING_SLOTS slots per worker. A codelet takes a slot, queues its copies
+ * and host functions, then releases it (an event on the stream); the slot is
+ * taken again SS_STAGING_SLOTS calls later, after waiting for that event. */
+#define SS_STAGING_SLOTS 8
+struct ss_staging { void *host; size_t bytes; cudaEvent_t done; };
+struct ss_staging *ss_cuda_staging(size_t bytes);
+void ss_cuda_staging_release(struct ss_staging *s, cudaStream_t stream);
+/* Report a factorization's info (an int in GPU memory, written by work already
+ * on the stream) to req as offset + info when it is positive, without
+ * stopping the worker: a copy and a host function in stream order. */
+void ss_cuda_report_info_async(const int *dinfo, int offset, starsolve_request_t *req, cudaStream_t stream);
+/* Per-worker scratch that grows on demand and lives until shutdown, for the
+ * QR and batched codelets: dwork is device memory, hwork pinned host memory. */
 void *ss_cuda_dwork(size_t bytes);
 /* A second device scratch, for data a codelet keeps across a call that uses ss_cuda_dwork. */
 void *ss_cuda_dwork2(size_t bytes);
 void *ss_cuda_hwork(size_t bytes);
 /* Row interchanges of npanels consecutive panels on a column of tiles in GPU
  * memory (codelets/cuda/laswp.cu): piv[p] is panel p's pivot vector (pivots.h)
- * in GPU memory, npiv[p] its pivot count; the arrays themselves in host memory. */
+ * in GPU memory, npiv[p] its pivot count; the arrays themselves in host memory.
+ * work: GPU memory for 2 * max(npiv) * ncols elements. */
 void ss_cuda_laswp(size_t elemsize, int ncols, int ntiles, void *const *tiles, const int *ld, int nb,
-                   int npanels, const int *const *piv, const int *npiv, int forward, cudaStream_t stream);
+                   int npanels, const int *const *piv, const int *npiv, int forward, void *work,
+                   cudaStream_t stream);
 /* LAPACK's lacpy and laset on a tile in GPU memory (codelets/cuda/lacpy.cu):
  * uplo 'U' or 'L' picks a triangle, anything else the whole tile; laset puts
  * *diag on the diagonal and *offdiag elsewhere in the part (values of elemsize bytes). */
@@ -41,6 +60,8 @@ void ss_cuda_laset(char uplo, size_t elemsize, int m, int n, const void *offdiag
 /* *flag (device int, zeroed by the caller) becomes 1 if one of count reals of
  * realsize bytes at x is a NaN (codelets/cuda/nan.cu). */
 void ss_cuda_find_nan(size_t realsize, size_t count, const void *x, int *flag, cudaStream_t stream);
+/* If *flag (device int) is nonzero, the count reals at x become NaN. */
+void ss_cuda_fill_nan_if(size_t realsize, size_t count, void *x, const int *flag, cudaStream_t stream);
 /* Random butterflies on tiles in GPU memory (codelets/cuda/rbt.cu; formulas in codelet_zgerbt.c). */
 void ss_cuda_sgerbt(int m, int n, void *A11, void *A12, void *A21, void *A22, int lda, const void *u,
                     const void *v, int row0, int col0, int h, cudaStream_t stream);

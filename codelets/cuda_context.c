@@ -1,5 +1,10 @@
-/* Per-CUDA-worker state: a cuSOLVER handle on the worker's stream and scratch
- * memory that grows on demand. StarPU 1.3 has no starpu_cusolver_init. */
+/* Per-CUDA-worker state: a cuSOLVER handle on the worker's stream, scratch
+ * for the codelets that have no StarPU scratch buffer yet (QR, batched), and
+ * a ring of pinned host slots through which asynchronous codelets hand small
+ * results (info, pivots) to host code that runs in stream order. Plus one
+ * cuSOLVER handle on the submitting side, to size StarPU scratch buffers.
+ * StarPU 1.3 has no starpu_cusolver_init. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "codelets.h"
@@ -12,6 +17,8 @@ struct cuda_worker_state {
     size_t dwork_bytes[2];
     void *hwork;
     size_t hwork_bytes;
+    struct ss_staging staging[SS_STAGING_SLOTS];
+    int next_staging;
 };
 static struct cuda_worker_state worker_state[STARPU_NMAXWORKERS];
 
@@ -43,17 +50,61 @@ static void cusolver_shutdown_worker(void *arg)
             cudaFree(w->dwork[slot]);
     if (w->hwork)
         cudaFreeHost(w->hwork);
+    for (int slot = 0; slot < SS_STAGING_SLOTS; slot++) {
+        if (w->staging[slot].host)
+            cudaFreeHost(w->staging[slot].host);
+        if (w->staging[slot].done)
+            cudaEventDestroy(w->staging[slot].done);
+    }
     *w = (struct cuda_worker_state){ 0 };
 }
+
+/* The submitting side's handle: cuSOLVER's workspace sizes need a handle, and
+ * StarPU scratch buffers are sized when a task is submitted. Its dummy matrix
+ * only gives the size queries a valid pointer; they do not read it. */
+static struct {
+    pthread_mutex_t lock;
+    cusolverDnHandle_t handle;
+    void *dummy;
+} query = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL };
 
 void ss_cusolver_init(void)
 {
     starpu_execute_on_each_worker(cusolver_init_worker, NULL, STARPU_CUDA);
+    int worker = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
+    if (worker >= 0) {
+        int current;
+        SS_CUDA(cudaGetDevice(&current));
+        SS_CUDA(cudaSetDevice(starpu_worker_get_devid(worker)));
+        SS_CUSOLVER(cusolverDnCreate(&query.handle));
+        SS_CUDA(cudaMalloc(&query.dummy, 256));
+        SS_CUDA(cudaSetDevice(current));
+    }
 }
 
 void ss_cusolver_shutdown(void)
 {
     starpu_execute_on_each_worker(cusolver_shutdown_worker, NULL, STARPU_CUDA);
+    if (query.handle) {
+        cusolverDnDestroy(query.handle);
+        cudaFree(query.dummy);
+        query.handle = NULL;
+        query.dummy = NULL;
+    }
+}
+
+cusolverDnHandle_t ss_cusolver_query_begin(void **dummy)
+{
+    if (!query.handle)
+        return NULL;
+    pthread_mutex_lock(&query.lock);
+    *dummy = query.dummy;
+    return query.handle;
+}
+
+void ss_cusolver_query_end(void)
+{
+    pthread_mutex_unlock(&query.lock);
 }
 
 cusolverDnHandle_t ss_cusolver_handle(void)
@@ -82,6 +133,50 @@ static void *grow_dwork(int slot, size_t bytes)
 
 void *ss_cuda_dwork(size_t bytes) { return grow_dwork(0, bytes); }
 void *ss_cuda_dwork2(size_t bytes) { return grow_dwork(1, bytes); }
+
+struct ss_staging *ss_cuda_staging(size_t bytes)
+{
+    struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
+    struct ss_staging *s = &w->staging[w->next_staging];
+    w->next_staging = (w->next_staging + 1) % SS_STAGING_SLOTS;
+    if (s->done)   /* the slot's last user, SS_STAGING_SLOTS calls ago, must be finished with it */
+        SS_CUDA(cudaEventSynchronize(s->done));
+    else
+        SS_CUDA(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
+    if (bytes > s->bytes) {
+        if (s->host)
+            SS_CUDA(cudaFreeHost(s->host));
+        SS_CUDA(cudaMallocHost(&s->host, bytes));
+        s->bytes = bytes;
+    }
+    return s;
+}
+
+void ss_cuda_staging_release(struct ss_staging *s, cudaStream_t stream)
+{
+    SS_CUDA(cudaEventRecord(s->done, stream));
+}
+
+/* The host side of ss_cuda_report_info_async, run by CUDA in stream order. */
+struct info_report { int info, offset; starsolve_request_t *req; };
+
+static void CUDART_CB report_info(void *arg)
+{
+    const struct info_report *r = arg;
+    if (r->info > 0)
+        ss_request_report(r->req, r->offset + r->info);
+}
+
+void ss_cuda_report_info_async(const int *dinfo, int offset, starsolve_request_t *req, cudaStream_t stream)
+{
+    struct ss_staging *s = ss_cuda_staging(sizeof(struct info_report));
+    struct info_report *r = s->host;
+    r->offset = offset;
+    r->req = req;
+    SS_CUDA(cudaMemcpyAsync(&r->info, dinfo, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    SS_CUDA(cudaLaunchHostFunc(stream, report_info, r));
+    ss_cuda_staging_release(s, stream);
+}
 
 void *ss_cuda_hwork(size_t bytes)
 {

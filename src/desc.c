@@ -250,6 +250,31 @@ starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int m, int n)
     return h;
 }
 
+static void release_tile(void *handle)
+{
+    starpu_data_release(handle);
+}
+
+void ss_tile_send_home(const starsolve_desc_t *A, int i, int j)
+{
+    if (starpu_cuda_worker_get_count() == 0)
+        return;
+    /* read access in main memory, after the tile's last submitted writer: StarPU
+     * copies the tile home and keeps the GPU copy valid for later readers */
+    starpu_data_handle_t h = ss_tile(A, i, j);
+    int ret = starpu_data_acquire_cb(h, STARPU_R, release_tile, h);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_data_acquire_cb");
+}
+
+starpu_data_handle_t ss_scratch_buffer(size_t bytes)
+{
+    starpu_data_handle_t h;
+    size_t units = bytes / 16 + 1;
+    STARPU_ASSERT_MSG(units <= UINT32_MAX, "scratch buffer of %zu bytes", bytes);
+    starpu_vector_data_register(&h, -1, 0, (uint32_t)units, 16);
+    return h;
+}
+
 void ss_workspace_release(starpu_data_handle_t h)
 {
     starpu_data_unregister_submit(h);

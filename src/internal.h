@@ -41,6 +41,15 @@ static inline int ss_tile_cols(const starsolve_desc_t *A, int j)
  * used; release it after submitting the last task that uses it. */
 starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int m, int n);
 void ss_workspace_release(starpu_data_handle_t h);
+/* Tile (i, j) is final once the tasks submitted so far have run: copy it home
+ * then, while the factorization goes on, rather than with every other tile
+ * after the last task. No-op without CUDA workers (tiles never leave home). */
+void ss_tile_send_home(const starsolve_desc_t *A, int i, int j);
+/* A StarPU scratch buffer of at least `bytes` bytes (16-byte units) for tasks
+ * that take it STARPU_SCRATCH: each worker gets its own copy on its memory
+ * node, allocated on first use and kept until ss_workspace_release. */
+starpu_data_handle_t ss_scratch_buffer(size_t bytes);
+#define SS_SCRATCH_BYTES(buf) ((size_t)STARPU_VECTOR_GET_NX(buf) * STARPU_VECTOR_GET_ELEMSIZE(buf))
 
 /* Owned D = the m x n LAPACK array in its leading part, zeros elsewhere (right-hand
  * sides of an augmented system). Returns 0, or -1 on a bad argument. */

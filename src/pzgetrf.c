@@ -13,6 +13,8 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
     const starsolve_complex64_t one = 1.0, mone = -1.0;
     int kt = ss_min(A->mt, A->nt);
     starpu_data_handle_t *column = malloc((size_t)A->mt * sizeof *column);
+    starpu_data_handle_t panel_scratch = ss_scratch_buffer(ss_zgetrf_panel_scratch_bytes(A->m, ss_min(A->nb, A->n)));
+    starpu_data_handle_t swap_scratch = ss_scratch_buffer(ss_zlaswp_scratch_bytes(A->nb, A->nb));
 
     for (int k = 0; k < kt; k++) {
         /* priorities: each step outranks the next; inside a step the panel,
@@ -21,26 +23,32 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
         int ntiles = A->mt - k;
         for (int i = k; i < A->mt; i++)
             column[i - k] = ss_tile(A, i, k);
-        insert_zgetrf_panel(ntiles, column, piv->panels[k], k * A->nb, req, step + 3);
+        insert_zgetrf_panel(ntiles, column, piv->panels[k], panel_scratch, k * A->nb, req, step + 3);
 
         for (int j = k + 1; j < A->nt; j++) {
             int prio = j == k + 1 ? step + 2 : step;
             for (int i = k; i < A->mt; i++)
                 column[i - k] = ss_tile(A, i, j);
-            insert_zlaswp(ntiles, column, 1, &piv->panels[k], k * A->nb, 1, prio);
+            insert_zlaswp(ntiles, column, 1, &piv->panels[k], swap_scratch, k * A->nb, 1, prio);
             insert_ztrsm('L', 'L', 'N', 'U', one, ss_tile(A, k, k), ss_tile(A, k, j), prio);
             for (int i = k + 1; i < A->mt; i++)
                 insert_zgemm('N', 'N', mone, ss_tile(A, i, k), ss_tile(A, k, j), one, ss_tile(A, i, j), prio);
         }
         for (int i = k + 1; i < A->mt; i++)
             starpu_data_wont_use(ss_tile(A, i, k));
+        /* row k of U is final (later swaps start below it); L's columns
+         * still take the later panels' swaps at the end */
+        for (int j = k; j < A->nt; j++)
+            ss_tile_send_home(A, k, j);
     }
     /* Off the critical path, once all panels are done: the swaps of the panels
      * right of column j on the finished column j of L, in one pass per column. */
     for (int j = 0; j + 1 < kt; j++) {
         for (int i = j + 1; i < A->mt; i++)
             column[i - j - 1] = ss_tile(A, i, j);
-        insert_zlaswp(A->mt - j - 1, column, kt - j - 1, &piv->panels[j + 1], (j + 1) * A->nb, 1, 0);
+        insert_zlaswp(A->mt - j - 1, column, kt - j - 1, &piv->panels[j + 1], swap_scratch, (j + 1) * A->nb, 1, 0);
     }
+    ss_workspace_release(panel_scratch);
+    ss_workspace_release(swap_scratch);
     free(column);
 }

@@ -6,9 +6,10 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
 {
     const starsolve_complex64_t one = 1.0, mone = -1.0;
     int kt = ss_min(A->mt, A->nt);
+    starpu_data_handle_t scratch = ss_scratch_buffer(ss_zgetrf_nopiv_scratch_bytes(A->nb));
     for (int k = 0; k < kt; k++) {
         int step = 3 * (kt - k);
-        insert_zgetrf_nopiv(ss_tile(A, k, k), k * A->nb, req, step + 3);
+        insert_zgetrf_nopiv(ss_tile(A, k, k), scratch, k * A->nb, req, step + 3);
         for (int i = k + 1; i < A->mt; i++)
             insert_ztrsm('R', 'U', 'N', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), step + 2);
         for (int j = k + 1; j < A->nt; j++) {
@@ -19,5 +20,11 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
         }
         for (int i = k + 1; i < A->mt; i++)
             starpu_data_wont_use(ss_tile(A, i, k));
+        /* row k of U and column k of L are final */
+        for (int j = k; j < A->nt; j++)
+            ss_tile_send_home(A, k, j);
+        for (int i = k + 1; i < A->mt; i++)
+            ss_tile_send_home(A, i, k);
     }
+    ss_workspace_release(scratch);
 }

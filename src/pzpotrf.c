@@ -6,9 +6,10 @@ void pzpotrf(char uplo, starsolve_desc_t *A, starsolve_request_t *req)
 {
     const starsolve_complex64_t one = 1.0, mone = -1.0;
     int nt = A->nt;
+    starpu_data_handle_t scratch = ss_scratch_buffer(ss_zpotrf_scratch_bytes(uplo, A->nb));
     for (int k = 0; k < nt; k++) {
         int step = 3 * (nt - k);
-        insert_zpotrf(uplo, ss_tile(A, k, k), k * A->nb, req, step + 3);
+        insert_zpotrf(uplo, ss_tile(A, k, k), scratch, k * A->nb, req, step + 3);
         for (int i = k + 1; i < nt; i++) {
             if (uplo == 'L')
                 insert_ztrsm('R', 'L', 'C', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), step + 2);
@@ -29,5 +30,13 @@ void pzpotrf(char uplo, starsolve_desc_t *A, starsolve_request_t *req)
         }
         for (int i = k + 1; i < nt; i++)
             starpu_data_wont_use(uplo == 'L' ? ss_tile(A, i, k) : ss_tile(A, k, i));
+        /* the factor's tile column (row) k is final */
+        for (int i = k; i < nt; i++) {
+            if (uplo == 'L')
+                ss_tile_send_home(A, i, k);
+            else
+                ss_tile_send_home(A, k, i);
+        }
     }
+    ss_workspace_release(scratch);
 }

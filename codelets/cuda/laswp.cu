@@ -64,10 +64,10 @@ static void launch(const laswp_tiles &t, int ncols, int nb, int npanels, const i
 }
 
 extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
-extern "C" void *ss_cuda_dwork(size_t bytes);
 
 extern "C" void ss_cuda_laswp(size_t elemsize, int ncols, int ntiles, void *const *tiles, const int *ld, int nb,
-                              int npanels, const int *const *piv, const int *npiv, int forward, cudaStream_t stream)
+                              int npanels, const int *const *piv, const int *npiv, int forward, void *work,
+                              cudaStream_t stream)
 {
     if (ntiles > SS_LASWP_MAX_TILES)
         ss_cuda_fail("ss_cuda_laswp: more tile rows than one launch takes", ntiles, __FILE__, __LINE__);
@@ -76,11 +76,7 @@ extern "C" void ss_cuda_laswp(size_t elemsize, int ncols, int ntiles, void *cons
         t.tile[i] = tiles[i];
         t.ld[i] = ld[i];
     }
-    int widest = 0;
-    for (int p = 0; p < npanels; p++)
-        widest = npiv[p] > widest ? npiv[p] : widest;
-    // the moved rows of one panel; kernels on this stream are ordered, so one buffer serves every panel
-    void *work = ss_cuda_dwork(2 * (size_t)widest * ncols * elemsize);
+    // work holds the moved rows of one panel; kernels on this stream are ordered, so it serves every panel
     switch (elemsize) {
     case 4:  launch<float>(t, ncols, nb, npanels, piv, npiv, forward, work, stream); break;
     case 8:  launch<double>(t, ncols, nb, npanels, piv, npiv, forward, work, stream); break;
