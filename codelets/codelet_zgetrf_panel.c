@@ -9,7 +9,8 @@
 #include "codelets.h"
 #include "pivots.h"
 
-struct zgetrf_panel_args { int ntiles, offset; starsolve_request_t *req; };
+/* leaf: the GPU variant's recursion width (starsolve_config_t.gpu_panel_leaf) */
+struct zgetrf_panel_args { int ntiles, offset, leaf; starsolve_request_t *req; };
 
 /* buffers[0] is ipiv, the panel is buffers[1..ntiles], then the scratch
  * buffer (ss_zgetrf_panel_scratch_bytes; the CPU gathers a panel there too
@@ -78,23 +79,83 @@ static void copy_panel(void *buffers[], int ntiles, int m, int n, void *panel, i
     }
 }
 
-/* The GPU panel's results on their way through the host: info and the pivots
- * come from the GPU, the host makes the pivots global and composes them
- * (pivots.h, too branchy for a kernel), and the whole vector goes back. */
-struct panel_results { int info, npiv, offset; starsolve_request_t *req; int v[]; };
+/* Recursive LU of the m x n block A (m >= n) in GPU memory, after Toledo:
+ * factor the left half, apply its swaps to the right half, solve for U12,
+ * update A22 with one GEMM, factor A22's columns, apply their swaps to the
+ * left half. Most flops land in GEMMs of depth n/2, n/4, ..., where cuSOLVER's
+ * getrf on a whole tall panel runs its own narrow blocked updates (9 ms for
+ * 16384 x 1024 on an H100, about 2 TF/s). Blocks of width <= leaf go to
+ * cuSOLVER; leaf 0 sends the whole panel there (the default: with cuSOLVER's
+ * own laswp, which applies the swaps one after the other, the recursion was
+ * slower at n = 16384, 0.30 against 0.26 s; bench/NOTES.md). ipiv gets LAPACK's 1-based pivots relative to A's first row; each
+ * leaf writes its info to the next entry of leaf_info and its first column to
+ * leaf_col (host memory), in column order. */
+#define SS_PANEL_MAX_LEAVES 64
+struct panel_recursion {
+    cusolverDnHandle_t solver;
+    cublasHandle_t blas;
+    cudaStream_t stream;
+    cuDoubleComplex *work;
+    size_t work_elems;
+    int leaf, nleaves;
+    int *leaf_info;                      /* GPU memory, SS_PANEL_MAX_LEAVES ints */
+    int leaf_col[SS_PANEL_MAX_LEAVES];
+};
+
+static void getrf_recursive(struct panel_recursion *r, int m, int n, int col, cuDoubleComplex *A, int lda, int *ipiv)
+{
+    if (r->leaf <= 0 || n <= r->leaf || m < n || r->nleaves + 2 > SS_PANEL_MAX_LEAVES) {
+        int lwork = 0;
+        SS_CUSOLVER(cusolverDnZgetrf_bufferSize(r->solver, m, n, A, lda, &lwork));
+        STARPU_ASSERT_MSG((size_t)lwork <= r->work_elems, "zgetrf_panel: a %d x %d leaf needs more workspace", m, n);
+        r->leaf_col[r->nleaves] = col;
+        SS_CUSOLVER(cusolverDnZgetrf(r->solver, m, n, A, lda, r->work, ipiv, r->leaf_info + r->nleaves));
+        r->nleaves++;
+        return;
+    }
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, mone = -1.0;
+    int n1 = n / 2, n2 = n - n1;
+    cuDoubleComplex *A12 = A + (size_t)n1 * lda, *A21 = A + n1, *A22 = A12 + n1;
+    getrf_recursive(r, m, n1, col, A, lda, ipiv);
+    SS_CUSOLVER(cusolverDnZlaswp(r->solver, n2, A12, lda, 1, n1, ipiv, 1));
+    SS_CUBLAS(cublasZtrsm(r->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
+                          n1, n2, (const cuDoubleComplex *)&one, A, lda, A12, lda));
+    SS_CUBLAS(cublasZgemm(r->blas, CUBLAS_OP_N, CUBLAS_OP_N, m - n1, n2, n1, (const cuDoubleComplex *)&mone, A21, lda,
+                          A12, lda, (const cuDoubleComplex *)&one, A22, lda));
+    getrf_recursive(r, m - n1, n2, col + n1, A22, lda, ipiv + n1);   /* m - n1 >= n2 since m >= n */
+    SS_CUSOLVER(cusolverDnZlaswp(r->solver, n1, A21, lda, 1, n2, ipiv + n1, 1));
+    ss_cuda_shift_pivots(ipiv + n1, n2, n1, r->stream);
+}
+
+/* The GPU panel's results on their way through the host: the leaves' infos
+ * and the pivots come from the GPU, the host makes the pivots global and
+ * composes them (pivots.h, too branchy for a kernel), and the whole vector
+ * goes back. */
+struct panel_results {
+    int npiv, offset, nleaves;
+    starsolve_request_t *req;
+    int leaf_col[SS_PANEL_MAX_LEAVES], leaf_info[SS_PANEL_MAX_LEAVES];
+    int v[];
+};
 
 static void CUDART_CB finish_panel_on_host(void *arg)
 {
     struct panel_results *r = arg;
     ss_piv_finish_panel(r->v, r->npiv, r->offset);
-    if (r->info > 0)
-        ss_request_report(r->req, r->offset + r->info);
+    for (int l = 0; l < r->nleaves; l++)   /* leaves in column order: the first zero pivot wins */
+        if (r->leaf_info[l] > 0) {
+            ss_request_report(r->req, r->offset + r->leaf_col[l] + r->leaf_info[l]);
+            break;
+        }
 }
 
-/* The scratch buffer: ints (info, the NaN flag, two spare, the pivots; a
- * multiple of 4 so that what follows is 16-byte aligned), the gathered panel,
- * cuSOLVER's workspace. */
-static size_t panel_scratch_ints(int npiv) { return ((size_t)npiv + 4 + 3) & ~(size_t)3; }
+/* The scratch buffer: ints (the NaN flag, three spare, the leaves' infos, the
+ * pivots; a multiple of 4 so that what follows is 16-byte aligned), the
+ * gathered panel, cuSOLVER's workspace. */
+static size_t panel_scratch_ints(int npiv)
+{
+    return ((size_t)npiv + 4 + SS_PANEL_MAX_LEAVES + 3) & ~(size_t)3;
+}
 
 /* Asynchronous: nothing here waits for the GPU. The host part of the pivots
  * and the info report run as a host function in stream order, and the worker
@@ -112,7 +173,7 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     SS_CUSOLVER(cusolverDnZgetrf_bufferSize(h, m, n, panel, m, &lwork));
     STARPU_ASSERT_MSG(ints * sizeof(int) + ((size_t)m * n + (size_t)lwork) * esz <= SS_SCRATCH_BYTES(buffers[1 + a->ntiles]),
                       "zgetrf_panel: a %d x %d panel and its workspace do not fit the scratch buffer", m, n);
-    int *dinfo = (int *)scratch, *dnan = dinfo + 1, *dpiv = dinfo + 4;
+    int *dnan = (int *)scratch, *dinfo = dnan + 4, *dpiv = dinfo + SS_PANEL_MAX_LEAVES;
     cuDoubleComplex *work = panel + (size_t)m * n;
     copy_panel(buffers, a->ntiles, m, n, panel, 0, stream);
     /* cuSOLVER's getrf drops NaNs (a panel with one comes back NaN-free with
@@ -121,7 +182,9 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     size_t reals = (size_t)m * n * (sizeof(starsolve_complex64_t) / sizeof(double));
     SS_CUDA(cudaMemsetAsync(dnan, 0, sizeof(int), stream));
     ss_cuda_find_nan(sizeof(double), reals, panel, dnan, stream);
-    SS_CUSOLVER(cusolverDnZgetrf(h, m, n, panel, m, work, dpiv, dinfo));
+    struct panel_recursion rec = { .solver = h, .blas = starpu_cublas_get_local_handle(), .stream = stream,
+                                   .work = work, .work_elems = (size_t)lwork, .leaf = a->leaf, .leaf_info = dinfo };
+    getrf_recursive(&rec, m, n, 0, panel, m, dpiv);
     ss_cuda_fill_nan_if(sizeof(double), reals, panel, dnan, stream);
     copy_panel(buffers, a->ntiles, m, n, panel, 1, stream);
 
@@ -130,7 +193,9 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     r->npiv = npiv;
     r->offset = a->offset;
     r->req = a->req;
-    SS_CUDA(cudaMemcpyAsync(&r->info, dinfo, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    r->nleaves = rec.nleaves;
+    memcpy(r->leaf_col, rec.leaf_col, sizeof r->leaf_col);
+    SS_CUDA(cudaMemcpyAsync(r->leaf_info, dinfo, (size_t)rec.nleaves * sizeof(int), cudaMemcpyDeviceToHost, stream));
     SS_CUDA(cudaMemcpyAsync(ss_piv_ipiv(r->v), dpiv, (size_t)npiv * sizeof(int), cudaMemcpyDeviceToHost, stream));
     SS_CUDA(cudaLaunchHostFunc(stream, finish_panel_on_host, r));
     SS_CUDA(cudaMemcpyAsync((void *)STARPU_VECTOR_GET_PTR(buffers[0]), r->v, ss_piv_ints(npiv) * sizeof(int),
@@ -177,7 +242,7 @@ void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_d
                          starpu_data_handle_t scratch, int offset, starsolve_request_t *req, int prio)
 {
     struct zgetrf_panel_args *a = malloc(sizeof *a);
-    *a = (struct zgetrf_panel_args){ ntiles, offset, req };
+    *a = (struct zgetrf_panel_args){ ntiles, offset, ss_ctx.gpu_panel_leaf, req };
     struct starpu_data_descr *descr = malloc((size_t)(ntiles + 2) * sizeof *descr);
     descr[0] = (struct starpu_data_descr){ ipiv, STARPU_W };
     double m = 0, n = starpu_matrix_get_ny(tiles[0]);

@@ -60,6 +60,8 @@ void ss_cuda_laset(char uplo, size_t elemsize, int m, int n, const void *offdiag
 /* *flag (device int, zeroed by the caller) becomes 1 if one of count reals of
  * realsize bytes at x is a NaN (codelets/cuda/nan.cu). */
 void ss_cuda_find_nan(size_t realsize, size_t count, const void *x, int *flag, cudaStream_t stream);
+/* ipiv[0..count) += offset, in GPU memory (codelets/cuda/ipiv.cu). */
+void ss_cuda_shift_pivots(int *ipiv, int count, int offset, cudaStream_t stream);
 /* If *flag (device int) is nonzero, the count reals at x become NaN. */
 void ss_cuda_fill_nan_if(size_t realsize, size_t count, void *x, const int *flag, cudaStream_t stream);
 /* Random butterflies on tiles in GPU memory (codelets/cuda/rbt.cu; formulas in codelet_zgerbt.c). */

@@ -16,7 +16,7 @@ void driver_opts_init(struct driver_opts *o, const struct driver_spec *spec)
 {
     *o = (struct driver_opts){
         .spec = spec, .n = 4096, .nb = 0, .nrhs = 1, .ncpus = -1, .ngpus = -1, .sched = NULL,
-        .check = 0, .niter = 1, .seed = 1, .prec = 'd', .csv = 0, .m = -1,
+        .check = 0, .niter = 1, .seed = 1, .streams = 2, .panel_leaf = 0, .prec = 'd', .csv = 0, .m = -1,
     };
 }
 
@@ -46,6 +46,11 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
           "with GPUs, keep the matrices in pageable memory: by default the driver allocates them\n"
           "              page-locked (starsolve_malloc), as an application feeding GPUs would, and the\n"
           "              library would otherwise pin them for each call (starsolve_config_t.pin_lapack)" },
+        { "-streams", DRIVER_FLAG_INT, &o->streams, 1, NULL, "K",
+          "CUDA workers, each with its own stream, per GPU; default 2 (STARPU_NWORKER_PER_CUDA wins)" },
+        { "-panel-leaf", DRIVER_FLAG_INT, &o->panel_leaf, 0, NULL, "W",
+          "GPU LU panel: halve it recursively down to width W, then cuSOLVER getrf; 0 (default):\n"
+          "              cuSOLVER getrf on the whole panel (starsolve_config_t.gpu_panel_leaf)" },
         { "-stats", DRIVER_FLAG_SWITCH, &o->stats, 0, NULL, NULL,
           "at the end, on stderr: each worker's executing, sleeping and total time and tasks, and\n"
           "              the bytes moved between memory nodes (StarPU's profiling, on for the whole run)" },
@@ -214,6 +219,8 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     cfg.sched = o->sched;
     cfg.nb = o->nb;
     cfg.pin_lapack = !o->nopin;
+    cfg.cuda_streams = o->streams;
+    cfg.gpu_panel_leaf = o->panel_leaf;
     cfg.verbose = 1;
     if (o->stats) {
         /* StarPU's own profiling and its summaries at shutdown, on stderr */

@@ -56,6 +56,8 @@ struct driver_opts {
     char prec;            /* 's', 'd', 'c' or 'z' */
     int csv;
     int nopin;            /* -nopin: leave the matrix pageable (GPU runs) */
+    int streams;          /* -streams: CUDA workers per GPU (starsolve_config_t.cuda_streams) */
+    int panel_leaf;       /* -panel-leaf: the GPU LU panel's recursion width */
     const char *fxt;      /* -fxt DIR: StarPU's FxT trace file goes there (NULL: tracing off) */
     int stats;            /* -stats: per-worker busy time and bytes moved between memory nodes, from StarPU */
     /* driver-specific values, set only through the flags a driver registers */

@@ -32,6 +32,12 @@ typedef struct starsolve_config {
                            call, so tiles move by DMA and overlap with work; default 1 */
     int batch_chunk;    /* batched routines: matrices per task; 0 (default): chosen from the sizes, so
                            that a task holds about 20 MFLOP and every worker gets several tasks */
+    int cuda_streams;   /* CUDA workers per GPU, each with its own stream, so that an LU or Cholesky
+                           panel runs beside the updates (STARPU_NWORKER_PER_CUDA, which wins if set);
+                           default 2 */
+    int gpu_panel_leaf; /* > 0: the GPU's LU panel halves recursively (factor, swap, solve, GEMM) down
+                           to this width, then calls cuSOLVER getrf; 0 (default): cuSOLVER getrf on the
+                           whole panel, faster on an H100 so far (bench/NOTES.md) */
 } starsolve_config_t;
 
 /* Fill cfg with the defaults above. */
@@ -48,7 +54,7 @@ void *starsolve_malloc(size_t bytes);
 void starsolve_free(void *ptr);
 /* Workers actually running, after starsolve_init. */
 int  starsolve_ncpus(void);
-int  starsolve_ngpus(void);
+int  starsolve_ngpus(void);   /* GPUs in use (each may have several CUDA workers: cuda_streams) */
 /* Tile size the LAPACK-layout routines use now, and a way to change it between calls. */
 int  starsolve_get_nb(void);
 int  starsolve_set_nb(int nb);   /* returns -1 if nb < 1 */

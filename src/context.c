@@ -10,7 +10,8 @@ struct ss_context ss_ctx;
 void starsolve_config_init(starsolve_config_t *cfg)
 {
     *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .nb = 0, .verbose = 0,
-                                 .gpu_only_tile = 512, .pin_lapack = 1, .batch_chunk = 0 };
+                                 .gpu_only_tile = 512, .pin_lapack = 1, .batch_chunk = 0,
+                                 .cuda_streams = 2, .gpu_panel_leaf = 0 };
 }
 
 int starsolve_init(const starsolve_config_t *cfg_in)
@@ -32,6 +33,14 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     /* A StarPU built with FxT records a trace of every run unless told not to:
      * traces are opt-in (STARPU_FXT_TRACE=1), they cost time and disk. */
     setenv("STARPU_FXT_TRACE", "0", 0);
+    /* Two streams per GPU let a panel (cuSOLVER on a tall block, a few TF/s) run
+     * beside the previous step's GEMMs instead of between them: LU at n=16384
+     * went from 0.302 to 0.271 s on an H100, 40000 from 3.67 to 2.37 s. */
+    if (cfg.cuda_streams > 0) {
+        char streams[16];
+        snprintf(streams, sizeof streams, "%d", cfg.cuda_streams);
+        setenv("STARPU_NWORKER_PER_CUDA", streams, 0);
+    }
     /* Each CPU worker is one core: OpenBLAS must not spawn threads of its own under it. */
     openblas_set_num_threads(1);
     int ret = starpu_init(&conf);
@@ -48,6 +57,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     ss_ctx.gpu_only_tile = cfg.gpu_only_tile;
     ss_ctx.pin_lapack = cfg.pin_lapack;
     ss_ctx.batch_chunk = cfg.batch_chunk > 0 ? cfg.batch_chunk : 0;
+    ss_ctx.gpu_panel_leaf = cfg.gpu_panel_leaf > 0 ? cfg.gpu_panel_leaf : 0;
     ss_ctx.nb = cfg.nb > 0 ? cfg.nb : (starpu_cuda_worker_get_count() > 0 ? 1024 : 256);
     ss_ctx.initialized = 1;
     return 0;
@@ -81,7 +91,21 @@ void starsolve_free(void *ptr)
 }
 
 int starsolve_ncpus(void) { return ss_ctx.initialized ? (int)starpu_cpu_worker_get_count() : 0; }
-int starsolve_ngpus(void) { return ss_ctx.initialized ? (int)starpu_cuda_worker_get_count() : 0; }
+/* GPUs, not CUDA workers: with cuda_streams > 1 several workers drive one device. */
+int starsolve_ngpus(void)
+{
+    if (!ss_ctx.initialized)
+        return 0;
+    int ngpus = 0;
+    unsigned nworkers = starpu_cuda_worker_get_count();
+    for (unsigned k = 0; k < nworkers; k++) {
+        int devid = starpu_worker_get_devid(starpu_worker_get_by_type(STARPU_CUDA_WORKER, (int)k)), seen = 0;
+        for (unsigned l = 0; l < k; l++)
+            seen |= starpu_worker_get_devid(starpu_worker_get_by_type(STARPU_CUDA_WORKER, (int)l)) == devid;
+        ngpus += !seen;
+    }
+    return ngpus;
+}
 int starsolve_get_nb(void) { return ss_ctx.nb; }
 
 int starsolve_set_nb(int nb)

@@ -94,6 +94,7 @@ struct ss_context {
     int gpu_only_tile;
     int pin_lapack;
     int batch_chunk;   /* matrices per task of the batched routines; 0: chosen from the sizes */
+    int gpu_panel_leaf;  /* > 0: the GPU LU panel recurses down to this width; 0: no recursion */
     int spike_psize;   /* rows per partition of the SPIKE solver; 0: chosen from n, the band and the workers */
 };
 extern struct ss_context ss_ctx;

@@ -114,6 +114,7 @@ static inline void testing_start_watchdog(void)
  * STARPU_NCUDA=0 in the test environment says the same) and tile size nb.
  * STARSOLVE_TEST_GPUS=G runs the same tests with G CUDA workers as well (on a
  * GPU machine, with STARPU_NCUDA unset): the CUDA codelets then take their share.
+ * STARSOLVE_TEST_PANEL_LEAF=W sets starsolve_config_t.gpu_panel_leaf.
  * Returns 0, or nonzero when the runtime did not start. */
 static inline int testing_init(int nb)
 {
@@ -122,6 +123,11 @@ static inline int testing_init(int nb)
     starsolve_config_init(&cfg);
     const char *gpus = getenv("STARSOLVE_TEST_GPUS");
     cfg.ngpus = gpus ? atoi(gpus) : 0;
+    /* STARSOLVE_TEST_PANEL_LEAF=W: the GPU LU panel recurses down to width W, so
+     * that the small tiles of the tests exercise the recursion too */
+    const char *leaf = getenv("STARSOLVE_TEST_PANEL_LEAF");
+    if (leaf)
+        cfg.gpu_panel_leaf = atoi(leaf);
     cfg.nb = nb;
     cfg.verbose = 0;   /* bad-argument tests must not flood the log */
     int ret = starsolve_init(&cfg);
