@@ -1,8 +1,9 @@
 #!/bin/bash
 # GPU benchmark: starsolve on one GPU against cuSOLVER on the same GPU, in one command.
 #
-#   bash bench/gpu.sh [--sizes "8192 16384 32768 40000"] [--ops "getrf getrf_nopiv potrf geqrf"] [--tall "1000000x512"] [--nb 1024] [--niter 2] [--streams 1] BINDIR OUTDIR
-# (--streams K: CUDA workers, hence streams, per GPU: STARPU_NWORKER_PER_CUDA)
+#   bash bench/gpu.sh [--sizes "8192 16384 32768 40000"] [--ops "getrf getrf_nopiv potrf geqrf"] [--tall "1000000x512"] [--nb NB] [--niter 2] [--streams 2] BINDIR OUTDIR
+# (--streams K: CUDA workers, hence streams, per GPU: STARPU_NWORKER_PER_CUDA; default 2, the library's)
+# (--nb 0, the default: the library's tile size for each routine and order, starsolve_get_nb_for)
 #
 # BINDIR holds starpu_lu, starpu_cholesky and cusolver_ref (a build's examples/ and
 # bench/, or an unpacked scripts/device-bundle.sh archive's bin/). For each size and
@@ -17,7 +18,7 @@
 # Every timed run is checked (-check: randomized backward-error estimate above n=4096).
 # Output: a table (best of --niter runs per side) and the raw CSV in OUTDIR/gpu.csv.
 set -u
-sizes="8192 16384 32768 40000" ops="getrf getrf_nopiv potrf" nb=1024 niter=2 tall='' streams=1
+sizes="8192 16384 32768 40000" ops="getrf getrf_nopiv potrf" nb=0 niter=2 tall='' streams=2
 while [ $# -gt 2 ]; do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;

@@ -337,7 +337,7 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r)
     int resid_ok = !(r->checked && r->solved) || check_passes(r->resid);
     int orth_ok = !(r->checked && r->has_orth) || check_passes(r->orth);
     struct driver_row w = {
-        .driver = o->spec->name, .prec = o->prec, .m = o->m, .n = o->n, .nb = starsolve_get_nb(),
+        .driver = o->spec->name, .prec = o->prec, .m = o->m, .n = o->n, .nb = o->spec->tile_size ? o->spec->tile_size(o) : starsolve_get_nb(),
         .nrhs = o->nrhs, .ncpus = starsolve_ncpus(), .ngpus = starsolve_ngpus(), .sched = running_scheduler(o),
         .seconds = r->seconds, .gflops = gflops, .solve_seconds = r->solved ? r->solve_seconds : -1,
         .berr = r->checked && !r->no_berr ? r->berr : -1,

@@ -44,6 +44,8 @@ struct driver_spec {
     /* Floating-point operations of one factorization, counted as for a real
      * matrix; the frame multiplies by 4 for complex precisions. */
     double (*flops)(const struct driver_opts *o);
+    /* The tile size the library takes for this run (NULL: starsolve_get_nb()). */
+    int (*tile_size)(const struct driver_opts *o);
 };
 
 struct driver_opts {

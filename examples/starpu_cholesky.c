@@ -2,6 +2,7 @@
  * and the solve with it (starsolve_<p>potrs). */
 #include <stdio.h>
 #include "driver.h"
+#include "starsolve.h"
 
 /* LAPACK's count for potrf, leading term: n^3 / 3. */
 static double cholesky_flops(const struct driver_opts *o)
@@ -9,6 +10,8 @@ static double cholesky_flops(const struct driver_opts *o)
     double n = o->n;
     return n * n * n / 3.0;
 }
+
+static int cholesky_tile_size(const struct driver_opts *o) { return starsolve_get_nb_for(STARSOLVE_POTRF, o->n); }
 
 int main(int argc, char **argv)
 {
@@ -23,6 +26,7 @@ int main(int argc, char **argv)
                    "matrix (random + n I), then the solve (starsolve_<p>potrs) for nrhs right-hand sides.",
         .flags = flags,
         .flops = cholesky_flops,
+        .tile_size = cholesky_tile_size,
     };
     driver_opts_init(&o, &spec);
     o.uplo = 'L';

@@ -2,12 +2,18 @@
  * pivoting, or starsolve_<p>getrf_nopiv) and the solve with it (getrs). */
 #include <stdio.h>
 #include "driver.h"
+#include "starsolve.h"
 
 /* LAPACK's count for getrf, leading terms: m n^2 - n^3/3 (m >= n), 2/3 n^3 when square. */
 static double lu_flops(const struct driver_opts *o)
 {
     double big = o->m > o->n ? o->m : o->n, small = o->m < o->n ? o->m : o->n;
     return big * small * small - small * small * small / 3.0;
+}
+
+static int lu_tile_size(const struct driver_opts *o)
+{
+    return starsolve_get_nb_for(o->nopiv ? STARSOLVE_GETRF_NOPIV : STARSOLVE_GETRF, o->n);
 }
 
 int main(int argc, char **argv)
@@ -26,6 +32,7 @@ int main(int argc, char **argv)
                    "then the solve (starsolve_<p>getrs) for nrhs random right-hand sides.",
         .flags = flags,
         .flops = lu_flops,
+        .tile_size = lu_tile_size,
     };
     driver_opts_init(&o, &spec);
     int ret = driver_parse(argc, argv, &o);

@@ -59,6 +59,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     ss_ctx.batch_chunk = cfg.batch_chunk > 0 ? cfg.batch_chunk : 0;
     ss_ctx.gpu_panel_leaf = cfg.gpu_panel_leaf > 0 ? cfg.gpu_panel_leaf : 0;
     ss_ctx.nb = cfg.nb > 0 ? cfg.nb : (starpu_cuda_worker_get_count() > 0 ? 1024 : 256);
+    ss_ctx.nb_fixed = cfg.nb > 0;
     ss_ctx.initialized = 1;
     return 0;
 }
@@ -113,7 +114,17 @@ int starsolve_set_nb(int nb)
     if (nb < 1)
         return -1;
     ss_ctx.nb = nb;
+    ss_ctx.nb_fixed = 1;
     return 0;
+}
+
+int starsolve_get_nb_for(starsolve_factorization_t factorization, int n)
+{
+    if (ss_ctx.nb_fixed || starpu_cuda_worker_get_count() == 0 || factorization == STARSOLVE_GETRF)
+        return ss_ctx.nb;
+    /* one StarPU driver thread feeds each GPU: at nb = 1024 an H100 GEMM task takes
+     * ~50 us, near what the runtime spends per task (bench/NOTES.md) */
+    return n >= 32768 ? 2048 : ss_ctx.nb;
 }
 
 int starsolve_get_batch_chunk(void) { return ss_ctx.batch_chunk; }

@@ -90,6 +90,7 @@ void ss_request_report(starsolve_request_t *req, int info);
 struct ss_context {
     int initialized;
     int nb;
+    int nb_fixed;      /* nb came from cfg.nb or starsolve_set_nb: starsolve_get_nb_for keeps it */
     int verbose;
     int gpu_only_tile;
     int pin_lapack;

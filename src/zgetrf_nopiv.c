@@ -21,7 +21,7 @@ int starsolve_zgetrf_nopiv(int m, int n, starsolve_complex64_t *A, int lda)
 
     starsolve_desc_t *dA;
     starsolve_request_t *req = starsolve_request_create();
-    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, ss_ctx.nb, A, lda);
+    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, starsolve_get_nb_for(STARSOLVE_GETRF_NOPIV, n), A, lda);
     pzgetrf_nopiv(dA, req);
     int info = starsolve_request_wait(req);
     starsolve_desc_destroy(dA);

@@ -17,12 +17,12 @@ int starsolve_zposv(char uplo, int n, int nrhs, starsolve_complex64_t *A, int ld
 
     starsolve_desc_t *dA, *dB = NULL;
     starsolve_request_t *req = starsolve_request_create();
-    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, ss_ctx.nb, A, lda);
+    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, starsolve_get_nb_for(STARSOLVE_POTRF, n), A, lda);
     pzpotrf(uplo, dA, req);
     int info = starsolve_request_wait(req);
     /* as LAPACK: no solve when A is not positive definite */
     if (info == 0 && nrhs > 0) {
-        starsolve_desc_create_lapack(&dB, STARSOLVE_Z, n, nrhs, ss_ctx.nb, B, ldb);
+        starsolve_desc_create_lapack(&dB, STARSOLVE_Z, n, nrhs, starsolve_get_nb_for(STARSOLVE_POTRF, n), B, ldb);
         starsolve_zpotrs_tile_async(uplo, dA, dB, req);
         info = starsolve_request_wait(req);
     }

@@ -25,7 +25,7 @@ int starsolve_zpotrf(char uplo, int n, starsolve_complex64_t *A, int lda)
 
     starsolve_desc_t *dA;
     starsolve_request_t *req = starsolve_request_create();
-    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, ss_ctx.nb, A, lda);
+    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, starsolve_get_nb_for(STARSOLVE_POTRF, n), A, lda);
     pzpotrf(uplo, dA, req);
     int info = starsolve_request_wait(req);
     starsolve_desc_destroy(dA);
