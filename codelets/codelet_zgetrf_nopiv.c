@@ -68,20 +68,8 @@ static void zgetrf_nopiv_cuda(void *buffers[], void *cl_arg)
 
 size_t ss_zgetrf_nopiv_scratch_bytes(int nb)
 {
-    size_t bytes = 16;
-#ifdef STARSOLVE_USE_CUDA
-    void *A;
-    cusolverDnHandle_t h = ss_cusolver_query_begin(&A);
-    if (h) {
-        int lwork = 0;
-        SS_CUSOLVER(cusolverDnZgetrf_bufferSize(h, nb, nb, A, nb, &lwork));
-        ss_cusolver_query_end();
-        bytes += (size_t)lwork * sizeof(cuDoubleComplex);
-    }
-#else
-    (void)nb;
-#endif
-    return bytes;
+    /* info (padded to 16 bytes), then cuSOLVER's workspace */
+    return 16 + ss_zgetrf_workspace(nb, nb) * sizeof(starsolve_complex64_t);
 }
 
 static struct starpu_perfmodel model_zgetrf_nopiv = {

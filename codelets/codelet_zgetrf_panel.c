@@ -204,18 +204,29 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
 }
 #endif
 
-size_t ss_zgetrf_panel_scratch_bytes(int m, int n)
+size_t ss_zgetrf_workspace(int m, int n)
 {
-    size_t bytes = (size_t)m * n * sizeof(starsolve_complex64_t);
+    int lwork = 0;
 #ifdef STARSOLVE_USE_CUDA
     void *A;
     cusolverDnHandle_t h = ss_cusolver_query_begin(&A);
     if (h) {
-        int lwork = 0;
         SS_CUSOLVER(cusolverDnZgetrf_bufferSize(h, m, n, A, m, &lwork));
         ss_cusolver_query_end();
-        bytes += panel_scratch_ints(ss_min(m, n)) * sizeof(int) + (size_t)lwork * sizeof(cuDoubleComplex);
     }
+#else
+    (void)m;
+    (void)n;
+#endif
+    return (size_t)lwork;
+}
+
+size_t ss_zgetrf_panel_scratch_bytes(int m, int n)
+{
+    size_t bytes = (size_t)m * n * sizeof(starsolve_complex64_t);
+#ifdef STARSOLVE_USE_CUDA
+    if (starpu_cuda_worker_get_count() > 0)
+        bytes += panel_scratch_ints(ss_min(m, n)) * sizeof(int) + ss_zgetrf_workspace(m, n) * sizeof(cuDoubleComplex);
 #endif
     return bytes;
 }
