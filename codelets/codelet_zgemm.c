@@ -63,7 +63,7 @@ void insert_zgemm(char transa, char transb, starsolve_complex64_t alpha, starpu_
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_R, A, STARPU_R, B,
                                  STARPU_RW, C,
-                                 STARPU_PRIORITY, prio,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_UPDATE, prio),
                                  STARPU_NAME, "zgemm",
                                  STARPU_FLOPS, SS_FLOP_SCALE * 2.0 * m * n * k,
                                  0);

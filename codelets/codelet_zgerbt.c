@@ -94,7 +94,7 @@ void insert_zgerbt(starpu_data_handle_t A11, starpu_data_handle_t A12, starpu_da
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, A11, STARPU_RW, A12, STARPU_RW, A21, STARPU_RW, A22,
                                  STARPU_R, u, STARPU_R, v,
-                                 STARPU_PRIORITY, prio,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
                                  STARPU_NAME, "zgerbt",
                                  STARPU_FLOPS, SS_FLOP_SCALE * 12.0 * m * n,
                                  0);
@@ -165,7 +165,7 @@ void insert_zgerbt_rhs(starpu_data_handle_t B1, starpu_data_handle_t B2, starpu_
     int ret = starpu_task_insert(&cl_zgerbt_rhs,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, B1, STARPU_RW, B2, STARPU_R, u,
-                                 STARPU_PRIORITY, prio,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
                                  STARPU_NAME, "zgerbt_rhs",
                                  0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgerbt_rhs");

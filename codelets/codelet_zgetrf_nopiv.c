@@ -102,7 +102,7 @@ void insert_zgetrf_nopiv(starpu_data_handle_t A, starpu_data_handle_t scratch, i
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, A,
                                  STARPU_SCRATCH, scratch,
-                                 STARPU_PRIORITY, prio,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
                                  STARPU_NAME, "zgetrf_nopiv",
                                  STARPU_FLOPS, SS_FLOP_SCALE * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),
                                  0);

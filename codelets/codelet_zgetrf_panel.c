@@ -266,7 +266,7 @@ void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_d
     int ret = starpu_task_insert(&cl_zgetrf_panel,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_DATA_MODE_ARRAY, descr, ntiles + 2,
-                                 STARPU_PRIORITY, prio,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
                                  STARPU_NAME, "zgetrf_panel",
                                  STARPU_FLOPS, SS_FLOP_SCALE * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),
                                  0);

@@ -59,7 +59,7 @@ void insert_zherk(char uplo, char trans, double alpha, starpu_data_handle_t A, d
     int ret = starpu_task_insert(&cl_zherk,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_R, A, STARPU_RW, C,
-                                 STARPU_PRIORITY, prio,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_UPDATE, prio),
                                  STARPU_NAME, "zherk",
                                  STARPU_FLOPS, SS_FLOP_SCALE * n * n * k,
                                  0);

@@ -134,7 +134,7 @@ void insert_zlaswp(int ntiles, const starpu_data_handle_t *tiles, int npanels, c
     int ret = starpu_task_insert(&cl_zlaswp,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_DATA_MODE_ARRAY, descr, npanels + ntiles + 1,
-                                 STARPU_PRIORITY, prio,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_SOLVE, prio),
                                  STARPU_NAME, "zlaswp",
                                  0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlaswp");

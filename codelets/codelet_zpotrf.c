@@ -84,7 +84,7 @@ void insert_zpotrf(char uplo, starpu_data_handle_t A, starpu_data_handle_t scrat
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, A,
                                  STARPU_SCRATCH, scratch,
-                                 STARPU_PRIORITY, prio,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
                                  STARPU_NAME, "zpotrf",
                                  STARPU_FLOPS, SS_FLOP_SCALE * n * n * n / 3.0,
                                  0);

@@ -101,7 +101,7 @@ void insert_ztpmqrt(char side, char trans, starpu_data_handle_t V2, starpu_data_
     int ret = starpu_task_insert(&cl_ztpmqrt,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_R, V2, STARPU_R, T, STARPU_RW, C1, STARPU_RW, C2,
-                                 STARPU_PRIORITY, prio,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_UPDATE, prio),
                                  STARPU_NAME, "ztpmqrt",
                                  STARPU_FLOPS, SS_FLOP_SCALE * 4.0 * m * n * k,
                                  0);

@@ -56,7 +56,7 @@ void insert_ztrsm(char side, char uplo, char transa, char diag, starsolve_comple
     int ret = starpu_task_insert(&cl_ztrsm,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_R, A, STARPU_RW, B,
-                                 STARPU_PRIORITY, prio,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_SOLVE, prio),
                                  STARPU_NAME, "ztrsm",
                                  STARPU_FLOPS, SS_FLOP_SCALE * flops,
                                  0);

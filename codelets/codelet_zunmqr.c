@@ -92,7 +92,7 @@ void insert_zunmqr(char side, char trans, starpu_data_handle_t V, starpu_data_ha
     int ret = starpu_task_insert(&cl_zunmqr,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_R, V, STARPU_R, T, STARPU_RW, C,
-                                 STARPU_PRIORITY, prio,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_SOLVE, prio),
                                  STARPU_NAME, "zunmqr",
                                  /* LAPACK's count: the triangle of V saves k^2/2 per column (left) or row (right) */
                                  STARPU_FLOPS, SS_FLOP_SCALE * (4.0 * m * n * k - 2.0 * (side == 'L' ? n : m) * k * k / 2.0),

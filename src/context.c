@@ -1,7 +1,9 @@
 /* Runtime start and stop, requests (numerical info of a task chain), errors. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cblas.h>
+#include <starpu_heteroprio.h>
 #include "internal.h"
 #include "codelets.h"
 
@@ -12,6 +14,28 @@ void starsolve_config_init(starsolve_config_t *cfg)
     *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .nb = 0, .verbose = 0,
                                  .gpu_only_tile = 512, .pin_lapack = 1, .batch_chunk = 0,
                                  .cuda_streams = 2, .gpu_panel_leaf = 0 };
+}
+
+/* heteroprio's buckets (internal.h's ss_bucket), called by that policy alone
+ * while StarPU starts. CPU workers take panels and solves first and leave the
+ * GEMM-like updates for last; GPU workers the other way round, and a CPU takes
+ * an update only when the GPUs have a long queue of them (slow factor). */
+static void heteroprio_buckets(unsigned sched_ctx)
+{
+    static const unsigned cpu_order[SS_NBUCKETS] = { SS_BUCKET_PANEL, SS_BUCKET_SOLVE, SS_BUCKET_OTHER, SS_BUCKET_UPDATE };
+    static const unsigned gpu_order[SS_NBUCKETS] = { SS_BUCKET_UPDATE, SS_BUCKET_SOLVE, SS_BUCKET_PANEL, SS_BUCKET_OTHER };
+    if (starpu_cpu_worker_get_count() > 0) {
+        starpu_heteroprio_set_nb_prios(sched_ctx, STARPU_CPU_IDX, SS_NBUCKETS);
+        for (unsigned p = 0; p < SS_NBUCKETS; p++)
+            starpu_heteroprio_set_mapping(sched_ctx, STARPU_CPU_IDX, p, cpu_order[p]);
+    }
+    if (starpu_cuda_worker_get_count() > 0) {
+        starpu_heteroprio_set_nb_prios(sched_ctx, STARPU_CUDA_IDX, SS_NBUCKETS);
+        for (unsigned p = 0; p < SS_NBUCKETS; p++)
+            starpu_heteroprio_set_mapping(sched_ctx, STARPU_CUDA_IDX, p, gpu_order[p]);
+        starpu_heteroprio_set_faster_arch(sched_ctx, STARPU_CUDA_IDX, SS_BUCKET_UPDATE);
+        starpu_heteroprio_set_arch_slow_factor(sched_ctx, STARPU_CPU_IDX, SS_BUCKET_UPDATE, 30.0f);
+    }
 }
 
 int starsolve_init(const starsolve_config_t *cfg_in)
@@ -30,6 +54,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     conf.nopencl = 0;
     /* dmdas: data-aware and priority-aware, what tiled factorizations want by default */
     conf.sched_policy_name = cfg.sched ? cfg.sched : "dmdas";
+    conf.sched_policy_init = heteroprio_buckets;
     /* A StarPU built with FxT records a trace of every run unless told not to:
      * traces are opt-in (STARPU_FXT_TRACE=1), they cost time and disk. */
     setenv("STARPU_FXT_TRACE", "0", 0);
@@ -53,6 +78,8 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     starpu_cublas_init();
     ss_cusolver_init();
 #endif
+    struct starpu_sched_policy *policy = starpu_sched_ctx_get_sched_policy(0);   /* STARPU_SCHED may have won */
+    ss_ctx.heteroprio = policy && policy->policy_name && strcmp(policy->policy_name, "heteroprio") == 0;
     ss_ctx.verbose = cfg.verbose;
     ss_ctx.gpu_only_tile = cfg.gpu_only_tile;
     ss_ctx.pin_lapack = cfg.pin_lapack;

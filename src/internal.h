@@ -96,9 +96,21 @@ struct ss_context {
     int pin_lapack;
     int batch_chunk;   /* matrices per task of the batched routines; 0: chosen from the sizes */
     int gpu_panel_leaf;  /* > 0: the GPU LU panel recurses down to this width; 0: no recursion */
+    int heteroprio;      /* the running policy is heteroprio: task priorities are its buckets */
     int spike_psize;   /* rows per partition of the SPIKE solver; 0: chosen from n, the band and the workers */
 };
 extern struct ss_context ss_ctx;
+
+/* The classes of tasks heteroprio tells apart. That policy reads a task's
+ * priority as the index of its bucket and gives each kind of worker its own
+ * order of buckets (src/context.c: CPUs take panels first, GPUs updates);
+ * every other policy gets the critical-path priority `prio`. Tasks inserted
+ * without a priority (0) fall in SS_BUCKET_OTHER. */
+enum ss_bucket { SS_BUCKET_OTHER, SS_BUCKET_PANEL, SS_BUCKET_SOLVE, SS_BUCKET_UPDATE, SS_NBUCKETS };
+static inline int ss_priority(enum ss_bucket bucket, int prio)
+{
+    return ss_ctx.heteroprio ? (int)bucket : prio;
+}
 
 /* Codelet hook: may this worker run this task? With CUDA workers, tiles of
  * order >= starsolve_config_t.gpu_only_tile are GPU work only. */

@@ -153,6 +153,13 @@ for p in $PRECS; do
     checked_run "$LU" $RUN_FLAGS -nopiv -prec "$p"
 done
 
+# heteroprio reads task priorities as its buckets: the library maps its tasks to
+# buckets of its own (a priority above the mapped ones aborted StarPU before)
+for d in "$LU" "$LU -nopiv" "$CHOL" "$QR"; do
+    # shellcheck disable=SC2086
+    checked_run $d $RUN_FLAGS -sched heteroprio
+done
+
 # least squares (tall) and minimum norm (wide), with the orthogonality check
 for shape in "-m 400 -n 150" "-m 150 -n 400"; do
     # shellcheck disable=SC2086
