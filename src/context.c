@@ -61,14 +61,17 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     /* Two streams per GPU let a panel (cuSOLVER on a tall block, a few TF/s) run
      * beside the previous step's GEMMs instead of between them: LU at n=16384
      * went from 0.302 to 0.271 s on an H100, 40000 from 3.67 to 2.37 s. */
-    if (cfg.cuda_streams > 0) {
+    int set_streams = cfg.cuda_streams > 0 && !getenv("STARPU_NWORKER_PER_CUDA");
+    if (set_streams) {
         char streams[16];
         snprintf(streams, sizeof streams, "%d", cfg.cuda_streams);
-        setenv("STARPU_NWORKER_PER_CUDA", streams, 0);
+        setenv("STARPU_NWORKER_PER_CUDA", streams, 1);
     }
     /* Each CPU worker is one core: OpenBLAS must not spawn threads of its own under it. */
     openblas_set_num_threads(1);
     int ret = starpu_init(&conf);
+    if (set_streams)   /* read by starpu_init; a later starsolve_init may ask for another count */
+        unsetenv("STARPU_NWORKER_PER_CUDA");
     if (ret != 0) {
         if (cfg.verbose)
             fprintf(stderr, "starsolve: StarPU did not start (%d)\n", ret);
