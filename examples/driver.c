@@ -51,6 +51,9 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
         { "-panel-leaf", DRIVER_FLAG_INT, &o->panel_leaf, 0, NULL, "W",
           "GPU LU panel: halve it recursively down to width W, then cuSOLVER getrf; 0 (default):\n"
           "              cuSOLVER getrf on the whole panel (starsolve_config_t.gpu_panel_leaf)" },
+        { "-bound", DRIVER_FLAG_SWITCH, &o->bound, 0, NULL, NULL,
+          "also print StarPU's lower bound on each factorization (a linear program over the\n"
+          "              workers and the calibrated task times, no dependencies; GLPK) and time / bound" },
         { "-stats", DRIVER_FLAG_SWITCH, &o->stats, 0, NULL, NULL,
           "at the end, on stderr: each worker's executing, sleeping and total time and tasks, and\n"
           "              the bytes moved between memory nodes (StarPU's profiling, on for the whole run)" },
@@ -287,16 +290,33 @@ void driver_error(const struct driver_opts *o, const char *message)
 
 /* ---- output ----------------------------------------------------------- */
 
+void driver_bound_begin(const struct driver_opts *o)
+{
+    if (o->bound)
+        starpu_bound_start(0, 0);
+}
+
+double driver_bound_end(const struct driver_opts *o)
+{
+    if (!o->bound)
+        return -1;
+    starpu_bound_stop();
+    double ms = 0, integer_ms = 0;
+    starpu_bound_compute(&ms, &integer_ms, 0);   /* relaxed LP: fast, and still a lower bound */
+    return ms > 0 ? ms * 1e-3 : -1;              /* 0: a perfmodel is not calibrated */
+}
+
 struct driver_result driver_result_init(int run)
 {
     return (struct driver_result){ .run = run, .info = 0, .seconds = 0, .solved = 0, .solve_seconds = 0,
                                    .checked = 0, .exact = 0, .berr = 0, .resid = 0, .no_berr = 0, .iters = -1,
-                                   .has_orth = 0, .orth = 0 };
+                                   .has_orth = 0, .orth = 0, .bound = -1 };
 }
 
 void driver_print_csv_header(void)
 {
-    printf("driver,prec,m,n,nb,nrhs,ncpus,ngpus,sched,seconds,gflops,solve_seconds,berr,berr_kind,resid,info\n");
+    printf("driver,prec,m,n,nb,nrhs,ncpus,ngpus,sched,seconds,gflops,solve_seconds,berr,berr_kind,resid,info,"
+           "bound_seconds\n");
     fflush(stdout);
 }
 
@@ -323,7 +343,9 @@ void driver_print_csv_row(const struct driver_row *w)
     if (isnan(w->berr)) fputs("nan", stdout); else print_field("%.3e", w->berr);
     printf(",%s,", w->berr_kind);
     if (isnan(w->resid)) fputs("nan", stdout); else print_field("%.3e", w->resid);
-    printf(",%d\n", w->info);
+    printf(",%d,", w->info);
+    print_field("%.6f", w->bound > 0 ? w->bound : -1);
+    putchar('\n');
     fflush(stdout);    /* a script reading a pipe sees each run as it ends */
 }
 
@@ -343,6 +365,7 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r)
         .berr = r->checked && !r->no_berr ? r->berr : -1,
         .berr_kind = r->checked && !r->no_berr ? (r->exact ? "exact" : "estimate") : "-",
         .resid = r->checked && r->solved ? r->resid : -1, .info = r->info,
+        .bound = r->bound,
     };
 
     /* The human-readable line; on stderr with --csv so that stdout stays CSV only. */
@@ -362,6 +385,12 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r)
     }
     if (r->iters >= 0)
         fprintf(h, ", iters %d", r->iters);
+    if (o->bound) {
+        if (r->bound > 0)
+            fprintf(h, ", bound %.3f s (time/bound %.2f)", r->bound, r->seconds / r->bound);
+        else
+            fprintf(h, ", bound - (perfmodels not calibrated yet)");
+    }
     fprintf(h, ", info %d%s\n", r->info, berr_ok && resid_ok && orth_ok ? "" : "  CHECK FAILED");
     fflush(h);
     if (o->csv)

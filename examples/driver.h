@@ -62,6 +62,7 @@ struct driver_opts {
     int panel_leaf;       /* -panel-leaf: the GPU LU panel's recursion width */
     const char *fxt;      /* -fxt DIR: StarPU's FxT trace file goes there (NULL: tracing off) */
     int stats;            /* -stats: per-worker busy time and bytes moved between memory nodes, from StarPU */
+    int bound;            /* -bound: StarPU's linear-programming lower bound of each timed factorization */
     /* driver-specific values, set only through the flags a driver registers */
     int m;                /* starpu_lu, starpu_qr -m: rows; -1 (the default, and every driver without -m): m = n */
     int nopiv;            /* starpu_lu -nopiv */
@@ -94,6 +95,7 @@ struct driver_result {
     int iters;                     /* refinement steps, printed when >= 0 (starpu_rbt) */
     int has_orth;                  /* starpu_qr: orth was computed */
     driver_ratio_t orth;           /* ||I - Q^H Q|| / (n eps) */
+    double bound;                  /* -bound: StarPU's lower bound in seconds; <= 0: none */
 };
 
 /* One line of the CSV output, as printed. The drivers fill it through
@@ -111,6 +113,7 @@ struct driver_row {
     const char *berr_kind;      /* "exact", "estimate" or "-" */
     double resid;               /* < 0: "-" */
     int info;
+    double bound;               /* StarPU's lower bound on the factorization, seconds; <= 0: "-" */
 };
 
 /* Exit statuses of the drivers. */
@@ -130,6 +133,13 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
 /* The matrices handed to the library: page-locked (starsolve_malloc) unless -nopin. */
 void *driver_alloc(const struct driver_opts *o, size_t bytes);
 void driver_free(const struct driver_opts *o, void *p);
+/* -bound: record the tasks of the factorization about to be submitted (begin),
+ * then return StarPU's lower bound on their execution in seconds (end, after
+ * they ran): a linear program over the workers' measured task times, without
+ * dependencies (starpu_bound_compute, GLPK). -1 without -bound or while some
+ * perfmodel is not calibrated yet. */
+void driver_bound_begin(const struct driver_opts *o);
+double driver_bound_end(const struct driver_opts *o);
 /* Wall-clock time in seconds from an arbitrary origin. */
 driver_time_t driver_now(void);
 /* A result with nothing measured yet, for run number `run`. */

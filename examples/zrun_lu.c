@@ -74,12 +74,14 @@ int run_zlu(const struct driver_opts *o)
                 memcpy(d.B0, d.B, bsize * sizeof *d.B);
         }
 
+        driver_bound_begin(o);
         driver_time_t t0 = driver_now();
         if (o->nopiv)
             r.info = starsolve_zgetrf_nopiv(m, n, d.A, lda);
         else
             r.info = starsolve_zgetrf(m, n, d.A, lda, d.ipiv);
         r.seconds = driver_now() - t0;
+        r.bound = driver_bound_end(o);
 
         if (o->nopiv)          /* no public getrs_nopiv: identity pivots make getrs one */
             for (int i = 0; i < k; i++)

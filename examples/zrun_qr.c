@@ -120,6 +120,7 @@ int run_zqr(const struct driver_opts *o)
         else
             gen_zmatrix(m, n, d.A, m, (unsigned)o->seed);
 
+        driver_bound_begin(o);
         driver_time_t t0 = driver_now();
         starsolve_desc_t *dA, *T;
         starsolve_request_t *req = starsolve_request_create();
@@ -130,6 +131,7 @@ int run_zqr(const struct driver_opts *o)
             r.info = starsolve_request_wait(req);
         starsolve_desc_destroy(dA);    /* the factors back in the caller's array */
         r.seconds = driver_now() - t0;
+        r.bound = driver_bound_end(o);
         starsolve_request_destroy(req);
 
         if (o->check && r.info == 0) {

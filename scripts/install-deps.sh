@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what starsolve needs from Debian's packages (run as root or with sudo).
-# libfxt-dev and dpkg-dev are for scripts/build-starpu.sh (traces, apt-get source).
+# libfxt-dev, libglpk-dev and dpkg-dev are for scripts/build-starpu.sh (traces, the
+# drivers' -bound linear program, apt-get source).
 set -euo pipefail
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -9,5 +10,5 @@ $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends \
   build-essential pkg-config autoconf automake libtool make patch \
   libstarpu-dev libhwloc-dev libopenblas-dev liblapacke-dev \
-  libfxt-dev dpkg-dev > /dev/null
+  libfxt-dev libglpk-dev dpkg-dev > /dev/null
 echo "install-deps: done"

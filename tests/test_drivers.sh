@@ -160,6 +160,13 @@ for d in "$LU" "$LU -nopiv" "$CHOL" "$QR"; do
     checked_run $d $RUN_FLAGS -sched heteroprio
 done
 
+# -bound: StarPU's lower bound, a number once the perfmodels are calibrated, else "-";
+# the CSV has the column either way
+run "$CHOL" -n 300 -nb 64 -bound --csv
+if [ "$status" -eq 0 ] && head -1 "$tmp/out" | grep -q ',bound_seconds$' && grep -q "bound " "$tmp/err" \
+   && tail -1 "$tmp/out" | awk -F, '{ exit !($NF == "-" || $NF + 0 > 0) }'; then pass
+else fail "$CHOL -bound --csv: exit status $status, or no bound_seconds column, or no bound printed"; fi
+
 # least squares (tall) and minimum norm (wide), with the orthogonality check
 for shape in "-m 400 -n 150" "-m 150 -n 400"; do
     # shellcheck disable=SC2086
