@@ -165,16 +165,17 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     const struct zgetrf_panel_args *a = cl_arg;
     cusolverDnHandle_t h = ss_cusolver_handle();
     cudaStream_t stream = starpu_cuda_get_local_stream();
-    int m = panel_rows(buffers, a->ntiles), n = SS_COLS(buffers[1]), lwork = 0;
+    int m = panel_rows(buffers, a->ntiles), n = SS_COLS(buffers[1]);
     int npiv = ss_min(m, n);
     size_t esz = sizeof(cuDoubleComplex), ints = panel_scratch_ints(npiv);
+    size_t used = ints * sizeof(int) + (size_t)m * n * esz, bytes = SS_SCRATCH_BYTES(buffers[1 + a->ntiles]);
+    STARPU_ASSERT_MSG(used <= bytes, "zgetrf_panel: a %d x %d panel does not fit the scratch buffer", m, n);
     char *scratch = (char *)STARPU_VECTOR_GET_PTR(buffers[1 + a->ntiles]);
-    cuDoubleComplex *panel = (cuDoubleComplex *)(scratch + ints * sizeof(int));
-    SS_CUSOLVER(cusolverDnZgetrf_bufferSize(h, m, n, panel, m, &lwork));
-    STARPU_ASSERT_MSG(ints * sizeof(int) + ((size_t)m * n + (size_t)lwork) * esz <= SS_SCRATCH_BYTES(buffers[1 + a->ntiles]),
-                      "zgetrf_panel: a %d x %d panel and its workspace do not fit the scratch buffer", m, n);
     int *dnan = (int *)scratch, *dinfo = dnan + 4, *dpiv = dinfo + SS_PANEL_MAX_LEAVES;
+    cuDoubleComplex *panel = (cuDoubleComplex *)(scratch + ints * sizeof(int));
+    /* the rest is cuSOLVER's workspace: each getrf call checks that it fits */
     cuDoubleComplex *work = panel + (size_t)m * n;
+    size_t work_elems = (bytes - used) / esz;
     copy_panel(buffers, a->ntiles, m, n, panel, 0, stream);
     /* cuSOLVER's getrf drops NaNs (a panel with one comes back NaN-free with
      * info 0); LAPACK lets them spread. So a panel that holds a NaN leaves
@@ -183,7 +184,7 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     SS_CUDA(cudaMemsetAsync(dnan, 0, sizeof(int), stream));
     ss_cuda_find_nan(sizeof(double), reals, panel, dnan, stream);
     struct panel_recursion rec = { .solver = h, .blas = starpu_cublas_get_local_handle(), .stream = stream,
-                                   .work = work, .work_elems = (size_t)lwork, .leaf = a->leaf, .leaf_info = dinfo };
+                                   .work = work, .work_elems = work_elems, .leaf = a->leaf, .leaf_info = dinfo };
     getrf_recursive(&rec, m, n, 0, panel, m, dpiv);
     ss_cuda_fill_nan_if(sizeof(double), reals, panel, dnan, stream);
     copy_panel(buffers, a->ntiles, m, n, panel, 1, stream);
