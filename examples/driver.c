@@ -231,13 +231,10 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
         setenv("STARPU_WORKER_STATS", "1", 1);
         setenv("STARPU_BUS_STATS", "1", 1);
     }
-    /* a StarPU built with FxT traces every run by default, which costs time
-     * and leaves a file in /tmp: trace only when asked */
+    /* starsolve_init turns FxT tracing off unless STARPU_FXT_TRACE says otherwise */
     if (o->fxt) {
         setenv("STARPU_FXT_TRACE", "1", 1);
         setenv("STARPU_FXT_PREFIX", o->fxt, 1);
-    } else {
-        setenv("STARPU_FXT_TRACE", "0", 0);
     }
     if (starsolve_init(&cfg) != 0) {
         driver_error(o, "the runtime did not start (check -ncpus, -ngpus and the STARPU_* variables)");
@@ -359,7 +356,8 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r)
     int resid_ok = !(r->checked && r->solved) || check_passes(r->resid);
     int orth_ok = !(r->checked && r->has_orth) || check_passes(r->orth);
     struct driver_row w = {
-        .driver = o->spec->name, .prec = o->prec, .m = o->m, .n = o->n, .nb = o->spec->tile_size ? o->spec->tile_size(o) : starsolve_get_nb(),
+        .driver = o->spec->name, .prec = o->prec, .m = o->m, .n = o->n,
+        .nb = o->spec->tile_size ? o->spec->tile_size(o) : starsolve_get_nb(),
         .nrhs = o->nrhs, .ncpus = starsolve_ncpus(), .ngpus = starsolve_ngpus(), .sched = running_scheduler(o),
         .seconds = r->seconds, .gflops = gflops, .solve_seconds = r->solved ? r->solve_seconds : -1,
         .berr = r->checked && !r->no_berr ? r->berr : -1,
@@ -389,7 +387,7 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r)
         if (r->bound > 0)
             fprintf(h, ", bound %.3f s (time/bound %.2f)", r->bound, r->seconds / r->bound);
         else
-            fprintf(h, ", bound - (perfmodels not calibrated yet)");
+            fprintf(h, ", bound - (perfmodels not calibrated yet, or a StarPU without GLPK)");
     }
     fprintf(h, ", info %d%s\n", r->info, berr_ok && resid_ok && orth_ok ? "" : "  CHECK FAILED");
     fflush(h);
