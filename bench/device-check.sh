@@ -12,6 +12,8 @@
 #           StarPU's per-worker busy/idle time and the bytes moved (where time goes)
 #   rbt     bench/rbt.sh at 20000 and 40000 on one GPU
 #   gpu     bench/gpu.sh with the remaining options (e.g. --ops "getrf potrf")
+#   variants bench/variants.sh with the remaining arguments: its options, then one
+#           flag set per variant (not together with gpu: both take the rest of the line)
 set -u
 bundle=$1 out=$2
 shift 2
@@ -75,5 +77,11 @@ fi
 if wants gpu; then
   stamp "bench/gpu.sh $*"
   bash "$here/gpu.sh" "$@" "$root/bin" "$out"
+fi
+if wants variants; then
+  stamp "bench/variants.sh $*"
+  opts=()
+  while [ $# -gt 0 ] && [[ $1 == --* ]]; do opts+=("$1" "$2"); shift 2; done
+  bash "$here/variants.sh" "${opts[@]}" "$root/bin" "$out" "$@" 2>&1 | tee -a "$out/variants.log"
 fi
 stamp done

@@ -1,12 +1,16 @@
 #!/bin/bash
 # Where did time go? Per-worker and per-codelet totals from an FxT trace.
-#   bash bench/trace-summary.sh DIR
+#   bash bench/trace-summary.sh DIR [BUCKET_MS]
 # DIR holds a prof_file_* written by a driver's -fxt DIR (StarPU built with FxT);
 # starpu_fxt_tool turns it into tasks.rec there (once), then for each worker:
 # busy time, idle time inside the span from the first task's start to the last
 # task's end, and per codelet the count, total and mean time. Times in ms.
+# With BUCKET_MS, also a timeline: for each BUCKET_MS slice of the span, each
+# worker's busy percentage and the codelet it spent most time on (phases: a GPU
+# idle at the start waits for transfers, one idle at the end for a tail).
 set -eu
-dir=${1:?usage: bash bench/trace-summary.sh DIR}
+dir=${1:?usage: bash bench/trace-summary.sh DIR [BUCKET_MS]}
+bucket=${2:-0}
 cd "$dir"
 if [ ! -f tasks.rec ]; then
   prof=$(ls prof_file_* 2>/dev/null | head -1)
@@ -38,5 +42,38 @@ awk '
         if (p[1] == w)
           printf "    %-20s %6d tasks %10.1f ms total %8.3f ms mean\n", p[2], cnt[k], tot[k], tot[k] / cnt[k]
       }
+    }
+  }' tasks.rec
+[ "$bucket" != 0 ] || exit 0
+awk -v w="$bucket" '
+  /^Name: /      { name = $2 }
+  /^WorkerId: /  { worker = $2 }
+  /^StartTime: / { start = $2 }
+  /^EndTime: /   { end = $2 }
+  /^$/ {
+    if (name != "" && start != "" && end != "" && name !~ /^_starpu|^starpu_/) {
+      t++; S[t] = start; E[t] = end; W[t] = worker; N[t] = name; workers[worker] = 1
+      if (first == "" || start < first) first = start
+      if (last == "" || end > last) last = end
+    }
+    name = worker = start = end = ""
+  }
+  END {
+    nb = int((last - first) / w) + 1
+    for (i = 1; i <= t; i++)   # spread each task over the buckets it covers
+      for (b = int((S[i] - first) / w); b < nb && first + b * w < E[i]; b++) {
+        lo = S[i] > first + b * w ? S[i] : first + b * w
+        hi = E[i] < first + (b + 1) * w ? E[i] : first + (b + 1) * w
+        if (hi > lo) { busy[W[i], b] += hi - lo; by[W[i], b, N[i]] += hi - lo; names[N[i]] = 1 }
+      }
+    printf "timeline (%g ms buckets from the first task): per worker busy %% and main codelet\n", w
+    for (b = 0; b < nb; b++) {
+      printf "%8.0f ms", b * w
+      for (k in workers) {
+        top = "-"; most = 0
+        for (n in names) if (by[k, b, n] > most) { most = by[k, b, n]; top = n }
+        if (busy[k, b] > 0) printf "  w%s %3.0f%% %-14s", k, 100 * busy[k, b] / w, top
+      }
+      printf "\n"
     }
   }' tasks.rec

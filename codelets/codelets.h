@@ -43,6 +43,9 @@ void *ss_cuda_dwork(size_t bytes);
 /* A second device scratch, for data a codelet keeps across a call that uses ss_cuda_dwork. */
 void *ss_cuda_dwork2(size_t bytes);
 void *ss_cuda_hwork(size_t bytes);
+/* The count pointers at host, copied in stream order to a per-worker device
+ * array (valid for work queued next on that stream), for batched cuBLAS calls. */
+void *const *ss_cuda_pointer_array(void *const *host, int count, cudaStream_t stream);
 /* Row interchanges of npanels consecutive panels on a column of tiles in GPU
  * memory (codelets/cuda/laswp.cu): piv[p] is panel p's pivot vector (pivots.h)
  * in GPU memory, npiv[p] its pivot count; the arrays themselves in host memory.

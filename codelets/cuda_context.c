@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "codelets.h"
 
 #ifdef STARSOLVE_USE_CUDA
@@ -19,6 +20,8 @@ struct cuda_worker_state {
     size_t hwork_bytes;
     struct ss_staging staging[SS_STAGING_SLOTS];
     int next_staging;
+    void **pointers;               /* device array of pointers for batched cuBLAS calls */
+    int pointers_capacity;
 };
 static struct cuda_worker_state worker_state[STARPU_NMAXWORKERS];
 
@@ -50,6 +53,8 @@ static void cusolver_shutdown_worker(void *arg)
             cudaFree(w->dwork[slot]);
     if (w->hwork)
         cudaFreeHost(w->hwork);
+    if (w->pointers)
+        cudaFree(w->pointers);
     for (int slot = 0; slot < SS_STAGING_SLOTS; slot++) {
         if (w->staging[slot].host)
             cudaFreeHost(w->staging[slot].host);
@@ -189,5 +194,25 @@ void *ss_cuda_hwork(size_t bytes)
         w->hwork_bytes = bytes;
     }
     return w->hwork;
+}
+
+void *const *ss_cuda_pointer_array(void *const *host, int count, cudaStream_t stream)
+{
+    struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
+    if (count > w->pointers_capacity) {
+        SS_CUDA(cudaStreamSynchronize(stream));   /* a batched call queued earlier may still read the old array */
+        if (w->pointers)
+            SS_CUDA(cudaFree(w->pointers));
+        int capacity = ss_max(count, 3 * 1024);
+        SS_CUDA(cudaMalloc((void **)&w->pointers, (size_t)capacity * sizeof(void *)));
+        w->pointers_capacity = capacity;
+    }
+    /* through a pinned slot, so that the copy is asynchronous; the next user of
+     * the device array is later on this stream, after the batched call has read it */
+    struct ss_staging *slot = ss_cuda_staging((size_t)count * sizeof(void *));
+    memcpy(slot->host, host, (size_t)count * sizeof(void *));
+    SS_CUDA(cudaMemcpyAsync(w->pointers, slot->host, (size_t)count * sizeof(void *), cudaMemcpyHostToDevice, stream));
+    ss_cuda_staging_release(slot, stream);
+    return w->pointers;
 }
 #endif

@@ -16,7 +16,7 @@ void driver_opts_init(struct driver_opts *o, const struct driver_spec *spec)
 {
     *o = (struct driver_opts){
         .spec = spec, .n = 4096, .nb = 0, .nrhs = 1, .ncpus = -1, .ngpus = -1, .sched = NULL,
-        .check = 0, .niter = 1, .seed = 1, .streams = 2, .panel_leaf = 0, .prec = 'd', .csv = 0, .m = -1,
+        .check = 0, .niter = 1, .seed = 1, .streams = 2, .panel_leaf = 0, .update_tiles = 0, .prec = 'd', .csv = 0, .m = -1,
     };
 }
 
@@ -51,6 +51,9 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
         { "-panel-leaf", DRIVER_FLAG_INT, &o->panel_leaf, 0, NULL, "W",
           "GPU LU panel: halve it recursively down to width W, then cuSOLVER getrf; 0 (default):\n"
           "              cuSOLVER getrf on the whole panel (starsolve_config_t.gpu_panel_leaf)" },
+        { "-update-tiles", DRIVER_FLAG_INT, &o->update_tiles, 0, NULL, "K",
+          "LU and Cholesky trailing updates: at most K tile GEMMs per task; 0 (default): one per\n"
+          "              task on CPUs only, a whole tile column with GPUs (starsolve_config_t.update_tiles)" },
         { "-bound", DRIVER_FLAG_SWITCH, &o->bound, 0, NULL, NULL,
           "also print StarPU's lower bound on each factorization (a linear program over the\n"
           "              workers and the calibrated task times, no dependencies; GLPK) and time / bound" },
@@ -224,6 +227,7 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     cfg.pin_lapack = !o->nopin;
     cfg.cuda_streams = o->streams;
     cfg.gpu_panel_leaf = o->panel_leaf;
+    cfg.update_tiles = o->update_tiles;
     cfg.verbose = 1;
     if (o->stats) {
         /* StarPU's own profiling and its summaries at shutdown, on stderr */

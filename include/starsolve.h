@@ -38,6 +38,10 @@ typedef struct starsolve_config {
     int gpu_panel_leaf; /* > 0: the GPU's LU panel halves recursively (factor, swap, solve, GEMM) down
                            to this width, then calls cuSOLVER getrf; 0 (default): cuSOLVER getrf on the
                            whole panel, faster on an H100 so far (bench/NOTES.md) */
+    int update_tiles;   /* trailing updates of LU, LU without pivoting and Cholesky: tile GEMMs of one
+                           tile column per task. 0 (default): 1 without CUDA workers (CPU cores balance
+                           best on single tiles), the whole column with them (an H100 runs a 1024 tile
+                           GEMM in about the time StarPU spends on a task); K > 0: at most K */
 } starsolve_config_t;
 
 /* Fill cfg with the defaults above. */
@@ -65,6 +69,11 @@ int  starsolve_set_nb(int nb);   /* returns -1 if nb < 1 */
  * while LU with pivoting keeps 1024 (a 2048-wide panel costs more than it saves). */
 typedef enum { STARSOLVE_GETRF, STARSOLVE_GETRF_NOPIV, STARSOLVE_POTRF } starsolve_factorization_t;
 int  starsolve_get_nb_for(starsolve_factorization_t factorization, int n);
+/* Tile GEMMs per trailing-update task of LU and Cholesky (starsolve_config_t.update_tiles):
+ * the value in use (INT_MAX: a whole tile column), and a way to change it between calls
+ * (0: automatic again). */
+int  starsolve_get_update_tiles(void);
+int  starsolve_set_update_tiles(int tiles);   /* returns -1 if tiles < 0 */
 /* Matrices per task of the batched routines (0: automatic), and a way to change it between calls. */
 int  starsolve_get_batch_chunk(void);
 int  starsolve_set_batch_chunk(int chunk);   /* returns -1 if chunk < 0 */

@@ -2,6 +2,17 @@
 #ifndef STARSOLVE_ALGORITHMS_H
 #define STARSOLVE_ALGORITHMS_H
 #include "internal.h"
+
+/* Task priorities of the right-looking factorizations (LU, LU without
+ * pivoting, Cholesky), by tile column: the updates of column j, then its
+ * panel, come before anything on column j+1. The left-most unfinished panel is
+ * always first (lookahead of one column falls out), and while the matrix is
+ * still on its way to a GPU, the columns that have arrived go on through later
+ * steps instead of waiting for the whole first step's columns: ordered by step,
+ * an H100 spent the first 0.3 s of an LU of order 40000 mostly waiting for
+ * copies (bench/NOTES.md). */
+static inline int ss_prio_panel(int ncols, int k) { return 2 * (ncols - k) + 1; }
+static inline int ss_prio_update(int ncols, int j) { return 2 * (ncols - j); }
 #include "algorithms_s.h"
 #include "algorithms_d.h"
 #include "algorithms_c.h"

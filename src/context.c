@@ -1,4 +1,5 @@
 /* Runtime start and stop, requests (numerical info of a task chain), errors. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,7 @@ void starsolve_config_init(starsolve_config_t *cfg)
 {
     *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .nb = 0, .verbose = 0,
                                  .gpu_only_tile = 512, .pin_lapack = 1, .batch_chunk = 0,
-                                 .cuda_streams = 2, .gpu_panel_leaf = 0 };
+                                 .cuda_streams = 2, .gpu_panel_leaf = 0, .update_tiles = 0 };
 }
 
 /* heteroprio's buckets (internal.h's ss_bucket), called by that policy alone
@@ -91,6 +92,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     ss_ctx.nb = cfg.nb > 0 ? cfg.nb : (starpu_cuda_worker_get_count() > 0 ? 1024 : 256);
     ss_ctx.nb_fixed = cfg.nb > 0;
     ss_ctx.initialized = 1;
+    starsolve_set_update_tiles(cfg.update_tiles > 0 ? cfg.update_tiles : 0);   /* 0: by the workers started */
     return 0;
 }
 
@@ -157,6 +159,18 @@ int starsolve_get_nb_for(starsolve_factorization_t factorization, int n)
     return n >= 32768 ? 2048 : ss_ctx.nb;
 }
 
+int starsolve_get_update_tiles(void) { return ss_ctx.update_tiles; }
+
+int starsolve_set_update_tiles(int tiles)
+{
+    if (tiles < 0)
+        return -1;
+    if (tiles == 0)   /* single tiles balance best over CPU cores; a GPU wants fewer, larger tasks */
+        tiles = ss_ctx.initialized && starpu_cuda_worker_get_count() > 0 ? INT_MAX : 1;
+    ss_ctx.update_tiles = tiles;
+    return 0;
+}
+
 int starsolve_get_batch_chunk(void) { return ss_ctx.batch_chunk; }
 
 int starsolve_set_batch_chunk(int chunk)
@@ -183,16 +197,17 @@ int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
     if (starpu_worker_get_type((int)workerid) != STARPU_CPU_WORKER || ss_ctx.gpu_only_tile <= 0
         || starpu_cuda_worker_get_count() == 0)
         return 1;
-    /* judge the task by its last tile (matrix buffer): the codelets write it; vectors
-     * (butterflies, pivots) come after it in some codelets and say nothing of the work */
-    for (int b = (int)STARPU_TASK_GET_NBUFFERS(task) - 1; b >= 0; b--) {
+    /* judge the task by its largest tile (matrix buffer); vectors (butterflies, pivots)
+     * say nothing of the work. Not by the tile it writes alone: a column update that
+     * ends on the small corner tile still multiplies full tiles above it (at n = 40000
+     * a CPU worker took such 40-tile updates and held the GPU's critical path) */
+    int order = 0;
+    for (unsigned b = 0; b < STARPU_TASK_GET_NBUFFERS(task); b++) {
         starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, b);
-        if (starpu_data_get_interface_id(h) == STARPU_MATRIX_INTERFACE_ID) {
-            int order = ss_max((int)starpu_matrix_get_nx(h), (int)starpu_matrix_get_ny(h));
-            return order < ss_ctx.gpu_only_tile;
-        }
+        if (starpu_data_get_interface_id(h) == STARPU_MATRIX_INTERFACE_ID)
+            order = ss_max(order, ss_max((int)starpu_matrix_get_nx(h), (int)starpu_matrix_get_ny(h)));
     }
-    return 1;
+    return order < ss_ctx.gpu_only_tile;
 }
 
 int ss_ensure_init(void)

@@ -96,6 +96,7 @@ struct ss_context {
     int pin_lapack;
     int batch_chunk;   /* matrices per task of the batched routines; 0: chosen from the sizes */
     int gpu_panel_leaf;  /* > 0: the GPU LU panel recurses down to this width; 0: no recursion */
+    int update_tiles;    /* tile GEMMs per trailing-update task (>= 1; INT_MAX: a whole tile column) */
     int heteroprio;      /* the running policy is heteroprio: task priorities are its buckets */
     int spike_psize;   /* rows per partition of the SPIKE solver; 0: chosen from n, the band and the workers */
 };

@@ -1,4 +1,6 @@
-/* Right-looking tile LU without pivoting: the textbook tile loop. */
+/* Right-looking tile LU without pivoting: the textbook tile loop (the GEMMs of
+ * a tile column in one task or several: starsolve_config_t.update_tiles). */
+#include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
 
@@ -7,16 +9,21 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
     const starsolve_complex64_t one = 1.0, mone = -1.0;
     int kt = ss_min(A->mt, A->nt);
     starpu_data_handle_t scratch = ss_scratch_buffer(ss_zgetrf_nopiv_scratch_bytes(A->nb));
+    starpu_data_handle_t *lcolumn = malloc((size_t)A->mt * sizeof *lcolumn);
+    starpu_data_handle_t *column = malloc((size_t)A->mt * sizeof *column);
     for (int k = 0; k < kt; k++) {
-        int step = 3 * (kt - k);
-        insert_zgetrf_nopiv(ss_tile(A, k, k), scratch, k * A->nb, req, step + 3);
-        for (int i = k + 1; i < A->mt; i++)
-            insert_ztrsm('R', 'U', 'N', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), step + 2);
+        int panel_prio = ss_prio_panel(A->nt, k);
+        insert_zgetrf_nopiv(ss_tile(A, k, k), scratch, k * A->nb, req, panel_prio);
+        for (int i = k + 1; i < A->mt; i++) {
+            insert_ztrsm('R', 'U', 'N', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), panel_prio);
+            lcolumn[i - k - 1] = ss_tile(A, i, k);
+        }
         for (int j = k + 1; j < A->nt; j++) {
-            int prio = j == k + 1 ? step + 2 : step;
+            int prio = ss_prio_update(A->nt, j);
             insert_ztrsm('L', 'L', 'N', 'U', one, ss_tile(A, k, k), ss_tile(A, k, j), prio);
             for (int i = k + 1; i < A->mt; i++)
-                insert_zgemm('N', 'N', mone, ss_tile(A, i, k), ss_tile(A, k, j), one, ss_tile(A, i, j), prio);
+                column[i - k - 1] = ss_tile(A, i, j);
+            insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, A->mt - k - 1, lcolumn, one, column, prio);
         }
         for (int i = k + 1; i < A->mt; i++)
             starpu_data_wont_use(ss_tile(A, i, k));
@@ -27,4 +34,6 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
             ss_tile_send_home(A, i, k);
     }
     ss_workspace_release(scratch);
+    free(lcolumn);
+    free(column);
 }

@@ -1,4 +1,7 @@
-/* Right-looking tile Cholesky, A = L L^H (uplo 'L') or U^H U (uplo 'U'). */
+/* Right-looking tile Cholesky, A = L L^H (uplo 'L') or U^H U (uplo 'U'). The
+ * GEMMs below (right of) a diagonal tile go in one task or several
+ * (starsolve_config_t.update_tiles). */
+#include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
 
@@ -7,25 +10,35 @@ void pzpotrf(char uplo, starsolve_desc_t *A, starsolve_request_t *req)
     const starsolve_complex64_t one = 1.0, mone = -1.0;
     int nt = A->nt;
     starpu_data_handle_t scratch = ss_scratch_buffer(ss_zpotrf_scratch_bytes(uplo, A->nb));
+    starpu_data_handle_t *panel = malloc((size_t)nt * sizeof *panel);   /* tiles of column (row) k */
+    starpu_data_handle_t *target = malloc((size_t)nt * sizeof *target);
     for (int k = 0; k < nt; k++) {
-        int step = 3 * (nt - k);
-        insert_zpotrf(uplo, ss_tile(A, k, k), scratch, k * A->nb, req, step + 3);
+        int panel_prio = ss_prio_panel(nt, k);
+        insert_zpotrf(uplo, ss_tile(A, k, k), scratch, k * A->nb, req, panel_prio);
         for (int i = k + 1; i < nt; i++) {
             if (uplo == 'L')
-                insert_ztrsm('R', 'L', 'C', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), step + 2);
+                insert_ztrsm('R', 'L', 'C', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), panel_prio);
             else
-                insert_ztrsm('L', 'U', 'C', 'N', one, ss_tile(A, k, k), ss_tile(A, k, i), step + 2);
+                insert_ztrsm('L', 'U', 'C', 'N', one, ss_tile(A, k, k), ss_tile(A, k, i), panel_prio);
         }
         for (int j = k + 1; j < nt; j++) {
-            int prio = j == k + 1 ? step + 1 : step;
+            int prio = ss_prio_update(nt, j);
             if (uplo == 'L') {
                 insert_zherk('L', 'N', -1.0, ss_tile(A, j, k), 1.0, ss_tile(A, j, j), prio);
-                for (int i = j + 1; i < nt; i++)
-                    insert_zgemm('N', 'C', mone, ss_tile(A, i, k), ss_tile(A, j, k), one, ss_tile(A, i, j), prio);
+                /* A(i,j) -= A(i,k) A(j,k)^H, i > j */
+                for (int i = j + 1; i < nt; i++) {
+                    panel[i - j - 1] = ss_tile(A, i, k);
+                    target[i - j - 1] = ss_tile(A, i, j);
+                }
+                insert_zgemm_tiles('N', 'C', mone, ss_tile(A, j, k), 0, nt - j - 1, panel, one, target, prio);
             } else {
                 insert_zherk('U', 'C', -1.0, ss_tile(A, k, j), 1.0, ss_tile(A, j, j), prio);
-                for (int i = j + 1; i < nt; i++)
-                    insert_zgemm('C', 'N', mone, ss_tile(A, k, j), ss_tile(A, k, i), one, ss_tile(A, j, i), prio);
+                /* A(j,i) -= A(k,j)^H A(k,i), i > j */
+                for (int i = j + 1; i < nt; i++) {
+                    panel[i - j - 1] = ss_tile(A, k, i);
+                    target[i - j - 1] = ss_tile(A, j, i);
+                }
+                insert_zgemm_tiles('C', 'N', mone, ss_tile(A, k, j), 1, nt - j - 1, panel, one, target, prio);
             }
         }
         for (int i = k + 1; i < nt; i++)
@@ -39,4 +52,6 @@ void pzpotrf(char uplo, starsolve_desc_t *A, starsolve_request_t *req)
         }
     }
     ss_workspace_release(scratch);
+    free(panel);
+    free(target);
 }

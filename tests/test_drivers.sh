@@ -153,6 +153,13 @@ for p in $PRECS; do
     checked_run "$LU" $RUN_FLAGS -nopiv -prec "$p"
 done
 
+# -update-tiles: several tile GEMMs per update task (the GPU default), on CPU workers
+for d in "$LU" "$LU -nopiv" "$CHOL" "$CHOL -uplo U"; do
+    # shellcheck disable=SC2086
+    checked_run $d $RUN_FLAGS -update-tiles 4
+done
+usage_error "$LU" -update-tiles -1
+
 # heteroprio reads task priorities as its buckets: the library maps its tasks to
 # buckets of its own (a priority above the mapped ones aborted StarPU before)
 for d in "$LU" "$LU -nopiv" "$CHOL" "$QR"; do

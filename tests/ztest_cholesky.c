@@ -245,5 +245,18 @@ int test_zcholesky(void)
         chol_tile(*uplo, 100, 32, 3, 403);
         chol_tile(*uplo, 257, 64, 5, 404);
     }
+
+    /* the GPU's trailing updates on CPU workers: several tile GEMMs per task, then automatic again */
+    static const int update_tiles[] = { 3, 1000 };
+    for (size_t u = 0; u < sizeof update_tiles / sizeof update_tiles[0]; u++) {
+        TEST_CHECK(starsolve_set_update_tiles(update_tiles[u]) == 0, "starsolve_set_update_tiles(%d)", update_tiles[u]);
+        for (const char *uplo = "LU"; *uplo; uplo++) {
+            chol_random(*uplo, 100, 7, 1, 2, 1001 + 10 * (unsigned)u);
+            chol_random(*uplo, 257, 32, 0, 3, 1002 + 10 * (unsigned)u);
+            chol_not_spd(*uplo, 257, 64, 192, 1003 + 10 * (unsigned)u);
+            chol_tile(*uplo, 257, 64, 2, 1004 + 10 * (unsigned)u);
+        }
+    }
+    TEST_CHECK(starsolve_set_update_tiles(0) == 0, "starsolve_set_update_tiles(0)");
     return (int)(testing_counts.failed - failed_before);
 }

@@ -12,6 +12,7 @@
  * The tile size of the LAPACK-layout routines changes between calls
  * (starsolve_set_nb) so that one, several and partial tiles are all exercised. */
 #include <complex.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -514,6 +515,26 @@ int test_zlu(void)
     lu_tile(5, 7, 2, 902);
     lu_tile(100, 32, 3, 903);
     lu_tile(257, 64, 5, 904);
+
+    /* the GPU's trailing updates on CPU workers: several tile GEMMs per task
+     * (3, and a whole tile column), with partial tiles, lda > n, a later zero
+     * pivot and a NaN; then the automatic choice again */
+    static const int update_tiles[] = { 3, 1000 };
+    for (size_t u = 0; u < sizeof update_tiles / sizeof update_tiles[0]; u++) {
+        TEST_CHECK(starsolve_set_update_tiles(update_tiles[u]) == 0 && starsolve_get_update_tiles() == update_tiles[u],
+                   "starsolve_set_update_tiles(%d)", update_tiles[u]);
+        lu_square(100, 7, 2, 2, 1001 + 10 * (unsigned)u);
+        lu_square(257, 32, 0, 3, 1002 + 10 * (unsigned)u);
+        lu_shape(257, 64, 32, 1, 1003 + 10 * (unsigned)u);
+        lu_nopiv(100, 100, 7, 3, 1004 + 10 * (unsigned)u);
+        lu_nopiv(64, 257, 32, 0, 1005 + 10 * (unsigned)u);
+        lu_singular(257, 64, 200, 1006 + 10 * (unsigned)u);
+        lu_nan(100, 32, 1007 + 10 * (unsigned)u);
+        lu_tile(257, 64, 2, 1008 + 10 * (unsigned)u);
+    }
+    TEST_CHECK(starsolve_set_update_tiles(-1) == -1, "starsolve_set_update_tiles(-1) must fail");
+    TEST_CHECK(starsolve_set_update_tiles(0) == 0 && starsolve_get_update_tiles() == (starsolve_ngpus() ? INT_MAX : 1),
+               "starsolve_set_update_tiles(0): %d", starsolve_get_update_tiles());
 
     return (int)(testing_counts.failed - failed_before);
 }
