@@ -196,7 +196,7 @@ static struct starpu_codelet cl_zgetrf_batch = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zgetrf_batch_cuda },
 #endif
-    .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgetrf_batch, .name = "zgetrf_batch",
+    .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgetrf_batch, .name = "zgetrf_batch", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zpotrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
@@ -204,7 +204,7 @@ static struct starpu_codelet cl_zpotrf_batch = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zpotrf_batch_cuda },
 #endif
-    .nbuffers = 2, .modes = { STARPU_RW, STARPU_W }, .model = &model_zpotrf_batch, .name = "zpotrf_batch",
+    .nbuffers = 2, .modes = { STARPU_RW, STARPU_W }, .model = &model_zpotrf_batch, .name = "zpotrf_batch", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zgeqrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
@@ -212,7 +212,7 @@ static struct starpu_codelet cl_zgeqrf_batch = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zgeqrf_batch_cuda },
 #endif
-    .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgeqrf_batch, .name = "zgeqrf_batch",
+    .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgeqrf_batch, .name = "zgeqrf_batch", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zgetrs_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
@@ -220,7 +220,7 @@ static struct starpu_codelet cl_zgetrs_batch = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zgetrs_batch_cuda },
 #endif
-    .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &model_zgetrs_batch, .name = "zgetrs_batch",
+    .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &model_zgetrs_batch, .name = "zgetrs_batch", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zpotrs_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
@@ -228,12 +228,12 @@ static struct starpu_codelet cl_zpotrs_batch = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zpotrs_batch_cuda },
 #endif
-    .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &model_zpotrs_batch, .name = "zpotrs_batch",
+    .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &model_zpotrs_batch, .name = "zpotrs_batch", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zgeqrs_batch = {   /* no CUDA variant yet */
     .where = STARPU_CPU,
     .cpu_funcs = { zgeqrs_batch_cpu },
-    .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &model_zgeqrs_batch, .name = "zgeqrs_batch",
+    .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &model_zgeqrs_batch, .name = "zgeqrs_batch", .callback_func = ss_trace_task_done,
 };
 
 void insert_zbatch(const struct ss_batch_args *args, int count, const starpu_data_handle_t *h)
@@ -289,6 +289,7 @@ static struct starpu_codelet cl_zvbatch = {
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zvbatch,
     .name = "zvbatch",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zvbatch(int op, char uplo, int count, const starpu_data_handle_t *A, const starpu_data_handle_t *aux,

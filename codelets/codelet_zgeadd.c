@@ -46,6 +46,7 @@ static struct starpu_codelet cl_zgeadd = {
     .modes = { STARPU_R, STARPU_RW },
     .model = &model_zgeadd,
     .name = "zgeadd",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zgeadd(starsolve_complex64_t alpha, starpu_data_handle_t A, starpu_data_handle_t B, int prio)

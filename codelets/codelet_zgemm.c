@@ -50,6 +50,7 @@ static struct starpu_codelet cl_zgemm = {
     .modes = { STARPU_R, STARPU_R, STARPU_RW },
     .model = &model_zgemm,
     .name = "zgemm",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zgemm(char transa, char transb, starsolve_complex64_t alpha, starpu_data_handle_t A,

@@ -110,6 +110,7 @@ static struct starpu_codelet cl_zgemm_tiles = {
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zgemm_tiles,
     .name = "zgemm_tiles",
+    .callback_func = ss_trace_task_done,
 };
 
 /* One task on X[0..ntiles), C[0..ntiles). */

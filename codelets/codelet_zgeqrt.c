@@ -80,6 +80,7 @@ static struct starpu_codelet cl_zgeqrt = {
     .modes = { STARPU_RW, STARPU_W },
     .model = &model_zgeqrt,
     .name = "zgeqrt",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zgeqrt(starpu_data_handle_t A, starpu_data_handle_t T, int prio)

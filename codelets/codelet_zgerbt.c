@@ -81,6 +81,7 @@ static struct starpu_codelet cl_zgerbt = {
     .modes = { STARPU_RW, STARPU_RW, STARPU_RW, STARPU_RW, STARPU_R, STARPU_R },
     .model = &model_zgerbt,
     .name = "zgerbt",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zgerbt(starpu_data_handle_t A11, starpu_data_handle_t A12, starpu_data_handle_t A21,
@@ -155,6 +156,7 @@ static struct starpu_codelet cl_zgerbt_rhs = {
     .modes = { STARPU_RW, STARPU_RW, STARPU_R },
     .model = &model_zgerbt_rhs,
     .name = "zgerbt_rhs",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zgerbt_rhs(starpu_data_handle_t B1, starpu_data_handle_t B2, starpu_data_handle_t u, int row0, int h,

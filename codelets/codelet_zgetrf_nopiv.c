@@ -89,6 +89,7 @@ static struct starpu_codelet cl_zgetrf_nopiv = {
     .modes = { STARPU_RW, STARPU_SCRATCH },   /* the tile; cuSOLVER's info and workspace */
     .model = &model_zgetrf_nopiv,
     .name = "zgetrf_nopiv",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zgetrf_nopiv(starpu_data_handle_t A, starpu_data_handle_t scratch, int offset, starsolve_request_t *req,

@@ -248,6 +248,7 @@ static struct starpu_codelet cl_zgetrf_panel = {
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zgetrf_panel,
     .name = "zgetrf_panel",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_data_handle_t ipiv,

@@ -47,6 +47,7 @@ static struct starpu_codelet cl_zherk = {
     .modes = { STARPU_R, STARPU_RW },
     .model = &model_zherk,
     .name = "zherk",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zherk(char uplo, char trans, double alpha, starpu_data_handle_t A, double beta,

@@ -51,6 +51,7 @@ static struct starpu_codelet cl_zlacpy_v = {
     .modes = { STARPU_R, STARPU_W },
     .model = &model_zlacpy_v,
     .name = "zlacpy_v",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zlacpy_v(starpu_data_handle_t A, starpu_data_handle_t V, int prio)
@@ -95,6 +96,7 @@ static struct starpu_codelet cl_zlaset = {
     .modes = { STARPU_W },
     .model = &model_zlaset,
     .name = "zlaset",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zlaset(starsolve_complex64_t offdiag, starsolve_complex64_t diag, starpu_data_handle_t A, int prio)
@@ -163,6 +165,7 @@ static struct starpu_codelet cl_zlacpy_pad = {
     .modes = { STARPU_R, STARPU_W },
     .model = &model_zlacpy_pad,
     .name = "zlacpy_pad",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zlacpy_pad(starpu_data_handle_t A, starpu_data_handle_t F, int pad_from, int prio)

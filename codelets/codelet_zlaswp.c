@@ -107,6 +107,7 @@ static struct starpu_codelet cl_zlaswp = {
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zlaswp,
     .name = "zlaswp",
+    .callback_func = ss_trace_task_done,
 };
 
 size_t ss_zlaswp_scratch_bytes(int npiv, int ncols)

@@ -72,6 +72,7 @@ static struct starpu_codelet cl_zpotrf = {
     .modes = { STARPU_RW, STARPU_SCRATCH },   /* the tile; cuSOLVER's info and workspace */
     .model = &model_zpotrf,
     .name = "zpotrf",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zpotrf(char uplo, starpu_data_handle_t A, starpu_data_handle_t scratch, int offset,

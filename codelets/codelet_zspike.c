@@ -80,6 +80,7 @@ static struct starpu_codelet cl_zspike_factor = {
     .modes = { STARPU_W, STARPU_W, STARPU_W, STARPU_W },
     .model = &model_zspike_factor,
     .name = "zspike_factor",
+    .callback_func = ss_trace_task_done,
 };
 
 static struct starpu_codelet cl_zspike_solve = {
@@ -89,6 +90,7 @@ static struct starpu_codelet cl_zspike_solve = {
     .modes = { STARPU_R, STARPU_R, STARPU_RW },
     .model = &model_zspike_solve,
     .name = "zspike_solve",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zspike_factor(const starsolve_complex64_t *AB, int n, int kl, int ku, int ldab, int first, int size, int K,

@@ -90,6 +90,7 @@ static struct starpu_codelet cl_ztpmqrt = {
     .modes = { STARPU_R, STARPU_R, STARPU_RW, STARPU_RW },
     .model = &model_ztpmqrt,
     .name = "ztpmqrt",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_ztpmqrt(char side, char trans, starpu_data_handle_t V2, starpu_data_handle_t T, starpu_data_handle_t C1,

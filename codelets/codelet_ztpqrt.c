@@ -77,6 +77,7 @@ static struct starpu_codelet cl_ztpqrt = {
     .modes = { STARPU_RW, STARPU_RW, STARPU_W },
     .model = &model_ztpqrt,
     .name = "ztpqrt",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_ztpqrt(starpu_data_handle_t R, starpu_data_handle_t A, starpu_data_handle_t T, int prio)

@@ -44,6 +44,7 @@ static struct starpu_codelet cl_ztrsm = {
     .modes = { STARPU_R, STARPU_RW },
     .model = &model_ztrsm,
     .name = "ztrsm",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_ztrsm(char side, char uplo, char transa, char diag, starsolve_complex64_t alpha,

@@ -81,6 +81,7 @@ static struct starpu_codelet cl_zunmqr = {
     .modes = { STARPU_R, STARPU_R, STARPU_RW },
     .model = &model_zunmqr,
     .name = "zunmqr",
+    .callback_func = ss_trace_task_done,
 };
 
 void insert_zunmqr(char side, char trans, starpu_data_handle_t V, starpu_data_handle_t T, starpu_data_handle_t C,

@@ -55,8 +55,12 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
           "LU and Cholesky trailing updates: at most K tile GEMMs per task; 0 (default): one per\n"
           "              task on CPUs only, a whole tile column with GPUs (starsolve_config_t.update_tiles)" },
         { "-bound", DRIVER_FLAG_SWITCH, &o->bound, 0, NULL, NULL,
-          "also print StarPU's lower bound on each factorization (a linear program over the\n"
-          "              workers and the calibrated task times, no dependencies; GLPK) and time / bound" },
+          "also print two lower bounds on each factorization and time / bound: StarPU's (a linear\n"
+          "              program over the workers and the calibrated task times, no dependencies; GLPK)\n"
+          "              and the critical path of the task graph at the fastest predicted task times" },
+        { "-trace", DRIVER_FLAG_STRING, &o->trace, 0, NULL, "FILE",
+          "write a Gantt chart (SVG, one row per worker, task names and times as tooltips) of the\n"
+          "              last run's factorization to FILE, from StarPU's task profiling" },
         { "-stats", DRIVER_FLAG_SWITCH, &o->stats, 0, NULL, NULL,
           "at the end, on stderr: each worker's executing, sleeping and total time and tasks, and\n"
           "              the bytes moved between memory nodes (StarPU's profiling, on for the whole run)" },
@@ -295,29 +299,37 @@ void driver_bound_begin(const struct driver_opts *o)
 {
     if (o->bound)
         starpu_bound_start(0, 0);
+    if (o->bound || o->trace)
+        starsolve_trace_start();
 }
 
-double driver_bound_end(const struct driver_opts *o)
+void driver_bound_end(const struct driver_opts *o, struct driver_result *r)
 {
+    r->bound = r->cp_bound = -1;
+    if (o->bound || o->trace)
+        starsolve_trace_stop();
+    if (o->trace && starsolve_trace_write_svg(o->trace) != 0)
+        fprintf(stderr, "%s: could not write %s\n", o->spec->name, o->trace);
     if (!o->bound)
-        return -1;
+        return;
     starpu_bound_stop();
     double ms = 0, integer_ms = 0;
     starpu_bound_compute(&ms, &integer_ms, 0);   /* relaxed LP: fast, and still a lower bound */
-    return ms > 0 ? ms * 1e-3 : -1;              /* 0: a perfmodel is not calibrated */
+    r->bound = ms > 0 ? ms * 1e-3 : -1;          /* 0: a perfmodel is not calibrated */
+    r->cp_bound = starsolve_trace_critical_path();
 }
 
 struct driver_result driver_result_init(int run)
 {
     return (struct driver_result){ .run = run, .info = 0, .seconds = 0, .solved = 0, .solve_seconds = 0,
                                    .checked = 0, .exact = 0, .berr = 0, .resid = 0, .no_berr = 0, .iters = -1,
-                                   .has_orth = 0, .orth = 0, .bound = -1 };
+                                   .has_orth = 0, .orth = 0, .bound = -1, .cp_bound = -1 };
 }
 
 void driver_print_csv_header(void)
 {
     printf("driver,prec,m,n,nb,nrhs,ncpus,ngpus,sched,seconds,gflops,solve_seconds,berr,berr_kind,resid,info,"
-           "bound_seconds\n");
+           "bound_seconds,cp_bound_seconds\n");
     fflush(stdout);
 }
 
@@ -346,6 +358,8 @@ void driver_print_csv_row(const struct driver_row *w)
     if (isnan(w->resid)) fputs("nan", stdout); else print_field("%.3e", w->resid);
     printf(",%d,", w->info);
     print_field("%.6f", w->bound > 0 ? w->bound : -1);
+    putchar(',');
+    print_field("%.6f", w->cp_bound > 0 ? w->cp_bound : -1);
     putchar('\n');
     fflush(stdout);    /* a script reading a pipe sees each run as it ends */
 }
@@ -367,7 +381,7 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r)
         .berr = r->checked && !r->no_berr ? r->berr : -1,
         .berr_kind = r->checked && !r->no_berr ? (r->exact ? "exact" : "estimate") : "-",
         .resid = r->checked && r->solved ? r->resid : -1, .info = r->info,
-        .bound = r->bound,
+        .bound = r->bound, .cp_bound = r->cp_bound,
     };
 
     /* The human-readable line; on stderr with --csv so that stdout stays CSV only. */
@@ -392,6 +406,10 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r)
             fprintf(h, ", bound %.3f s (time/bound %.2f)", r->bound, r->seconds / r->bound);
         else
             fprintf(h, ", bound - (perfmodels not calibrated yet, or a StarPU without GLPK)");
+        if (r->cp_bound > 0)
+            fprintf(h, ", critical path %.3f s (time/cp %.2f)", r->cp_bound, r->seconds / r->cp_bound);
+        else
+            fprintf(h, ", critical path -");
     }
     fprintf(h, ", info %d%s\n", r->info, berr_ok && resid_ok && orth_ok ? "" : "  CHECK FAILED");
     fflush(h);

@@ -64,6 +64,7 @@ struct driver_opts {
     const char *fxt;      /* -fxt DIR: StarPU's FxT trace file goes there (NULL: tracing off) */
     int stats;            /* -stats: per-worker busy time and bytes moved between memory nodes, from StarPU */
     int bound;            /* -bound: StarPU's linear-programming lower bound of each timed factorization */
+    const char *trace;    /* -trace FILE.svg: Gantt chart of the last run's factorization (NULL: none) */
     /* driver-specific values, set only through the flags a driver registers */
     int m;                /* starpu_lu, starpu_qr -m: rows; -1 (the default, and every driver without -m): m = n */
     int nopiv;            /* starpu_lu -nopiv */
@@ -97,6 +98,7 @@ struct driver_result {
     int has_orth;                  /* starpu_qr: orth was computed */
     driver_ratio_t orth;           /* ||I - Q^H Q|| / (n eps) */
     double bound;                  /* -bound: StarPU's lower bound in seconds; <= 0: none */
+    double cp_bound;               /* -bound: the critical-path bound in seconds; <= 0: none */
 };
 
 /* One line of the CSV output, as printed. The drivers fill it through
@@ -115,6 +117,7 @@ struct driver_row {
     double resid;               /* < 0: "-" */
     int info;
     double bound;               /* StarPU's lower bound on the factorization, seconds; <= 0: "-" */
+    double cp_bound;            /* its critical-path bound, seconds; <= 0: "-" */
 };
 
 /* Exit statuses of the drivers. */
@@ -134,13 +137,15 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
 /* The matrices handed to the library: page-locked (starsolve_malloc) unless -nopin. */
 void *driver_alloc(const struct driver_opts *o, size_t bytes);
 void driver_free(const struct driver_opts *o, void *p);
-/* -bound: record the tasks of the factorization about to be submitted (begin),
- * then return StarPU's lower bound on their execution in seconds (end, after
- * they ran): a linear program over the workers' measured task times, without
- * dependencies (starpu_bound_compute, GLPK). -1 without -bound or while some
- * perfmodel is not calibrated yet. */
+/* -bound and -trace: record the tasks of the factorization about to be
+ * submitted (begin), then, after they ran (end), set r->bound to StarPU's lower
+ * bound (a linear program over the workers' measured task times, without
+ * dependencies: starpu_bound_compute, GLPK) and r->cp_bound to the critical
+ * path of the recorded graph (starsolve_trace_critical_path), each -1 without
+ * -bound or when it cannot be computed (perfmodels not calibrated yet), and
+ * write the -trace chart (each run overwrites it: the last run's stays). */
 void driver_bound_begin(const struct driver_opts *o);
-double driver_bound_end(const struct driver_opts *o);
+void driver_bound_end(const struct driver_opts *o, struct driver_result *r);
 /* Wall-clock time in seconds from an arbitrary origin. */
 driver_time_t driver_now(void);
 /* A result with nothing measured yet, for run number `run`. */

@@ -81,7 +81,7 @@ int run_zlu(const struct driver_opts *o)
         else
             r.info = starsolve_zgetrf(m, n, d.A, lda, d.ipiv);
         r.seconds = driver_now() - t0;
-        r.bound = driver_bound_end(o);
+        driver_bound_end(o, &r);
 
         if (o->nopiv)          /* no public getrs_nopiv: identity pivots make getrs one */
             for (int i = 0; i < k; i++)

@@ -131,7 +131,7 @@ int run_zqr(const struct driver_opts *o)
             r.info = starsolve_request_wait(req);
         starsolve_desc_destroy(dA);    /* the factors back in the caller's array */
         r.seconds = driver_now() - t0;
-        r.bound = driver_bound_end(o);
+        driver_bound_end(o, &r);
         starsolve_request_destroy(req);
 
         if (o->check && r.info == 0) {

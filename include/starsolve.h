@@ -82,6 +82,25 @@ int  starsolve_set_batch_chunk(int chunk);   /* returns -1 if chunk < 0 */
 int  starsolve_get_spike_psize(void);
 int  starsolve_set_spike_psize(int psize);   /* returns -1 if psize < 0 */
 
+/* ---- traces, for scheduling research ---------------------------------- */
+
+/* Record every task that runs from now on (after waiting for those already
+ * submitted): its worker, start and end (StarPU's task profiling, turned on
+ * here), its data accesses and the fastest time its perfmodels predict on a
+ * worker that may run it. Returns 0, or -1 when StarPU did not start. */
+int    starsolve_trace_start(void);
+/* Wait for the submitted tasks and stop recording; returns how many were recorded. */
+int    starsolve_trace_stop(void);
+/* The recorded run as a per-worker Gantt chart in SVG (one row per worker, one
+ * box per task, its name and times as the box's tooltip; a legend with each
+ * codelet's total time). Returns 0, or -1 if the file could not be written. */
+int    starsolve_trace_write_svg(const char *path);
+/* Critical-path bound of the recorded tasks, in seconds: the longest chain of
+ * the task graph (dependencies derived from the data accesses in submission
+ * order) when each task takes the fastest time its calibrated perfmodels predict
+ * (its measured time when no model answers). -1 when nothing can be computed. */
+double starsolve_trace_critical_path(void);
+
 /* ---- tile descriptors and the asynchronous tile API -------------------- */
 
 typedef enum { STARSOLVE_S = 0, STARSOLVE_D = 1, STARSOLVE_C = 2, STARSOLVE_Z = 3 } starsolve_prec_t;

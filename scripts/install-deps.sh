@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what starsolve needs from Debian's packages (run as root or with sudo).
 # libfxt-dev, libglpk-dev and dpkg-dev are for scripts/build-starpu.sh (traces, the
-# drivers' -bound linear program, apt-get source).
+# drivers' -bound linear program, apt-get source); starpu-tools shows the perfmodels
+# (bench/calibrate.sh).
 set -euo pipefail
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -10,5 +11,5 @@ $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends \
   build-essential pkg-config autoconf automake libtool make patch \
   libstarpu-dev libhwloc-dev libopenblas-dev liblapacke-dev \
-  libfxt-dev libglpk-dev dpkg-dev > /dev/null
+  libfxt-dev libglpk-dev dpkg-dev starpu-tools > /dev/null
 echo "install-deps: done"

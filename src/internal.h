@@ -113,6 +113,10 @@ static inline int ss_priority(enum ss_bucket bucket, int prio)
     return ss_ctx.heteroprio ? (int)bucket : prio;
 }
 
+/* Every codelet's callback (src/trace.c): while a trace is on, records the task
+ * that just ran (worker, start, end, data accesses, fastest prediction). */
+void ss_trace_task_done(void *arg);
+
 /* Codelet hook: may this worker run this task? With CUDA workers, tiles of
  * order >= starsolve_config_t.gpu_only_tile are GPU work only. */
 int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl);

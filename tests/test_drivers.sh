@@ -167,12 +167,30 @@ for d in "$LU" "$LU -nopiv" "$CHOL" "$QR"; do
     checked_run $d $RUN_FLAGS -sched heteroprio
 done
 
-# -bound: StarPU's lower bound, a number once the perfmodels are calibrated, else "-";
-# the CSV has the column either way
+# -bound: StarPU's lower bound, a number once the perfmodels are calibrated, else "-",
+# and the critical-path bound, a number below the measured time; the CSV has both columns
 run "$CHOL" -n 300 -nb 64 -bound --csv
-if [ "$status" -eq 0 ] && head -1 "$tmp/out" | grep -q ',bound_seconds$' && grep -q "bound " "$tmp/err" \
-   && tail -1 "$tmp/out" | awk -F, '{ exit !($NF == "-" || $NF + 0 > 0) }'; then pass
-else fail "$CHOL -bound --csv: exit status $status, or no bound_seconds column, or no bound printed"; fi
+if [ "$status" -eq 0 ] && head -1 "$tmp/out" | grep -q ',bound_seconds,cp_bound_seconds$' && grep -q "bound " "$tmp/err" \
+   && grep -q "critical path " "$tmp/err" \
+   && tail -1 "$tmp/out" | awk -F, '{ exit !(($17 == "-" || $17 + 0 > 0) && $18 + 0 > 0 && $18 + 0 <= $10 + 0) }'; then pass
+else fail "$CHOL -bound --csv: exit status $status, or no bound_seconds/cp_bound_seconds columns, or a critical path not in (0, time]"; fi
+
+# bench/calibrate.sh: calibrating runs, then the models it filled
+srcdir=${srcdir:-$(dirname "$0")/..}
+run bash "$srcdir/bench/calibrate.sh" --ops "potrf getrf" --sizes 200 --nb 64 --ngpus 0 --runs 2 "$top_builddir/examples"
+if [ "$status" -eq 0 ] && grep -q "potrf .*n=200 .*2 runs" "$tmp/out" && grep -q "starsolve_[a-z]*potrf" "$tmp/out"; then pass
+else fail "bench/calibrate.sh: exit status $status, or no calibration line, or no potrf model listed"; fi
+
+# -trace FILE.svg: a Gantt chart, one box per task of the last run, that an XML reader accepts
+for d in "$LU" "$CHOL" "$QR"; do
+    run "$d" -n 300 -nb 64 -niter 2 -trace "$tmp/trace.svg"
+    boxes=$(grep -c '<rect x="[0-9.]*" y="[0-9]*" width="[0-9.]*" height="[0-9]*" fill="#[0-9a-f]*"><title>' "$tmp/trace.svg" 2>/dev/null)
+    if [ "$status" -eq 0 ] && head -1 "$tmp/trace.svg" | grep -q '^<svg ' && tail -1 "$tmp/trace.svg" | grep -q '^</svg>$' \
+       && [ "${boxes:-0}" -gt 10 ]; then pass
+    else fail "$d -trace: exit status $status, or no SVG with task boxes (${boxes:-0} boxes)"; fi
+done
+run "$LU" -n 100 -nb 32 -trace /nonexistent-dir/trace.svg
+if grep -q "could not write" "$tmp/err"; then pass; else fail "$LU -trace into a missing directory: no message"; fi
 
 # least squares (tall) and minimum norm (wide), with the orthogonality check
 for shape in "-m 400 -n 150" "-m 150 -n 400"; do
