@@ -30,14 +30,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 bin=${1:-./examples}
+# shellcheck source=bench/drivers.sh
+. "$(dirname "$0")/drivers.sh"
 home=${STARPU_HOME:-$HOME}/.starpu
 status=0
 for op in $ops; do
-  case $op in
-    getrf) driver="$bin/starpu_lu" ;; getrf_nopiv) driver="$bin/starpu_lu -nopiv" ;;
-    potrf) driver="$bin/starpu_cholesky" ;; geqrf) driver="$bin/starpu_qr -nrhs 0" ;;
-    *) echo "calibrate.sh: unknown op $op" >&2; echo "$usage" >&2; exit 2 ;;
-  esac
+  driver=$(driver_of "$op" "$bin") || { echo "calibrate.sh: unknown op $op" >&2; echo "$usage" >&2; exit 2; }
   for n in $sizes; do
     start=$(date +%s.%N)
     # shellcheck disable=SC2086 # driver is a list of words

@@ -38,16 +38,12 @@ mkdir -p "$STARPU_HOME"
 csv=$out/gpu.csv
 : > "$csv"
 
-driver_of() {
-  case $1 in
-    potrf) echo "$bin/starpu_cholesky" ;; getrf_nopiv) echo "$bin/starpu_lu -nopiv" ;;
-    geqrf) echo "$bin/starpu_qr -nrhs 0" ;; *) echo "$bin/starpu_lu" ;;
-  esac
-}
+# shellcheck source=bench/drivers.sh
+. "$(dirname "$0")/drivers.sh"
 
 echo "gpu.sh: calibrating the perfmodels at n=8192, nb=$nb (untimed)" >&2
 for op in $ops; do
-  STARPU_CALIBRATE=1 $(driver_of $op) -n 8192 -nb "$nb" -ngpus 1 -niter 3 --csv > /dev/null 2>&1
+  STARPU_CALIBRATE=1 $(driver_of $op "$bin") -n 8192 -nb "$nb" -ngpus 1 -niter 3 --csv > /dev/null 2>&1
 done
 
 best() { sort -t, -k"$1" -g | head -1; }
@@ -55,7 +51,7 @@ printf "%-6s %-12s %10s %10s %10s %10s %8s %8s %10s %10s\n" n op "ss s" "ss TF/s
 for n in $sizes; do
   for op in $ops; do
     ref=$("$bin/cusolver_ref" -pinned -op "$op" -n "$n" -niter "$niter" 2>&1 | tee -a "$csv" | grep '^cusolver' | best 5)
-    ours=$($(driver_of $op) -n "$n" -nb "$nb" -ngpus 1 -niter "$niter" -check --csv 2>>"$out/gpu.err" \
+    ours=$($(driver_of $op "$bin") -n "$n" -nb "$nb" -ngpus 1 -niter "$niter" -check --csv 2>>"$out/gpu.err" \
            | tee -a "$csv" | grep -v '^driver' | best 10)
     # cusolver,op,n,with_copies,alone,tflops,berr,info / driver,...,seconds(10),gflops(11),...,berr(13)
     awk -F, -v n="$n" -v op="$op" -v r="$ref" 'BEGIN { split(r, c, ",") } {

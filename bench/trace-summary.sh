@@ -17,7 +17,7 @@ if [ ! -f tasks.rec ]; then
   [ -n "$prof" ] || { echo "trace-summary: no prof_file_* in $dir" >&2; exit 1; }
   starpu_fxt_tool -i "$prof" > fxt_tool.log 2>&1
 fi
-awk '
+awk -v bucket="$bucket" '
   /^Name: /      { name = $2 }
   /^WorkerId: /  { worker = $2 }
   /^StartTime: / { start = $2 }
@@ -29,6 +29,7 @@ awk '
       if (last == "" || end > last) last = end
       busy[worker] += end - start; n[worker]++
       key = worker SUBSEP name; tot[key] += end - start; cnt[key]++
+      t++; S[t] = start; E[t] = end; W[t] = worker; N[t] = name
     }
     name = worker = start = end = ""
   }
@@ -43,36 +44,22 @@ awk '
           printf "    %-20s %6d tasks %10.1f ms total %8.3f ms mean\n", p[2], cnt[k], tot[k], tot[k] / cnt[k]
       }
     }
-  }' tasks.rec
-[ "$bucket" != 0 ] || exit 0
-awk -v w="$bucket" '
-  /^Name: /      { name = $2 }
-  /^WorkerId: /  { worker = $2 }
-  /^StartTime: / { start = $2 }
-  /^EndTime: /   { end = $2 }
-  /^$/ {
-    if (name != "" && start != "" && end != "" && name !~ /^_starpu|^starpu_/) {
-      t++; S[t] = start; E[t] = end; W[t] = worker; N[t] = name; workers[worker] = 1
-      if (first == "" || start < first) first = start
-      if (last == "" || end > last) last = end
-    }
-    name = worker = start = end = ""
-  }
-  END {
-    nb = int((last - first) / w) + 1
+    if (bucket <= 0)
+      exit
+    nb = int(span / bucket) + 1
     for (i = 1; i <= t; i++)   # spread each task over the buckets it covers
-      for (b = int((S[i] - first) / w); b < nb && first + b * w < E[i]; b++) {
-        lo = S[i] > first + b * w ? S[i] : first + b * w
-        hi = E[i] < first + (b + 1) * w ? E[i] : first + (b + 1) * w
-        if (hi > lo) { busy[W[i], b] += hi - lo; by[W[i], b, N[i]] += hi - lo; names[N[i]] = 1 }
+      for (b = int((S[i] - first) / bucket); b < nb && first + b * bucket < E[i]; b++) {
+        lo = S[i] > first + b * bucket ? S[i] : first + b * bucket
+        hi = E[i] < first + (b + 1) * bucket ? E[i] : first + (b + 1) * bucket
+        if (hi > lo) { wbusy[W[i], b] += hi - lo; by[W[i], b, N[i]] += hi - lo; names[N[i]] = 1 }
       }
-    printf "timeline (%g ms buckets from the first task): per worker busy %% and main codelet\n", w
+    printf "timeline (%g ms buckets from the first task): per worker busy %% and main codelet\n", bucket
     for (b = 0; b < nb; b++) {
-      printf "%8.0f ms", b * w
-      for (k in workers) {
+      printf "%8.0f ms", b * bucket
+      for (k in busy) {
         top = "-"; most = 0
-        for (n in names) if (by[k, b, n] > most) { most = by[k, b, n]; top = n }
-        if (busy[k, b] > 0) printf "  w%s %3.0f%% %-14s", k, 100 * busy[k, b] / w, top
+        for (nm in names) if (by[k, b, nm] > most) { most = by[k, b, nm]; top = nm }
+        if (wbusy[k, b] > 0) printf "  w%s %3.0f%% %-14s", k, 100 * wbusy[k, b] / bucket, top
       }
       printf "\n"
     }

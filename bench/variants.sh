@@ -29,11 +29,9 @@ done
 [ $# -ge 3 ] || { echo "$usage" >&2; exit 2; }
 bin=$1 out=$2
 shift 2
-case $op in
-  getrf) driver="$bin/starpu_lu" ;; getrf_nopiv) driver="$bin/starpu_lu -nopiv" ;;
-  potrf) driver="$bin/starpu_cholesky" ;; geqrf) driver="$bin/starpu_qr -nrhs 0" ;;
-  *) echo "$usage" >&2; exit 2 ;;
-esac
+# shellcheck source=bench/drivers.sh
+. "$(dirname "$0")/drivers.sh"
+driver=$(driver_of "$op" "$bin") || { echo "$usage" >&2; exit 2; }
 [ "$niter" -ge 2 ] || { echo "variants.sh: --niter must be at least 2 (the first run of a size calibrates)" >&2; exit 2; }
 mkdir -p "$out"
 export STARPU_HOME=${STARPU_HOME:-$out/starpu-home} STARPU_SILENT=1
