@@ -42,6 +42,11 @@ typedef struct starsolve_config {
                            tile column per task. 0 (default): 1 without CUDA workers (CPU cores balance
                            best on single tiles), the whole column with them (an H100 runs a 1024 tile
                            GEMM in about the time StarPU spends on a task); K > 0: at most K */
+    const char *disk_swap; /* a directory where StarPU moves tiles of out-of-core descriptors
+                           (starsolve_desc_create_ooc) when host memory runs short: StarPU's disk
+                           backend (STARPU_DISK_SWAP); NULL (default): none */
+    int host_memory_mb;   /* > 0: StarPU allocates at most this many MiB of host memory for tiles
+                           (STARPU_LIMIT_CPU_MEM), and swaps the rest to disk_swap; 0 (default): no limit */
 } starsolve_config_t;
 
 /* Fill cfg with the defaults above. */
@@ -115,7 +120,13 @@ typedef struct starsolve_desc starsolve_desc_t;
 int  starsolve_desc_create(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb);
 int  starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb,
                                   void *A, int lda);
-/* Copy between a LAPACK column-major array (lda >= m) and an owned descriptor.
+/* Out of core: tiles that StarPU allocates where a task needs them and may move to
+ * the disk swap (starsolve_config_t.disk_swap) when host memory is short, so the
+ * matrix may be larger than the host memory given to StarPU. Fill it with
+ * starsolve_desc_from_lapack (a tile at a time) and read it back with
+ * starsolve_desc_to_lapack; the tile routines take it like any descriptor. */
+int  starsolve_desc_create_ooc(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb);
+/* Copy between a LAPACK column-major array (lda >= m) and an owned or out-of-core descriptor.
  * Both wait for tasks on the descriptor first. */
 int  starsolve_desc_from_lapack(starsolve_desc_t *desc, const void *A, int lda);
 int  starsolve_desc_to_lapack(const starsolve_desc_t *desc, void *A, int lda);

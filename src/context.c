@@ -14,7 +14,8 @@ void starsolve_config_init(starsolve_config_t *cfg)
 {
     *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .nb = 0, .verbose = 0,
                                  .gpu_only_tile = 512, .pin_lapack = 1, .batch_chunk = 0,
-                                 .cuda_streams = 2, .gpu_panel_leaf = 0, .update_tiles = 0 };
+                                 .cuda_streams = 2, .gpu_panel_leaf = 0, .update_tiles = 0,
+                                 .disk_swap = NULL, .host_memory_mb = 0 };
 }
 
 /* heteroprio's buckets (internal.h's ss_bucket), called by that policy alone
@@ -67,6 +68,19 @@ int starsolve_init(const starsolve_config_t *cfg_in)
         char streams[16];
         snprintf(streams, sizeof streams, "%d", cfg.cuda_streams);
         setenv("STARPU_NWORKER_PER_CUDA", streams, 1);
+    }
+    /* Out of core: StarPU reads these at start (its disk backend and host memory limit).
+     * Plain unistd files: StarPU's O_DIRECT variant (STARPU_DISK_SWAP_BACKEND=unistd_o_direct,
+     * which keeps the swapped tiles out of the page cache) aborts on a tile whose size is
+     * not a multiple of the page size, as the partial tiles at a matrix's edge are. */
+    if (cfg.disk_swap) {
+        setenv("STARPU_DISK_SWAP", cfg.disk_swap, 1);
+        setenv("STARPU_DISK_SWAP_BACKEND", "unistd", 0);
+    }
+    if (cfg.host_memory_mb > 0) {
+        char mb[32];
+        snprintf(mb, sizeof mb, "%d", cfg.host_memory_mb);
+        setenv("STARPU_LIMIT_CPU_MEM", mb, 1);
     }
     /* Each CPU worker is one core: OpenBLAS must not spawn threads of its own under it. */
     openblas_set_num_threads(1);

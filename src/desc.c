@@ -51,10 +51,16 @@ static void register_tiles(starsolve_desc_t *A)
 {
     for (int j = 0; j < A->nt; j++)
         for (int i = 0; i < A->mt; i++) {
+            starpu_data_handle_t *h = &A->tiles[(size_t)i + (size_t)j * A->mt];
+            if (A->ooc) {   /* no home node: StarPU allocates, and may evict to its disk swap */
+                starpu_matrix_data_register(h, -1, 0, (uint32_t)ss_tile_rows(A, i), ss_tile_rows(A, i),
+                                            ss_tile_cols(A, j), A->elemsize);
+                continue;
+            }
             size_t ld;
             char *p = tile_address(A, i, j, &ld);
-            starpu_matrix_data_register(&A->tiles[(size_t)i + (size_t)j * A->mt], STARPU_MAIN_RAM, (uintptr_t)p,
-                                        ld, ss_tile_rows(A, i), ss_tile_cols(A, j), A->elemsize);
+            starpu_matrix_data_register(h, STARPU_MAIN_RAM, (uintptr_t)p, ld, ss_tile_rows(A, i), ss_tile_cols(A, j),
+                                        A->elemsize);
         }
 }
 
@@ -83,6 +89,21 @@ int starsolve_desc_create(starsolve_desc_t **desc, starsolve_prec_t prec, int m,
         free(A);
         return -1;
     }
+    register_tiles(A);
+    *desc = A;
+    return 0;
+}
+
+int starsolve_desc_create_ooc(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb)
+{
+    if (!desc) return -1;
+    int info = check_shape(prec, m, n, nb);
+    if (info) return info;
+    if (ss_ensure_init()) return -1;
+    starsolve_desc_t *A = desc_alloc(prec, m, n, nb);
+    if (!A) return -1;
+    A->owned = 1;
+    A->ooc = 1;
     register_tiles(A);
     *desc = A;
     return 0;
@@ -120,8 +141,9 @@ static void copy_lapack(const starsolve_desc_t *A, char *lapack, size_t lda, int
         for (int i = 0; i < A->mt; i++) {
             starpu_data_handle_t h = ss_tile(A, i, j);
             starpu_data_acquire(h, to_lapack ? STARPU_R : STARPU_W);
-            size_t ld;
-            char *t = tile_address(A, i, j, &ld);
+            /* the tile's copy in host memory, wherever StarPU put it (out of core: just read from disk) */
+            size_t ld = starpu_matrix_get_local_ld(h);
+            char *t = (char *)starpu_matrix_get_local_ptr(h);
             size_t rowbytes = (size_t)ss_tile_rows(A, i) * A->elemsize;
             char *l = lapack + ((size_t)i * A->nb + (size_t)j * A->nb * lda) * A->elemsize;
             for (int c = 0; c < ss_tile_cols(A, j); c++) {
@@ -296,8 +318,8 @@ int ss_desc_from_lapack_padded(starsolve_desc_t *D, const void *lapack, int lda,
         for (int i = 0; i < D->mt; i++) {
             starpu_data_handle_t h = ss_tile(D, i, j);
             starpu_data_acquire(h, STARPU_W);
-            size_t ld;
-            char *t = tile_address(D, i, j, &ld);
+            size_t ld = starpu_matrix_get_local_ld(h);
+            char *t = (char *)starpu_matrix_get_local_ptr(h);
             int rows = ss_tile_rows(D, i), row0 = i * D->nb;
             for (int c = 0; c < ss_tile_cols(D, j); c++) {
                 int gj = j * D->nb + c;

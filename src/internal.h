@@ -15,7 +15,8 @@ struct starsolve_desc {
     size_t elemsize;
     int m, n, nb;
     int mt, nt;                    /* tile rows and tile columns */
-    int owned;                     /* 1: tiles in our pinned allocation; 0: views of a LAPACK array */
+    int owned;                     /* 1: tiles in our pinned allocation, or StarPU's (ooc); 0: views of a LAPACK array */
+    int ooc;                       /* 1: no home copy: StarPU allocates each tile where it is used and may swap it to disk */
     char *base;                    /* owned: our storage; borrowed: the caller's array */
     size_t lda;                    /* borrowed: the caller's leading dimension */
     size_t pinned_bytes;           /* borrowed: bytes of the caller's array we page-locked, 0 if none */
