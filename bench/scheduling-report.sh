@@ -55,7 +55,13 @@ if [ "$run" = 1 ]; then
         -niter 2 -trace "$dir/gantt-$p.svg" > "$dir/gantt-$p.log" 2>&1
     done
     echo "$best $worst" > "$dir/best-worst.txt"
-    rm -rf "$dir/starpu-home" "$dir"/*.dat
+    # every policy's run lines in one log, instead of a file per policy
+    for f in "$dir"/*.err; do
+      [ -f "$f" ] || continue
+      echo "== $(basename "$f" .err)"
+      cat "$f"
+    done > "$dir/runs.log"
+    rm -rf "$dir/starpu-home" "$dir"/*.dat "$dir"/*.err
   done
 fi
 
