@@ -73,7 +73,9 @@ static int check_shape(starsolve_prec_t prec, int m, int n, int nb)
     return 0;
 }
 
-int starsolve_desc_create(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb)
+/* An owned descriptor: tiles in our pinned allocation (ooc 0) or allocated by
+ * StarPU where they are used, with no home copy (ooc 1). */
+static int create_owned(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb, int ooc)
 {
     if (!desc) return -1;
     int info = check_shape(prec, m, n, nb);
@@ -82,7 +84,8 @@ int starsolve_desc_create(starsolve_desc_t **desc, starsolve_prec_t prec, int m,
     starsolve_desc_t *A = desc_alloc(prec, m, n, nb);
     if (!A) return -1;
     A->owned = 1;
-    size_t bytes = (size_t)m * n * A->elemsize;
+    A->ooc = ooc;
+    size_t bytes = ooc ? 0 : (size_t)m * n * A->elemsize;
     /* starpu_malloc pins the memory when CUDA workers exist: transfers run at full speed */
     if (bytes && starpu_malloc((void **)&A->base, bytes) != 0) {
         free(A->tiles);
@@ -94,19 +97,14 @@ int starsolve_desc_create(starsolve_desc_t **desc, starsolve_prec_t prec, int m,
     return 0;
 }
 
+int starsolve_desc_create(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb)
+{
+    return create_owned(desc, prec, m, n, nb, 0);
+}
+
 int starsolve_desc_create_ooc(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb)
 {
-    if (!desc) return -1;
-    int info = check_shape(prec, m, n, nb);
-    if (info) return info;
-    if (ss_ensure_init()) return -1;
-    starsolve_desc_t *A = desc_alloc(prec, m, n, nb);
-    if (!A) return -1;
-    A->owned = 1;
-    A->ooc = 1;
-    register_tiles(A);
-    *desc = A;
-    return 0;
+    return create_owned(desc, prec, m, n, nb, 1);
 }
 
 int starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb,
