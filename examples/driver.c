@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <starpu.h>
@@ -208,6 +209,12 @@ int driver_parse(int argc, char **argv, struct driver_opts *o)
 
 /* ---- runtime ---------------------------------------------------------- */
 
+static size_t element_bytes(char prec)
+{
+    return prec == 's' ? 4 : prec == 'z' ? 16 : 8;
+}
+static int ooc_least_mb(const struct driver_opts *o);
+
 /* The policy StarPU actually runs: STARPU_SCHED overrides the configured name,
  * so asking StarPU is the only answer that is always right. */
 static const char *running_scheduler(const struct driver_opts *o)
@@ -232,6 +239,24 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     cfg.cuda_streams = o->streams;
     cfg.gpu_panel_leaf = o->panel_leaf;
     cfg.update_tiles = o->update_tiles;
+    if (o->ooc) {
+        struct stat st;
+        if (stat(o->ooc, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->ooc, W_OK | X_OK) != 0) {
+            char why[160];
+            snprintf(why, sizeof why, "-ooc %.100s is not a writable directory", o->ooc);
+            driver_error(o, why);
+            return DRIVER_USAGE;
+        }
+        cfg.disk_swap = o->ooc;
+        cfg.host_memory_mb = driver_ooc_host_mb(o);
+        if (cfg.host_memory_mb < ooc_least_mb(o)) {
+            char why[160];
+            snprintf(why, sizeof why, "-host-mb %d is too small for this matrix: -ooc needs at least %d MiB "
+                     "(three columns of tiles)", cfg.host_memory_mb, ooc_least_mb(o));
+            driver_error(o, why);
+            return DRIVER_USAGE;
+        }
+    }
     cfg.verbose = 1;
     if (o->stats) {
         /* StarPU's own profiling and its summaries at shutdown, on stderr */
@@ -291,6 +316,56 @@ int driver_memory_fits(const struct driver_opts *o, size_t bytes)
 void driver_error(const struct driver_opts *o, const char *message)
 {
     fprintf(stderr, "%s: %s\n", o->spec->name, message);
+}
+
+/* ---- out of core (-ooc) ----------------------------------------------- */
+
+/* A panel (a whole column of tiles) and the tiles it updates must fit in host memory
+ * at once, or StarPU waits for memory that never frees: three columns of tiles, in
+ * MiB. The library's tile size is known only once it runs: take its largest default. */
+static int ooc_least_mb(const struct driver_opts *o)
+{
+    double column = (double)o->m * (o->nb > 0 ? o->nb : 1024) * element_bytes(o->prec);
+    double mb = 3 * column / (1 << 20) + 1;
+    return mb > INT_MAX ? INT_MAX : (int)mb;
+}
+
+int driver_ooc_host_mb(const struct driver_opts *o)
+{
+    if (o->host_mb > 0)
+        return o->host_mb;
+    double quarter = (double)o->m * o->n * element_bytes(o->prec) / 4 / (1 << 20);
+    int least = ooc_least_mb(o);
+    return quarter < least ? least : quarter > INT_MAX ? INT_MAX : (int)quarter;
+}
+
+int driver_factor_ooc(const struct driver_opts *o, starsolve_prec_t prec, void *A, int lda, int *ipiv,
+                      driver_ooc_submit_t submit, driver_time_t *seconds)
+{
+    starsolve_desc_t *dA = NULL;
+    starsolve_pivots_t *piv = NULL;
+    starsolve_request_t *req = starsolve_request_create();
+    int nb = o->spec->tile_size ? o->spec->tile_size(o) : starsolve_get_nb();
+    int info = req ? starsolve_desc_create_ooc(&dA, prec, o->m, o->n, nb) : -1;
+    if (info == 0)
+        info = starsolve_desc_from_lapack(dA, A, lda);
+    if (info == 0 && ipiv)
+        info = starsolve_pivots_create(&piv, dA);
+    if (info == 0) {
+        driver_time_t t0 = driver_now();
+        info = submit(o, dA, piv, req);
+        if (info == 0)
+            info = starsolve_request_wait(req);
+        *seconds = driver_now() - t0;
+        starsolve_desc_to_lapack(dA, A, lda);
+        if (piv)
+            starsolve_pivots_to_lapack(piv, ipiv);
+    }
+    starsolve_pivots_destroy(piv);
+    starsolve_desc_destroy(dA);
+    if (req)
+        starsolve_request_destroy(req);
+    return info;
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -401,6 +476,8 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r)
     }
     if (r->iters >= 0)
         fprintf(h, ", iters %d", r->iters);
+    if (o->ooc)
+        fprintf(h, ", out of core (%d MiB of host memory, swap in %s)", driver_ooc_host_mb(o), o->ooc);
     if (o->bound) {
         if (r->bound > 0)
             fprintf(h, ", bound %.3f s (time/bound %.2f)", r->bound, r->seconds / r->bound);

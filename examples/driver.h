@@ -11,6 +11,7 @@
 #define STARSOLVE_DRIVER_H
 
 #include <stddef.h>
+#include "starsolve.h"
 
 typedef double driver_time_t;    /* seconds */
 typedef double driver_ratio_t;   /* a scaled residual (LAPACK's test ratio) */
@@ -69,6 +70,8 @@ struct driver_opts {
     int m;                /* starpu_lu, starpu_qr -m: rows; -1 (the default, and every driver without -m): m = n */
     int nopiv;            /* starpu_lu -nopiv */
     char uplo;            /* starpu_cholesky -uplo */
+    const char *ooc;      /* starpu_lu, starpu_cholesky -ooc DIR: out-of-core descriptor, tiles swapped to DIR */
+    int host_mb;          /* -host-mb: host memory StarPU may give the tiles with -ooc (0: driver_ooc_host_mb's choice) */
     int depth, refine;    /* starpu_rbt -depth, -refine */
     const char *matrix;   /* starpu_rbt -matrix: a kind of checks/zgallery.c */
     int fallback;         /* starpu_rbt -fallback: partial pivoting when RBT fails */
@@ -146,6 +149,18 @@ void driver_free(const struct driver_opts *o, void *p);
  * write the -trace chart (each run overwrites it: the last run's stays). */
 void driver_bound_begin(const struct driver_opts *o);
 void driver_bound_end(const struct driver_opts *o, struct driver_result *r);
+/* -ooc: the factorization on an out-of-core descriptor (starsolve_desc_create_ooc,
+ * tiles of the run's tile size) holding the m x n matrix A: A goes in and comes back a
+ * tile at a time, untimed; *seconds times submit and the wait. With ipiv, the
+ * descriptor gets pivots and ipiv receives them (LAPACK's). Returns the
+ * factorization's info, or a negative value when the descriptor could not be made. */
+typedef int (*driver_ooc_submit_t)(const struct driver_opts *o, starsolve_desc_t *A, starsolve_pivots_t *piv,
+                                   starsolve_request_t *req);
+int driver_factor_ooc(const struct driver_opts *o, starsolve_prec_t prec, void *A, int lda, int *ipiv,
+                      driver_ooc_submit_t submit, driver_time_t *seconds);
+/* The host memory (MiB) StarPU may use for tiles with -ooc: -host-mb, else a quarter of
+ * the matrix or three columns of tiles, whichever is more. */
+int driver_ooc_host_mb(const struct driver_opts *o);
 /* Wall-clock time in seconds from an arbitrary origin. */
 driver_time_t driver_now(void);
 /* A result with nothing measured yet, for run number `run`. */

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cblas.h>
 #include <starpu_heteroprio.h>
 #include "internal.h"
@@ -74,6 +76,13 @@ int starsolve_init(const starsolve_config_t *cfg_in)
      * which keeps the swapped tiles out of the page cache) aborts on a tile whose size is
      * not a multiple of the page size, as the partial tiles at a matrix's edge are. */
     if (cfg.disk_swap) {
+        /* StarPU waits forever for host memory when its swap cannot be written */
+        struct stat st;
+        if (stat(cfg.disk_swap, &st) != 0 || !S_ISDIR(st.st_mode) || access(cfg.disk_swap, W_OK | X_OK) != 0) {
+            if (cfg.verbose)
+                fprintf(stderr, "starsolve: disk_swap %s is not a writable directory\n", cfg.disk_swap);
+            return -1;
+        }
         setenv("STARPU_DISK_SWAP", cfg.disk_swap, 1);
         setenv("STARPU_DISK_SWAP_BACKEND", "unistd", 0);
     }

@@ -160,6 +160,17 @@ for d in "$LU" "$LU -nopiv" "$CHOL" "$CHOL -uplo U"; do
 done
 usage_error "$LU" -update-tiles -1
 
+# -ooc DIR: out-of-core descriptors with tiles swapped to DIR (host memory: a quarter of the
+# matrix, or three columns of tiles); a missing directory or too little memory is a usage error
+mkdir -p "$tmp/swap"
+for d in "$LU" "$LU -nopiv" "$CHOL" "$CHOL -uplo U"; do
+    # shellcheck disable=SC2086
+    checked_run $d -n 600 -nb 50 -ooc "$tmp/swap" -check
+    if grep -q "out of core" "$tmp/out"; then pass; else fail "$d -ooc: no 'out of core' in the result line"; fi
+done
+usage_error "$LU" -n 300 -ooc "$tmp/no-such-dir"
+usage_error "$CHOL" -n 2000 -nb 100 -ooc "$tmp/swap" -host-mb 1
+
 # heteroprio reads task priorities as its buckets: the library maps its tasks to
 # buckets of its own (a priority above the mapped ones aborted StarPU before)
 for d in "$LU" "$LU -nopiv" "$CHOL" "$QR"; do
