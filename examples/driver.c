@@ -165,6 +165,17 @@ int driver_parse(int argc, char **argv, struct driver_opts *o)
 {
     struct driver_flag flags[MAX_FLAGS];
     int nflags = shared_flags(o, flags);
+    const struct driver_flag ooc_flags[] = {
+        { "-ooc", DRIVER_FLAG_STRING, &o->ooc, 0, NULL, "DIR",
+          "out of core: factor an out-of-core descriptor whose tiles StarPU swaps to files in DIR\n"
+          "              (its disk backend) when the host memory given to it (-host-mb) is full" },
+        { "-host-mb", DRIVER_FLAG_INT, &o->host_mb, 0, NULL, "MB",
+          "with -ooc: host memory StarPU may give the tiles, MiB; 0 (default): a quarter of the\n"
+          "              matrix, or three columns of tiles if more" },
+    };
+    if (o->spec->out_of_core)
+        for (size_t k = 0; k < sizeof ooc_flags / sizeof ooc_flags[0] && nflags < MAX_FLAGS; k++)
+            flags[nflags++] = ooc_flags[k];
     for (const struct driver_flag *f = o->spec->flags; f && f->name && nflags < MAX_FLAGS; f++)
         flags[nflags++] = *f;
 

@@ -47,6 +47,7 @@ struct driver_spec {
     double (*flops)(const struct driver_opts *o);
     /* The tile size the library takes for this run (NULL: starsolve_get_nb()). */
     int (*tile_size)(const struct driver_opts *o);
+    int out_of_core;     /* 1: the driver takes -ooc and -host-mb (driver_factor_ooc) */
 };
 
 struct driver_opts {

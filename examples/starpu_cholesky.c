@@ -18,12 +18,6 @@ int main(int argc, char **argv)
     struct driver_opts o;
     const struct driver_flag flags[] = {
         { "-uplo", DRIVER_FLAG_CHOICE, &o.uplo, 0, "LU", "L|U", "triangle to factor: L (A = L L^H) or U (A = U^H U); default L" },
-        { "-ooc", DRIVER_FLAG_STRING, &o.ooc, 0, NULL, "DIR",
-          "out of core: factor an out-of-core descriptor whose tiles StarPU swaps to files in DIR\n"
-          "              (its disk backend) when the host memory given to it (-host-mb) is full" },
-        { "-host-mb", DRIVER_FLAG_INT, &o.host_mb, 0, NULL, "MB",
-          "with -ooc: host memory StarPU may give the tiles, MiB; 0 (default): a quarter of the\n"
-          "              matrix, or three columns of tiles if more" },
         { NULL },
     };
     const struct driver_spec spec = {
@@ -32,6 +26,7 @@ int main(int argc, char **argv)
                    "matrix (random + n I), then the solve (starsolve_<p>potrs) for nrhs right-hand sides.",
         .flags = flags,
         .flops = cholesky_flops,
+        .out_of_core = 1,
         .tile_size = cholesky_tile_size,
     };
     driver_opts_init(&o, &spec);

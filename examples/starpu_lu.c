@@ -24,12 +24,6 @@ int main(int argc, char **argv)
           "rows of A (default n); m != n times and checks the factorization only" },
         { "-nopiv", DRIVER_FLAG_SWITCH, &o.nopiv, 0, NULL, NULL,
           "LU without pivoting (getrf_nopiv), on a diagonally dominant matrix: random + max(m,n) I" },
-        { "-ooc", DRIVER_FLAG_STRING, &o.ooc, 0, NULL, "DIR",
-          "out of core: factor an out-of-core descriptor whose tiles StarPU swaps to files in DIR\n"
-          "              (its disk backend) when the host memory given to it (-host-mb) is full" },
-        { "-host-mb", DRIVER_FLAG_INT, &o.host_mb, 0, NULL, "MB",
-          "with -ooc: host memory StarPU may give the tiles, MiB; 0 (default): a quarter of the\n"
-          "              matrix, or three columns of tiles if more" },
         { NULL },
     };
     const struct driver_spec spec = {
@@ -38,6 +32,7 @@ int main(int argc, char **argv)
                    "then the solve (starsolve_<p>getrs) for nrhs random right-hand sides.",
         .flags = flags,
         .flops = lu_flops,
+        .out_of_core = 1,
         .tile_size = lu_tile_size,
     };
     driver_opts_init(&o, &spec);
