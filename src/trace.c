@@ -29,6 +29,7 @@ struct trace_access { uintptr_t handle; enum starpu_data_access_mode mode; };
 static struct {
     pthread_mutex_t lock;
     int on;
+    int profiling_before;          /* StarPU's profiling status when the trace started, restored at stop */
     struct trace_task *tasks;
     size_t ntasks, tasks_cap;
     struct trace_access *accesses;
@@ -98,8 +99,11 @@ int starsolve_trace_start(void)
     if (ss_ensure_init())
         return -1;
     starpu_task_wait_for_all();   /* a trace holds whole tasks: none of an earlier call */
-    if (starpu_profiling_status_set(STARPU_PROFILING_ENABLE) < 0)
+    int before = starpu_profiling_status_set(STARPU_PROFILING_ENABLE);   /* returns the previous status */
+    if (before < 0)
         return -1;
+    if (!__atomic_load_n(&trace.on, __ATOMIC_ACQUIRE))
+        trace.profiling_before = before;
     pthread_mutex_lock(&trace.lock);
     trace.ntasks = trace.naccesses = 0;
     pthread_mutex_unlock(&trace.lock);
@@ -112,7 +116,8 @@ int starsolve_trace_stop(void)
     if (!ss_ctx.initialized)
         return -1;
     starpu_task_wait_for_all();
-    __atomic_store_n(&trace.on, 0, __ATOMIC_RELEASE);
+    if (__atomic_exchange_n(&trace.on, 0, __ATOMIC_ACQ_REL) && trace.profiling_before == STARPU_PROFILING_DISABLE)
+        starpu_profiling_status_set(STARPU_PROFILING_DISABLE);   /* its cost stays with the traced runs */
     return (int)trace.ntasks;
 }
 
