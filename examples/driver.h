@@ -103,6 +103,7 @@ struct driver_result {
     driver_ratio_t orth;           /* ||I - Q^H Q|| / (n eps) */
     double bound;                  /* -bound: StarPU's lower bound in seconds; <= 0: none */
     double cp_bound;               /* -bound: the critical-path bound in seconds; <= 0: none */
+    double disk_read, disk_written; /* -ooc: bytes StarPU moved from and to its disk swap while factoring */
 };
 
 /* One line of the CSV output, as printed. The drivers fill it through
@@ -152,13 +153,15 @@ void driver_bound_begin(const struct driver_opts *o);
 void driver_bound_end(const struct driver_opts *o, struct driver_result *r);
 /* -ooc: the factorization on an out-of-core descriptor (starsolve_desc_create_ooc,
  * tiles of the run's tile size) holding the m x n matrix A: A goes in and comes back a
- * tile at a time, untimed; *seconds times submit and the wait. With ipiv, the
- * descriptor gets pivots and ipiv receives them (LAPACK's). Returns the
- * factorization's info, or a negative value when the descriptor could not be made. */
+ * tile at a time, untimed; r->seconds times submit and the wait, r->disk_read and
+ * r->disk_written count the bytes StarPU moved from and to its disk swap meanwhile
+ * (how often tiles are reloaded: the eviction thrash). With ipiv, the descriptor gets
+ * pivots and ipiv receives them (LAPACK's). Returns the factorization's info, or a
+ * negative value when the descriptor could not be made. */
 typedef int (*driver_ooc_submit_t)(const struct driver_opts *o, starsolve_desc_t *A, starsolve_pivots_t *piv,
                                    starsolve_request_t *req);
 int driver_factor_ooc(const struct driver_opts *o, starsolve_prec_t prec, void *A, int lda, int *ipiv,
-                      driver_ooc_submit_t submit, driver_time_t *seconds);
+                      driver_ooc_submit_t submit, struct driver_result *r);
 /* The host memory (MiB) StarPU may use for tiles with -ooc: -host-mb, else a quarter of
  * the matrix or three columns of tiles, whichever is more. */
 int driver_ooc_host_mb(const struct driver_opts *o);

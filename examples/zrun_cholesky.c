@@ -69,7 +69,7 @@ int run_zcholesky(const struct driver_opts *o)
         driver_bound_begin(o);
         driver_time_t t0 = driver_now();
         if (o->ooc) {   /* times the factorization alone, not the copies in and out */
-            r.info = driver_factor_ooc(o, STARSOLVE_Z, d.A, lda, NULL, cholesky_submit, &r.seconds);
+            r.info = driver_factor_ooc(o, STARSOLVE_Z, d.A, lda, NULL, cholesky_submit, &r);
         } else {
             r.info = starsolve_zpotrf(uplo, n, d.A, lda);
             r.seconds = driver_now() - t0;

@@ -83,7 +83,7 @@ int run_zlu(const struct driver_opts *o)
         driver_bound_begin(o);
         driver_time_t t0 = driver_now();
         if (o->ooc) {   /* times the factorization alone, not the copies in and out */
-            r.info = driver_factor_ooc(o, STARSOLVE_Z, d.A, lda, o->nopiv ? NULL : d.ipiv, lu_submit, &r.seconds);
+            r.info = driver_factor_ooc(o, STARSOLVE_Z, d.A, lda, o->nopiv ? NULL : d.ipiv, lu_submit, &r);
         } else {
             if (o->nopiv)
                 r.info = starsolve_zgetrf_nopiv(m, n, d.A, lda);

@@ -166,7 +166,8 @@ mkdir -p "$tmp/swap"
 for d in "$LU" "$LU -nopiv" "$CHOL" "$CHOL -uplo U"; do
     # shellcheck disable=SC2086
     checked_run $d -n 600 -nb 50 -ooc "$tmp/swap" -check
-    if grep -q "out of core" "$tmp/out"; then pass; else fail "$d -ooc: no 'out of core' in the result line"; fi
+    if grep -q "out of core (.* read [0-9.]* MB = [0-9.]* matrices, written [0-9.]* MB)" "$tmp/out"; then pass
+    else fail "$d -ooc: no 'out of core (... read ... matrices, written ...)' in the result line"; fi
 done
 usage_error "$LU" -n 300 -ooc "$tmp/no-such-dir"
 usage_error "$CHOL" -n 2000 -nb 100 -ooc "$tmp/swap" -host-mb 1
