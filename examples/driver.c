@@ -350,24 +350,6 @@ int driver_ooc_host_mb(const struct driver_opts *o)
     return quarter < least ? least : quarter > INT_MAX ? INT_MAX : (int)quarter;
 }
 
-/* Bytes moved between host memory and the disk swap since the last call, both ways
- * (StarPU's bus counters, which reading resets; task profiling must be on). */
-static void disk_traffic(double *read, double *written)
-{
-    *read = *written = 0;
-    for (int bus = 0; bus < starpu_bus_get_count(); bus++) {
-        struct starpu_profiling_bus_info info;
-        if (starpu_bus_get_profiling_info(bus, &info) != 0)
-            continue;
-        enum starpu_node_kind src = starpu_node_get_kind((unsigned)starpu_bus_get_src(bus));
-        enum starpu_node_kind dst = starpu_node_get_kind((unsigned)starpu_bus_get_dst(bus));
-        if (src == STARPU_DISK_RAM && dst == STARPU_CPU_RAM)
-            *read += (double)info.transferred_bytes;
-        else if (src == STARPU_CPU_RAM && dst == STARPU_DISK_RAM)
-            *written += (double)info.transferred_bytes;
-    }
-}
-
 int driver_factor_ooc(const struct driver_opts *o, starsolve_prec_t prec, void *A, int lda, int *ipiv,
                       driver_ooc_submit_t submit, struct driver_result *r)
 {
@@ -382,13 +364,13 @@ int driver_factor_ooc(const struct driver_opts *o, starsolve_prec_t prec, void *
         info = starsolve_pivots_create(&piv, dA);
     if (info == 0) {
         int profiling = starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-        disk_traffic(&r->disk_read, &r->disk_written);   /* from zero */
+        starsolve_ooc_traffic(&r->disk_read, &r->disk_written);   /* from zero */
         driver_time_t t0 = driver_now();
         info = submit(o, dA, piv, req);
         if (info == 0)
             info = starsolve_request_wait(req);
         r->seconds = driver_now() - t0;
-        disk_traffic(&r->disk_read, &r->disk_written);
+        starsolve_ooc_traffic(&r->disk_read, &r->disk_written);
         if (profiling == STARPU_PROFILING_DISABLE)
             starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
         starsolve_desc_to_lapack(dA, A, lda);

@@ -126,6 +126,11 @@ int  starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec
  * starsolve_desc_from_lapack (a tile at a time) and read it back with
  * starsolve_desc_to_lapack; the tile routines take it like any descriptor. */
 int  starsolve_desc_create_ooc(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb);
+/* Bytes StarPU moved from its disk swap to host memory (*read) and from host memory to
+ * the swap (*written) since the previous call (the first call starts the count): how
+ * often out-of-core tiles were evicted and loaded again. Counted while StarPU's task
+ * profiling is on (starpu_profiling_status_set); both 0 without a disk swap. */
+void starsolve_ooc_traffic(double *read, double *written);
 /* Copy between a LAPACK column-major array (lda >= m) and an owned or out-of-core descriptor.
  * Both wait for tasks on the descriptor first. */
 int  starsolve_desc_from_lapack(starsolve_desc_t *desc, const void *A, int lda);

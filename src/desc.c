@@ -107,6 +107,24 @@ int starsolve_desc_create_ooc(starsolve_desc_t **desc, starsolve_prec_t prec, in
     return create_owned(desc, prec, m, n, nb, 1);
 }
 
+void starsolve_ooc_traffic(double *read, double *written)
+{
+    *read = *written = 0;
+    if (!ss_ctx.initialized)
+        return;
+    for (int bus = 0; bus < starpu_bus_get_count(); bus++) {
+        struct starpu_profiling_bus_info info;
+        if (starpu_bus_get_profiling_info(bus, &info) != 0)   /* reading resets the bus's counters */
+            continue;
+        enum starpu_node_kind src = starpu_node_get_kind((unsigned)starpu_bus_get_src(bus));
+        enum starpu_node_kind dst = starpu_node_get_kind((unsigned)starpu_bus_get_dst(bus));
+        if (src == STARPU_DISK_RAM && dst == STARPU_CPU_RAM)
+            *read += (double)info.transferred_bytes;
+        else if (src == STARPU_CPU_RAM && dst == STARPU_DISK_RAM)
+            *written += (double)info.transferred_bytes;
+    }
+}
+
 int starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb,
                                  void *Aptr, int lda)
 {

@@ -127,6 +127,13 @@ static int by_job(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Does this access order tasks? Scratch buffers are private to each worker, and
+ * an access without R or W touches nothing. */
+static int orders_tasks(enum starpu_data_access_mode mode)
+{
+    return !(mode & STARPU_SCRATCH) && (mode & STARPU_RW);
+}
+
 /* Per data handle, the last writer and the readers since (indices into the sorted tasks). */
 struct handle_state { uintptr_t handle; int writer; int *readers; int nreaders, cap; };
 
@@ -156,8 +163,8 @@ double starsolve_trace_critical_path(void)
             double ready = 0;   /* when every task it depends on can have finished */
             for (int a = 0; a < task->naccesses; a++) {
                 const struct trace_access *acc = &trace.accesses[task->first_access + a];
-                if (acc->mode & STARPU_SCRATCH || !(acc->mode & STARPU_RW))
-                    continue;   /* a private buffer per worker: no dependency */
+                if (!orders_tasks(acc->mode))
+                    continue;
                 struct handle_state *s = state_of(table, size, acc->handle);
                 if (s->writer >= 0 && finish[s->writer] > ready)
                     ready = finish[s->writer];
@@ -174,7 +181,7 @@ double starsolve_trace_critical_path(void)
             /* then record this task's accesses */
             for (int a = 0; a < task->naccesses; a++) {
                 const struct trace_access *acc = &trace.accesses[task->first_access + a];
-                if (acc->mode & STARPU_SCRATCH || !(acc->mode & STARPU_RW))
+                if (!orders_tasks(acc->mode))
                     continue;
                 struct handle_state *s = state_of(table, size, acc->handle);
                 if (acc->mode & STARPU_W) {

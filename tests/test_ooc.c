@@ -13,29 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <starpu.h>
+#include <starpu.h>   /* starpu_profiling_status_set: the traffic counters */
 #include "testing.h"
 #include "check.h"
 
 struct testing_counts testing_counts;
 
 enum { HOST_MB = 4, N = 1400, NB = 100 };   /* 1400^2 doubles: 15.7 MB, about 4x HOST_MB */
-
-/* Bytes StarPU wrote from host memory to its disk node since the last call (bus
- * profiling; reading a bus's counters resets them). */
-static long long bytes_to_disk(void)
-{
-    long long bytes = 0;
-    for (int bus = 0; bus < starpu_bus_get_count(); bus++) {
-        struct starpu_profiling_bus_info info;
-        if (starpu_bus_get_profiling_info(bus, &info) != 0)
-            continue;
-        if (starpu_node_get_kind((unsigned)starpu_bus_get_src(bus)) == STARPU_CPU_RAM
-            && starpu_node_get_kind((unsigned)starpu_bus_get_dst(bus)) == STARPU_DISK_RAM)
-            bytes += info.transferred_bytes;
-    }
-    return bytes;
-}
 
 static void remove_dir(const char *dir)
 {
@@ -71,7 +55,8 @@ static void factor_out_of_core(enum kind kind)
     starsolve_desc_t *A = NULL;
     starsolve_pivots_t *piv = NULL;
     starsolve_request_t *req = starsolve_request_create();
-    bytes_to_disk();   /* from zero */
+    double read, written;
+    starsolve_ooc_traffic(&read, &written);   /* from zero */
     int ret = starsolve_desc_create_ooc(&A, STARSOLVE_D, N, N, NB);
     if (!TEST_CHECK(ret == 0 && A, "%s: starsolve_desc_create_ooc = %d", kind_name[kind], ret))
         goto out;
@@ -90,8 +75,9 @@ static void factor_out_of_core(enum kind kind)
     /* Filling the descriptor alone writes out what does not fit (matrix - limit), and the
      * factorization evicts tiles again after updating them: at least the matrix's size in all
      * (20 to 59 MB were seen; without the limit StarPU wrote 8.4 MB, its idle write-backs). */
-    long long written = bytes_to_disk(), must = (long long)count * sizeof(double);
-    TEST_CHECK(written >= must, "%s: %lld bytes written to the disk swap, expected at least %lld", kind_name[kind],
+    starsolve_ooc_traffic(&read, &written);
+    double must = (double)count * sizeof(double);
+    TEST_CHECK(written >= must, "%s: %.0f bytes written to the disk swap, expected at least %.0f", kind_name[kind],
                written, must);
     TEST_CHECK(starsolve_desc_to_lapack(A, F, N) == 0, "%s: to_lapack", kind_name[kind]);
     double berr;
