@@ -18,79 +18,95 @@ struct zgemm_tiles_args {
     SS_CUBLAS_SCALAR starsolve_complex64_t alpha, beta;
 };
 
-/* buffers: [0] S, [1 .. ntiles] X_i, [ntiles+1 .. 2 ntiles] C_i */
-static void operands(const struct zgemm_tiles_args *a, void *buffers[], int i, void **A, void **B, void **C)
+/* The operands of product i: S is shared, X_i and C_i are tile i's. */
+static void operands(int shared_left, void *S, void *X, void **A, void **B)
 {
-    *A = a->shared_left ? buffers[0] : buffers[1 + i];
-    *B = a->shared_left ? buffers[1 + i] : buffers[0];
-    *C = buffers[1 + a->ntiles + i];
+    *A = shared_left ? S : X;
+    *B = shared_left ? X : S;
 }
 
+void cpu_zgemm_tiles(char transa, char transb, starsolve_complex64_t alpha, void *S, int shared_left, int ntiles,
+                     void *const *X, starsolve_complex64_t beta, void *const *C)
+{
+    for (int i = 0; i < ntiles; i++) {
+        void *A, *B;
+        operands(shared_left, S, X[i], &A, &B);
+        int k = transa == 'N' ? SS_COLS(A) : SS_ROWS(A);
+        cblas_zgemm(CblasColMajor, ss_cblas_trans(transa), ss_cblas_trans(transb), SS_ROWS(C[i]), SS_COLS(C[i]), k,
+                    CBLAS_SADDR(alpha),
+                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(A), SS_LD(A),
+                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(B), SS_LD(B),
+                    CBLAS_SADDR(beta),
+                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(C[i]), SS_LD(C[i]));
+    }
+}
+
+/* buffers: [0] S, [1 .. ntiles] X_i, [ntiles+1 .. 2 ntiles] C_i */
 static void zgemm_tiles_cpu(void *buffers[], void *cl_arg)
 {
     const struct zgemm_tiles_args *a = cl_arg;
-    for (int i = 0; i < a->ntiles; i++) {
-        void *A, *B, *C;
-        operands(a, buffers, i, &A, &B, &C);
-        int k = a->transa == 'N' ? SS_COLS(A) : SS_ROWS(A);
-        cblas_zgemm(CblasColMajor, ss_cblas_trans(a->transa), ss_cblas_trans(a->transb), SS_ROWS(C), SS_COLS(C), k,
-                    CBLAS_SADDR(a->alpha),
-                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(A), SS_LD(A),
-                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(B), SS_LD(B),
-                    CBLAS_SADDR(a->beta),
-                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(C), SS_LD(C));
-    }
+    cpu_zgemm_tiles(a->transa, a->transb, a->alpha, buffers[0], a->shared_left, a->ntiles, buffers + 1, a->beta,
+                    buffers + 1 + a->ntiles);
 }
 
 #ifdef STARSOLVE_USE_CUDA
 /* Tiles of one shape (all but a partial last tile row or column) go to one
  * cublasZgemmBatched call: a 1024 GEMM fills half of an H100's SMs (64 thread
  * blocks of 128 x 128), a batch of them fills all. */
-static void zgemm_tiles_cuda(void *buffers[], void *cl_arg)
+void cuda_zgemm_tiles(char transa, char transb, starsolve_complex64_t alpha, void *S, int shared_left, int ntiles,
+                      void *const *X, starsolve_complex64_t beta, void *const *C)
 {
-    const struct zgemm_tiles_args *a = cl_arg;
+    SS_CUBLAS_SCALAR starsolve_complex64_t alpha_ = alpha, beta_ = beta;
     cublasHandle_t handle = starpu_cublas_get_local_handle();
     cudaStream_t stream = starpu_cuda_get_local_stream();
-    int n = a->ntiles;
+    int n = ntiles;
     void *ptr[3 * n];   /* A_i, then B_i, then C_i */
     for (int i = 0; i < n; i++) {
-        void *A, *B, *C;
-        operands(a, buffers, i, &A, &B, &C);
+        void *A, *B;
+        operands(shared_left, S, X[i], &A, &B);
         ptr[i] = (void *)STARPU_MATRIX_GET_PTR(A);
         ptr[n + i] = (void *)STARPU_MATRIX_GET_PTR(B);
-        ptr[2 * n + i] = (void *)STARPU_MATRIX_GET_PTR(C);
+        ptr[2 * n + i] = (void *)STARPU_MATRIX_GET_PTR(C[i]);
     }
     void *const *dptr = NULL;
     for (int i0 = 0, i1; i0 < n; i0 = i1) {
-        void *A0, *B0, *C0;
-        operands(a, buffers, i0, &A0, &B0, &C0);
+        void *A0, *B0, *C0 = C[i0];
+        operands(shared_left, S, X[i0], &A0, &B0);
         /* the run of tiles i0 .. i1-1 with the shape and leading dimensions of tile i0 */
         for (i1 = i0 + 1; i1 < n; i1++) {
-            void *A, *B, *C;
-            operands(a, buffers, i1, &A, &B, &C);
+            void *A, *B;
+            operands(shared_left, S, X[i1], &A, &B);
             if (SS_ROWS(A) != SS_ROWS(A0) || SS_COLS(A) != SS_COLS(A0) || SS_ROWS(B) != SS_ROWS(B0)
-                || SS_COLS(B) != SS_COLS(B0) || SS_LD(A) != SS_LD(A0) || SS_LD(B) != SS_LD(B0) || SS_LD(C) != SS_LD(C0))
+                || SS_COLS(B) != SS_COLS(B0) || SS_LD(A) != SS_LD(A0) || SS_LD(B) != SS_LD(B0)
+                || SS_LD(C[i1]) != SS_LD(C0))
                 break;
         }
-        int k = a->transa == 'N' ? SS_COLS(A0) : SS_ROWS(A0);
+        int k = transa == 'N' ? SS_COLS(A0) : SS_ROWS(A0);
         if (i1 - i0 == 1) {
-            SS_CUBLAS(cublasZgemm(handle, ss_cublas_op(a->transa), ss_cublas_op(a->transb), SS_ROWS(C0), SS_COLS(C0), k,
-                                  (const cuDoubleComplex *)&a->alpha,
+            SS_CUBLAS(cublasZgemm(handle, ss_cublas_op(transa), ss_cublas_op(transb), SS_ROWS(C0), SS_COLS(C0), k,
+                                  (const cuDoubleComplex *)&alpha_,
                                   (const cuDoubleComplex *)ptr[i0], SS_LD(A0),
                                   (const cuDoubleComplex *)ptr[n + i0], SS_LD(B0),
-                                  (const cuDoubleComplex *)&a->beta,
+                                  (const cuDoubleComplex *)&beta_,
                                   (cuDoubleComplex *)ptr[2 * n + i0], SS_LD(C0)));
             continue;
         }
         if (!dptr)
             dptr = ss_cuda_pointer_array(ptr, 3 * n, stream);
-        SS_CUBLAS(cublasZgemmBatched(handle, ss_cublas_op(a->transa), ss_cublas_op(a->transb), SS_ROWS(C0), SS_COLS(C0), k,
-                                     (const cuDoubleComplex *)&a->alpha,
+        SS_CUBLAS(cublasZgemmBatched(handle, ss_cublas_op(transa), ss_cublas_op(transb), SS_ROWS(C0), SS_COLS(C0), k,
+                                     (const cuDoubleComplex *)&alpha_,
                                      (const cuDoubleComplex *const *)(dptr + i0), SS_LD(A0),
                                      (const cuDoubleComplex *const *)(dptr + n + i0), SS_LD(B0),
-                                     (const cuDoubleComplex *)&a->beta,
+                                     (const cuDoubleComplex *)&beta_,
                                      (cuDoubleComplex *const *)(dptr + 2 * n + i0), SS_LD(C0), i1 - i0));
     }
+}
+
+static void zgemm_tiles_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zgemm_tiles_args *a = cl_arg;
+    cuda_zgemm_tiles(a->transa, a->transb, a->alpha, buffers[0], a->shared_left, a->ntiles, buffers + 1, a->beta,
+                     buffers + 1 + a->ntiles);
 }
 #endif
 

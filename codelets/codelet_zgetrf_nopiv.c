@@ -1,11 +1,13 @@
 /* LU without pivoting of one tile. CPU: a recursive LU built on BLAS
  * (LAPACK has no unpivoted getrf); CUDA: cuSOLVER getrf with no pivot array.
- * An exactly zero U(i,i) is reported to the request as offset + i. */
+ * An exactly zero U(i,i) is reported to the request as offset + i.
+ * Optionally the task also leaves L^-1, the inverse of the unit lower
+ * triangle, for the updates right of the tile (codelet_zgetrf_update.c). */
 #include <complex.h>
 #include <stdlib.h>
 #include "codelets.h"
 
-struct zgetrf_nopiv_args { int offset; starsolve_request_t *req; };
+struct zgetrf_nopiv_args { int offset, with_inverse; starsolve_request_t *req; };
 
 /* Recursive right-looking LU of the m x n block A (m >= n). Returns the first
  * zero pivot (1-based) or 0; like LAPACK it goes on past a zero pivot. */
@@ -44,6 +46,13 @@ static void zgetrf_nopiv_cpu(void *buffers[], void *cl_arg)
     }
     if (info > 0)
         ss_request_report(a->req, a->offset + info);
+    if (a->with_inverse) {
+        const starsolve_complex64_t one = 1.0;
+        starsolve_complex64_t *X = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[2]);
+        LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', k, k, 0.0, 1.0, X, SS_LD(buffers[2]));
+        cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, k, k, CBLAS_SADDR(one), A, lda,
+                    X, SS_LD(buffers[2]));
+    }
 }
 
 #ifdef STARSOLVE_USE_CUDA
@@ -63,6 +72,15 @@ static void zgetrf_nopiv_cuda(void *buffers[], void *cl_arg)
     int *dinfo = (int *)STARPU_VECTOR_GET_PTR(buffers[1]);
     SS_CUSOLVER(cusolverDnZgetrf(h, m, n, A, lda, (cuDoubleComplex *)(dinfo + 4), NULL, dinfo));
     ss_cuda_report_info_async(dinfo, a->offset, a->req, stream);
+    if (a->with_inverse) {
+        int k = ss_min(m, n);
+        void *X = (void *)STARPU_MATRIX_GET_PTR(buffers[2]);
+        SS_CUBLAS_SCALAR const starsolve_complex64_t zero = 0.0, one = 1.0;
+        ss_cuda_laset('A', sizeof(starsolve_complex64_t), k, k, &zero, &one, X, SS_LD(buffers[2]), stream);
+        SS_CUBLAS(cublasZtrsm(starpu_cublas_get_local_handle(), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                              CUBLAS_DIAG_UNIT, k, k, (const cuDoubleComplex *)&one, A, lda, (cuDoubleComplex *)X,
+                              SS_LD(buffers[2])));
+    }
 }
 #endif
 
@@ -85,24 +103,23 @@ static struct starpu_codelet cl_zgetrf_nopiv = {
     .cuda_funcs = { zgetrf_nopiv_cuda },
     .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-    .nbuffers = 2,
-    .modes = { STARPU_RW, STARPU_SCRATCH },   /* the tile; cuSOLVER's info and workspace */
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,   /* the tile; cuSOLVER's info and workspace; L^-1 if asked */
     .model = &model_zgetrf_nopiv,
     .name = "zgetrf_nopiv",
     .callback_func = ss_trace_task_done,
 };
 
-void insert_zgetrf_nopiv(starpu_data_handle_t A, starpu_data_handle_t scratch, int offset, starsolve_request_t *req,
-                         int prio)
+void insert_zgetrf_nopiv(starpu_data_handle_t A, starpu_data_handle_t linv, starpu_data_handle_t scratch, int offset,
+                         starsolve_request_t *req, int prio)
 {
     struct zgetrf_nopiv_args *a = malloc(sizeof *a);
-    *a = (struct zgetrf_nopiv_args){ offset, req };
+    *a = (struct zgetrf_nopiv_args){ offset, linv != NULL, req };
+    struct starpu_data_descr descr[3] = { { A, STARPU_RW }, { scratch, STARPU_SCRATCH }, { linv, STARPU_W } };
     double m = starpu_matrix_get_nx(A), n = starpu_matrix_get_ny(A);
     double k = m < n ? m : n;
     int ret = starpu_task_insert(&cl_zgetrf_nopiv,
                                  STARPU_CL_ARGS, a, sizeof *a,
-                                 STARPU_RW, A,
-                                 STARPU_SCRATCH, scratch,
+                                 STARPU_DATA_MODE_ARRAY, descr, linv ? 3 : 2,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
                                  STARPU_NAME, "zgetrf_nopiv",
                                  STARPU_FLOPS, SS_FLOP_SCALE * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),

@@ -2,7 +2,11 @@
  * diagonal down. The pivot of each column is searched in every tile row of the
  * panel (true partial pivoting), so the panel is one task: it gathers its tiles
  * into one tall matrix, factors it (CPU: LAPACKE getrf, CUDA: cuSOLVER getrf)
- * and scatters the factors back. ipiv receives global 1-based rows. */
+ * and scatters the factors back. ipiv receives global 1-based rows.
+ * Optionally the panel also leaves the inverse of its unit lower triangle
+ * L11 (the top npiv x npiv) in a tile of its own, so that the updates right
+ * of it solve with L11 by a GEMM (codelet_zgetrf_update.c): cuBLAS's TRSM on
+ * a 1024 tile runs several times slower than a GEMM of the same shape. */
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +14,11 @@
 #include "pivots.h"
 
 /* leaf: the GPU variant's recursion width (starsolve_config_t.gpu_panel_leaf) */
-struct zgetrf_panel_args { int ntiles, offset, leaf; starsolve_request_t *req; };
+struct zgetrf_panel_args { int ntiles, offset, leaf, with_inverse; starsolve_request_t *req; };
 
 /* buffers[0] is ipiv, the panel is buffers[1..ntiles], then the scratch
  * buffer (ss_zgetrf_panel_scratch_bytes; the CPU gathers a panel there too
- * unless its tiles are one block already). */
+ * unless its tiles are one block already), then (with_inverse) L11^-1. */
 static int panel_rows(void *buffers[], int ntiles)
 {
     int m = 0;
@@ -61,6 +65,14 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
     ss_piv_finish_panel(v, npiv, a->offset);
     if (info > 0)
         ss_request_report(a->req, a->offset + info);
+    if (a->with_inverse) {
+        void *linv = buffers[2 + a->ntiles];
+        starsolve_complex64_t *X = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(linv);
+        const starsolve_complex64_t one = 1.0;
+        LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', npiv, npiv, 0.0, 1.0, X, SS_LD(linv));
+        cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, npiv, npiv, CBLAS_SADDR(one),
+                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]), X, SS_LD(linv));
+    }
 }
 
 #ifdef STARSOLVE_USE_CUDA
@@ -188,6 +200,15 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     getrf_recursive(&rec, m, n, 0, panel, m, dpiv);
     ss_cuda_fill_nan_if(sizeof(double), reals, panel, dnan, stream);
     copy_panel(buffers, a->ntiles, m, n, panel, 1, stream);
+    if (a->with_inverse) {
+        void *linv = buffers[2 + a->ntiles];
+        SS_CUBLAS_SCALAR const starsolve_complex64_t zero = 0.0, one = 1.0;
+        ss_cuda_laset('A', sizeof(starsolve_complex64_t), npiv, npiv, &zero, &one, (void *)STARPU_MATRIX_GET_PTR(linv),
+                      SS_LD(linv), stream);
+        SS_CUBLAS(cublasZtrsm(rec.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
+                              npiv, npiv, (const cuDoubleComplex *)&one, panel, m,
+                              (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(linv), SS_LD(linv)));
+    }
 
     struct ss_staging *s = ss_cuda_staging(sizeof(struct panel_results) + ss_piv_ints(npiv) * sizeof(int));
     struct panel_results *r = s->host;
@@ -252,11 +273,13 @@ static struct starpu_codelet cl_zgetrf_panel = {
 };
 
 void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_data_handle_t ipiv,
-                         starpu_data_handle_t scratch, int offset, starsolve_request_t *req, int prio)
+                         starpu_data_handle_t linv, starpu_data_handle_t scratch, int offset,
+                         starsolve_request_t *req, int prio)
 {
     struct zgetrf_panel_args *a = malloc(sizeof *a);
-    *a = (struct zgetrf_panel_args){ ntiles, offset, ss_ctx.gpu_panel_leaf, req };
-    struct starpu_data_descr *descr = malloc((size_t)(ntiles + 2) * sizeof *descr);
+    *a = (struct zgetrf_panel_args){ ntiles, offset, ss_ctx.gpu_panel_leaf, linv != NULL, req };
+    int nbuffers = ntiles + 2 + (linv != NULL);
+    struct starpu_data_descr *descr = malloc((size_t)nbuffers * sizeof *descr);
     descr[0] = (struct starpu_data_descr){ ipiv, STARPU_W };
     double m = 0, n = starpu_matrix_get_ny(tiles[0]);
     for (int t = 0; t < ntiles; t++) {
@@ -264,10 +287,12 @@ void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_d
         m += starpu_matrix_get_nx(tiles[t]);
     }
     descr[1 + ntiles] = (struct starpu_data_descr){ scratch, STARPU_SCRATCH };
+    if (linv)
+        descr[2 + ntiles] = (struct starpu_data_descr){ linv, STARPU_W };
     double k = m < n ? m : n;
     int ret = starpu_task_insert(&cl_zgetrf_panel,
                                  STARPU_CL_ARGS, a, sizeof *a,
-                                 STARPU_DATA_MODE_ARRAY, descr, ntiles + 2,
+                                 STARPU_DATA_MODE_ARRAY, descr, nbuffers,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
                                  STARPU_NAME, "zgetrf_panel",
                                  STARPU_FLOPS, SS_FLOP_SCALE * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),

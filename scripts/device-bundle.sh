@@ -11,6 +11,8 @@ out=${2:?usage: device-bundle.sh BUILDDIR OUT.tar.xz}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib"
+# the test programs are check_PROGRAMS: build them (and nothing else) so the bundle never carries stale ones
+make -C "$build" -s check TESTS= > /dev/null
 
 progs=()
 for p in examples/starpu_lu examples/starpu_cholesky examples/starpu_qr examples/starpu_rbt examples/starpu_batched examples/starpu_spike \

@@ -3,8 +3,11 @@
  * picks every pivot among all its rows; then, for each column j to its right,
  * one task applies the panel's swaps to the column, a TRSM makes U(k,j) and
  * GEMMs update the trailing tiles (one task per tile, or per column with GPUs:
- * starsolve_config_t.update_tiles). At the end the swaps of later panels go to
- * the columns of L on their left, so L comes out as LAPACK's getrf leaves it. */
+ * starsolve_config_t.update_tiles). With whole-column updates (GPUs) the
+ * swaps, the TRSM and the GEMMs of a column are one task instead
+ * (codelet_zgetrf_update.c), which solves with the inverse of L(k,k) that
+ * the panel leaves. At the end the swaps of later panels go to the columns of
+ * L on their left, so L comes out as LAPACK's getrf leaves it. */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
@@ -17,24 +20,36 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
     starpu_data_handle_t *lcolumn = malloc((size_t)A->mt * sizeof *lcolumn);
     starpu_data_handle_t panel_scratch = ss_scratch_buffer(ss_zgetrf_panel_scratch_bytes(A->m, ss_min(A->nb, A->n)));
     starpu_data_handle_t swap_scratch = ss_scratch_buffer(ss_zlaswp_scratch_bytes(A->nb, A->nb));
+    int fused = ss_ctx.update_tiles > 1;
+    starpu_data_handle_t update_scratch = fused ? ss_scratch_buffer(ss_zgetrf_update_scratch_bytes(A->nb, 1)) : NULL;
 
     for (int k = 0; k < kt; k++) {
         int ntiles = A->mt - k;
         for (int i = k; i < A->mt; i++)
             column[i - k] = ss_tile(A, i, k);
-        insert_zgetrf_panel(ntiles, column, piv->panels[k], panel_scratch, k * A->nb, req, ss_prio_panel(A->nt, k));
+        for (int i = k + 1; i < A->mt; i++)
+            lcolumn[i - k - 1] = ss_tile(A, i, k);
+        int npiv = ss_min(ss_tile_rows(A, k), ss_tile_cols(A, k));
+        /* L(k,k)^-1, one per step: the next panel writes its own while this step's updates read it */
+        starpu_data_handle_t linv = fused && k + 1 < A->nt ? ss_workspace_tile(A, npiv, npiv) : NULL;
+        insert_zgetrf_panel(ntiles, column, piv->panels[k], linv, panel_scratch, k * A->nb, req,
+                            ss_prio_panel(A->nt, k));
 
         for (int j = k + 1; j < A->nt; j++) {
             int prio = ss_prio_update(A->nt, j);
             for (int i = k; i < A->mt; i++)
                 column[i - k] = ss_tile(A, i, j);
+            if (fused) {
+                insert_zgetrf_update(ntiles, column, lcolumn, linv, piv->panels[k], update_scratch, prio);
+                continue;
+            }
             insert_zlaswp(ntiles, column, 1, &piv->panels[k], swap_scratch, k * A->nb, 1, prio);
             insert_ztrsm('L', 'L', 'N', 'U', one, ss_tile(A, k, k), ss_tile(A, k, j), prio);
-            for (int i = k + 1; i < A->mt; i++)
-                lcolumn[i - k - 1] = ss_tile(A, i, k);
             /* A(i,j) -= L(i,k) U(k,j) for i > k: column[1..] still holds A(k+1.., j) */
             insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, ntiles - 1, lcolumn, one, column + 1, prio);
         }
+        if (linv)
+            ss_workspace_release(linv);
         for (int i = k + 1; i < A->mt; i++)
             starpu_data_wont_use(ss_tile(A, i, k));
         /* row k of U is final (later swaps start below it); L's columns
@@ -57,6 +72,8 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
     }
     ss_workspace_release(panel_scratch);
     ss_workspace_release(swap_scratch);
+    if (update_scratch)
+        ss_workspace_release(update_scratch);
     free(column);
     free(lcolumn);
 }

@@ -1,5 +1,8 @@
 /* Right-looking tile LU without pivoting: the textbook tile loop (the GEMMs of
- * a tile column in one task or several: starsolve_config_t.update_tiles). */
+ * a tile column in one task or several: starsolve_config_t.update_tiles).
+ * With whole-column updates (GPUs) the TRSM of U(k,j) and the GEMMs below it
+ * are one task (codelet_zgetrf_update.c), which solves with the inverse of
+ * L(k,k) that the diagonal tile's LU leaves. */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
@@ -11,20 +14,32 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
     starpu_data_handle_t scratch = ss_scratch_buffer(ss_zgetrf_nopiv_scratch_bytes(A->nb));
     starpu_data_handle_t *lcolumn = malloc((size_t)A->mt * sizeof *lcolumn);
     starpu_data_handle_t *column = malloc((size_t)A->mt * sizeof *column);
+    int fused = ss_ctx.update_tiles > 1;
+    starpu_data_handle_t update_scratch = fused ? ss_scratch_buffer(ss_zgetrf_update_scratch_bytes(A->nb, 0)) : NULL;
     for (int k = 0; k < kt; k++) {
         int panel_prio = ss_prio_panel(A->nt, k);
-        insert_zgetrf_nopiv(ss_tile(A, k, k), scratch, k * A->nb, req, panel_prio);
+        int npiv = ss_min(ss_tile_rows(A, k), ss_tile_cols(A, k));
+        /* L(k,k)^-1, one per step: the next diagonal tile writes its own while this step's updates read it */
+        starpu_data_handle_t linv = fused && k + 1 < A->nt ? ss_workspace_tile(A, npiv, npiv) : NULL;
+        insert_zgetrf_nopiv(ss_tile(A, k, k), linv, scratch, k * A->nb, req, panel_prio);
         for (int i = k + 1; i < A->mt; i++) {
             insert_ztrsm('R', 'U', 'N', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), panel_prio);
             lcolumn[i - k - 1] = ss_tile(A, i, k);
         }
         for (int j = k + 1; j < A->nt; j++) {
             int prio = ss_prio_update(A->nt, j);
+            for (int i = k; i < A->mt; i++)
+                column[i - k] = ss_tile(A, i, j);
+            if (fused) {
+                insert_zgetrf_update(A->mt - k, column, lcolumn, linv, NULL, update_scratch, prio);
+                continue;
+            }
             insert_ztrsm('L', 'L', 'N', 'U', one, ss_tile(A, k, k), ss_tile(A, k, j), prio);
-            for (int i = k + 1; i < A->mt; i++)
-                column[i - k - 1] = ss_tile(A, i, j);
-            insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, A->mt - k - 1, lcolumn, one, column, prio);
+            /* A(i,j) -= L(i,k) U(k,j) for i > k */
+            insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, A->mt - k - 1, lcolumn, one, column + 1, prio);
         }
+        if (linv)
+            ss_workspace_release(linv);
         for (int i = k + 1; i < A->mt; i++)
             starpu_data_wont_use(ss_tile(A, i, k));
         /* row k of U and column k of L are final */
@@ -34,6 +49,8 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
             ss_tile_send_home(A, i, k);
     }
     ss_workspace_release(scratch);
+    if (update_scratch)
+        ss_workspace_release(update_scratch);
     free(lcolumn);
     free(column);
 }

@@ -517,7 +517,8 @@ int test_zlu(void)
     lu_tile(257, 64, 5, 904);
 
     /* the GPU's trailing updates on CPU workers: several tile GEMMs per task
-     * (3, and a whole tile column), with partial tiles, lda > n, a later zero
+     * (3, and a whole tile column; LU with pivoting then solves with L(k,k)^-1
+     * in one task per column), with partial tiles, lda > n, a later zero
      * pivot and a NaN; then the automatic choice again */
     static const int update_tiles[] = { 3, 1000 };
     for (size_t u = 0; u < sizeof update_tiles / sizeof update_tiles[0]; u++) {
@@ -526,6 +527,7 @@ int test_zlu(void)
         lu_square(100, 7, 2, 2, 1001 + 10 * (unsigned)u);
         lu_square(257, 32, 0, 3, 1002 + 10 * (unsigned)u);
         lu_shape(257, 64, 32, 1, 1003 + 10 * (unsigned)u);
+        lu_shape(70, 200, 32, 2, 1009 + 10 * (unsigned)u);   /* wide: the last panel's L(k,k) is 6 x 6 */
         lu_nopiv(100, 100, 7, 3, 1004 + 10 * (unsigned)u);
         lu_nopiv(64, 257, 32, 0, 1005 + 10 * (unsigned)u);
         lu_singular(257, 64, 200, 1006 + 10 * (unsigned)u);
