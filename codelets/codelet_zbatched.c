@@ -305,7 +305,7 @@ void insert_zvbatch(int op, char uplo, int count, const starpu_data_handle_t *A,
     d[nh - 1] = (struct starpu_data_descr){ info, STARPU_W };
     struct zvbatch_args *a = malloc(sizeof *a);
     *a = (struct zvbatch_args){ op, count, uplo };
-    int ret = starpu_task_insert(&cl_zvbatch, STARPU_CL_ARGS, a, sizeof *a, STARPU_DATA_MODE_ARRAY, d, nh,
+    int ret = ss_task_insert(&cl_zvbatch, STARPU_CL_ARGS, a, sizeof *a, STARPU_DATA_MODE_ARRAY, d, nh,
                                  STARPU_NAME, "zvbatch", STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zvbatch");
     free(d);

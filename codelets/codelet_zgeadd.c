@@ -53,7 +53,7 @@ void insert_zgeadd(starsolve_complex64_t alpha, starpu_data_handle_t A, starpu_d
 {
     struct zgeadd_args *a = malloc(sizeof *a);
     *a = (struct zgeadd_args){ alpha };
-    int ret = starpu_task_insert(&cl_zgeadd, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, A, STARPU_RW, B,
+    int ret = ss_task_insert(&cl_zgeadd, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, A, STARPU_RW, B,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio), STARPU_NAME, "zgeadd", 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgeadd");
 }

@@ -60,7 +60,7 @@ void insert_zgemm(char transa, char transb, starsolve_complex64_t alpha, starpu_
     *a = (struct zgemm_args){ transa, transb, alpha, beta };
     double m = starpu_matrix_get_nx(C), n = starpu_matrix_get_ny(C);
     double k = transa == 'N' ? starpu_matrix_get_ny(A) : starpu_matrix_get_nx(A);
-    int ret = starpu_task_insert(&cl_zgemm,
+    int ret = ss_task_insert(&cl_zgemm,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_R, A, STARPU_R, B,
                                  STARPU_RW, C,

@@ -146,10 +146,12 @@ static void insert_one(char transa, char transb, starsolve_complex64_t alpha, st
         descr[1 + i] = (struct starpu_data_descr){ X[i], STARPU_R };
         descr[1 + ntiles + i] = (struct starpu_data_descr){ C[i], STARPU_RW };
     }
-    int ret = starpu_task_insert(&cl_zgemm_tiles,
+    int ret = ss_task_insert(&cl_zgemm_tiles,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_DATA_MODE_ARRAY, descr, 2 * ntiles + 1,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_UPDATE, prio),
+                                 /* its tiles belong to several processes (StarPU-MPI): run it where the first written one lives */
+                                 STARPU_EXECUTE_ON_DATA, C[0],
                                  STARPU_NAME, "zgemm_tiles",
                                  STARPU_FLOPS, SS_FLOP_SCALE * flops,
                                  0);

@@ -87,7 +87,7 @@ void insert_zgeqrt(starpu_data_handle_t A, starpu_data_handle_t T, int prio)
 {
     double m = starpu_matrix_get_nx(A), n = starpu_matrix_get_ny(A);
     double flops = m >= n ? 2.0 * m * n * n - 2.0 * n * n * n / 3.0 : 2.0 * n * m * m - 2.0 * m * m * m / 3.0;
-    int ret = starpu_task_insert(&cl_zgeqrt,
+    int ret = ss_task_insert(&cl_zgeqrt,
                                  STARPU_RW, A, STARPU_W, T,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
                                  STARPU_NAME, "zgeqrt",

@@ -91,7 +91,7 @@ void insert_zgerbt(starpu_data_handle_t A11, starpu_data_handle_t A12, starpu_da
     struct zgerbt_args *a = malloc(sizeof *a);
     *a = (struct zgerbt_args){ row0, col0, h };
     double m = starpu_matrix_get_nx(A11), n = starpu_matrix_get_ny(A11);
-    int ret = starpu_task_insert(&cl_zgerbt,
+    int ret = ss_task_insert(&cl_zgerbt,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, A11, STARPU_RW, A12, STARPU_RW, A21, STARPU_RW, A22,
                                  STARPU_R, u, STARPU_R, v,
@@ -164,7 +164,7 @@ void insert_zgerbt_rhs(starpu_data_handle_t B1, starpu_data_handle_t B2, starpu_
 {
     struct zgerbt_rhs_args *a = malloc(sizeof *a);
     *a = (struct zgerbt_rhs_args){ row0, h, transposed };
-    int ret = starpu_task_insert(&cl_zgerbt_rhs,
+    int ret = ss_task_insert(&cl_zgerbt_rhs,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, B1, STARPU_RW, B2, STARPU_R, u,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),

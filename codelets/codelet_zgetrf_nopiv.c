@@ -117,7 +117,7 @@ void insert_zgetrf_nopiv(starpu_data_handle_t A, starpu_data_handle_t linv, star
     struct starpu_data_descr descr[3] = { { A, STARPU_RW }, { scratch, STARPU_SCRATCH }, { linv, STARPU_W } };
     double m = starpu_matrix_get_nx(A), n = starpu_matrix_get_ny(A);
     double k = m < n ? m : n;
-    int ret = starpu_task_insert(&cl_zgetrf_nopiv,
+    int ret = ss_task_insert(&cl_zgetrf_nopiv,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_DATA_MODE_ARRAY, descr, linv ? 3 : 2,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),

@@ -290,10 +290,12 @@ void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_d
     if (linv)
         descr[2 + ntiles] = (struct starpu_data_descr){ linv, STARPU_W };
     double k = m < n ? m : n;
-    int ret = starpu_task_insert(&cl_zgetrf_panel,
+    int ret = ss_task_insert(&cl_zgetrf_panel,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_DATA_MODE_ARRAY, descr, nbuffers,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
+                                 /* its tiles belong to several processes (StarPU-MPI): run it where the first written one lives */
+                                 STARPU_EXECUTE_ON_DATA, tiles[0],
                                  STARPU_NAME, "zgetrf_panel",
                                  STARPU_FLOPS, SS_FLOP_SCALE * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),
                                  0);

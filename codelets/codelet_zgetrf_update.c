@@ -132,10 +132,12 @@ void insert_zgetrf_update(int ntiles, const starpu_data_handle_t *column, const 
     double r = starpu_matrix_get_nx(column[0]), c = starpu_matrix_get_ny(column[0]), flops = 2.0 * r * r * c;
     for (int t = 1; t < ntiles; t++)
         flops += 2.0 * starpu_matrix_get_nx(column[t]) * c * r;
-    int ret = starpu_task_insert(&cl_zgetrf_update,
+    int ret = ss_task_insert(&cl_zgetrf_update,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_DATA_MODE_ARRAY, descr, nbuffers,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_UPDATE, prio),
+                                 /* its tiles belong to several processes (StarPU-MPI): run it where the first written one lives */
+                                 STARPU_EXECUTE_ON_DATA, column[0],
                                  STARPU_NAME, "zgetrf_update",
                                  STARPU_FLOPS, SS_FLOP_SCALE * flops,
                                  0);

@@ -57,7 +57,7 @@ void insert_zherk(char uplo, char trans, double alpha, starpu_data_handle_t A, d
     *a = (struct zherk_args){ uplo, trans, alpha, beta };
     double n = starpu_matrix_get_nx(C);
     double k = trans == 'N' ? starpu_matrix_get_ny(A) : starpu_matrix_get_nx(A);
-    int ret = starpu_task_insert(&cl_zherk,
+    int ret = ss_task_insert(&cl_zherk,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_R, A, STARPU_RW, C,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_UPDATE, prio),

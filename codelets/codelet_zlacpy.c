@@ -56,7 +56,7 @@ static struct starpu_codelet cl_zlacpy_v = {
 
 void insert_zlacpy_v(starpu_data_handle_t A, starpu_data_handle_t V, int prio)
 {
-    int ret = starpu_task_insert(&cl_zlacpy_v, STARPU_R, A, STARPU_W, V, STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
+    int ret = ss_task_insert(&cl_zlacpy_v, STARPU_R, A, STARPU_W, V, STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
                                  STARPU_NAME, "zlacpy_v", 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlacpy_v");
 }
@@ -103,7 +103,7 @@ void insert_zlaset(starsolve_complex64_t offdiag, starsolve_complex64_t diag, st
 {
     struct zlaset_args *a = malloc(sizeof *a);
     *a = (struct zlaset_args){ offdiag, diag };
-    int ret = starpu_task_insert(&cl_zlaset, STARPU_CL_ARGS, a, sizeof *a, STARPU_W, A, STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
+    int ret = ss_task_insert(&cl_zlaset, STARPU_CL_ARGS, a, sizeof *a, STARPU_W, A, STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
                                  STARPU_NAME, "zlaset", 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlaset");
 }
@@ -172,7 +172,7 @@ void insert_zlacpy_pad(starpu_data_handle_t A, starpu_data_handle_t F, int pad_f
 {
     struct zlacpy_pad_args *a = malloc(sizeof *a);
     *a = (struct zlacpy_pad_args){ pad_from };
-    int ret = starpu_task_insert(&cl_zlacpy_pad, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, A, STARPU_W, F,
+    int ret = ss_task_insert(&cl_zlacpy_pad, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, A, STARPU_W, F,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio), STARPU_NAME, "zlacpy_pad", 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlacpy_pad");
 }

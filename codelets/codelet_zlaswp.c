@@ -136,10 +136,12 @@ void insert_zlaswp(int ntiles, const starpu_data_handle_t *tiles, int npanels, c
     for (int t = 0; t < ntiles; t++)
         descr[npanels + t] = (struct starpu_data_descr){ tiles[t], STARPU_RW };
     descr[npanels + ntiles] = (struct starpu_data_descr){ scratch, STARPU_SCRATCH };
-    int ret = starpu_task_insert(&cl_zlaswp,
+    int ret = ss_task_insert(&cl_zlaswp,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_DATA_MODE_ARRAY, descr, npanels + ntiles + 1,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_SOLVE, prio),
+                                 /* its tiles belong to several processes (StarPU-MPI): run it where the first written one lives */
+                                 STARPU_EXECUTE_ON_DATA, tiles[0],
                                  STARPU_NAME, "zlaswp",
                                  0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlaswp");

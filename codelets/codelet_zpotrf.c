@@ -81,7 +81,7 @@ void insert_zpotrf(char uplo, starpu_data_handle_t A, starpu_data_handle_t scrat
     struct zpotrf_args *a = malloc(sizeof *a);
     *a = (struct zpotrf_args){ uplo, offset, req };
     double n = starpu_matrix_get_nx(A);
-    int ret = starpu_task_insert(&cl_zpotrf,
+    int ret = ss_task_insert(&cl_zpotrf,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, A,
                                  STARPU_SCRATCH, scratch,

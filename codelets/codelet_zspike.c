@@ -99,7 +99,7 @@ void insert_zspike_factor(const starsolve_complex64_t *AB, int n, int kl, int ku
 {
     struct zspike_args *a = malloc(sizeof *a);
     *a = (struct zspike_args){ AB, n, kl, ku, ldab, first, size, K, 0, req };
-    int ret = starpu_task_insert(&cl_zspike_factor, STARPU_CL_ARGS, a, sizeof *a, STARPU_W, F, STARPU_W, ipiv,
+    int ret = ss_task_insert(&cl_zspike_factor, STARPU_CL_ARGS, a, sizeof *a, STARPU_W, F, STARPU_W, ipiv,
                                  STARPU_W, V, STARPU_W, W, STARPU_NAME, "zspike_factor",
                                  STARPU_FLOPS, SS_FLOP_SCALE * 2.0 * size * (kl + 1.0) * (kl + ku + 1.0 + 4.0 * K), 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zspike_factor");
@@ -110,7 +110,7 @@ void insert_zspike_solve(int kl, int ku, int size, int nrhs, starpu_data_handle_
 {
     struct zspike_args *a = malloc(sizeof *a);
     *a = (struct zspike_args){ .kl = kl, .ku = ku, .size = size, .nrhs = nrhs };
-    int ret = starpu_task_insert(&cl_zspike_solve, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, F, STARPU_R, ipiv,
+    int ret = ss_task_insert(&cl_zspike_solve, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, F, STARPU_R, ipiv,
                                  STARPU_RW, X, STARPU_NAME, "zspike_solve",
                                  STARPU_FLOPS, SS_FLOP_SCALE * 2.0 * size * nrhs * (2.0 * kl + ku + 1.0), 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zspike_solve");

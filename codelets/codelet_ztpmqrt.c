@@ -99,10 +99,12 @@ void insert_ztpmqrt(char side, char trans, starpu_data_handle_t V2, starpu_data_
     struct ztpmqrt_args *a = malloc(sizeof *a);
     *a = (struct ztpmqrt_args){ side, trans };
     double m = starpu_matrix_get_nx(C2), n = starpu_matrix_get_ny(C2), k = starpu_matrix_get_ny(V2);
-    int ret = starpu_task_insert(&cl_ztpmqrt,
+    int ret = ss_task_insert(&cl_ztpmqrt,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_R, V2, STARPU_R, T, STARPU_RW, C1, STARPU_RW, C2,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_UPDATE, prio),
+                                 /* its tiles belong to several processes (StarPU-MPI): run it where the first written one lives */
+                                 STARPU_EXECUTE_ON_DATA, C2,
                                  STARPU_NAME, "ztpmqrt",
                                  STARPU_FLOPS, SS_FLOP_SCALE * 4.0 * m * n * k,
                                  0);

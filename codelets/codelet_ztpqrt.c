@@ -83,9 +83,11 @@ static struct starpu_codelet cl_ztpqrt = {
 void insert_ztpqrt(starpu_data_handle_t R, starpu_data_handle_t A, starpu_data_handle_t T, int prio)
 {
     double m = starpu_matrix_get_nx(A), n = starpu_matrix_get_ny(A);
-    int ret = starpu_task_insert(&cl_ztpqrt,
+    int ret = ss_task_insert(&cl_ztpqrt,
                                  STARPU_RW, R, STARPU_RW, A, STARPU_W, T,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
+                                 /* its tiles belong to several processes (StarPU-MPI): run it where the first written one lives */
+                                 STARPU_EXECUTE_ON_DATA, A,
                                  STARPU_NAME, "ztpqrt",
                                  STARPU_FLOPS, SS_FLOP_SCALE * 2.0 * m * n * n,   /* tpqrt's count, not the gather's */
                                  0);

@@ -54,7 +54,7 @@ void insert_ztrsm(char side, char uplo, char transa, char diag, starsolve_comple
     *a = (struct ztrsm_args){ side, uplo, transa, diag, alpha };
     double m = starpu_matrix_get_nx(B), n = starpu_matrix_get_ny(B);
     double flops = side == 'L' ? m * m * n : m * n * n;
-    int ret = starpu_task_insert(&cl_ztrsm,
+    int ret = ss_task_insert(&cl_ztrsm,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_R, A, STARPU_RW, B,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_SOLVE, prio),

@@ -90,7 +90,7 @@ void insert_zunmqr(char side, char trans, starpu_data_handle_t V, starpu_data_ha
     struct zunmqr_args *a = malloc(sizeof *a);
     *a = (struct zunmqr_args){ side, trans };
     double m = starpu_matrix_get_nx(C), n = starpu_matrix_get_ny(C), k = starpu_matrix_get_ny(V);
-    int ret = starpu_task_insert(&cl_zunmqr,
+    int ret = ss_task_insert(&cl_zunmqr,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_R, V, STARPU_R, T, STARPU_RW, C,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_SOLVE, prio),

@@ -6,6 +6,20 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include "internal.h"
+#ifdef STARSOLVE_USE_MPI
+#include <starpu_mpi.h>
+#endif
+
+/* Every insert helper submits its task through this. Started with StarPU-MPI
+ * (starsolve_config_t.mpi), starpu_mpi_task_insert runs the task on the
+ * process that owns the data it writes (the others only send or receive the
+ * tiles it needs); otherwise plain starpu_task_insert. Same arguments. */
+#ifdef STARSOLVE_USE_MPI
+#define ss_task_insert(cl, ...) \
+    (ss_ctx.mpi ? starpu_mpi_task_insert(MPI_COMM_WORLD, (cl), __VA_ARGS__) : starpu_task_insert((cl), __VA_ARGS__))
+#else
+#define ss_task_insert(cl, ...) starpu_task_insert((cl), __VA_ARGS__)
+#endif
 
 #ifdef STARSOLVE_USE_CUDA
 #include <cuda_runtime.h>

@@ -47,6 +47,10 @@ typedef struct starsolve_config {
                            backend (STARPU_DISK_SWAP); NULL (default): none */
     int host_memory_mb;   /* > 0: StarPU allocates at most this many MiB of host memory for tiles
                            (STARPU_LIMIT_CPU_MEM), and swaps the rest to disk_swap; 0 (default): no limit */
+    int mpi;            /* 1: start StarPU-MPI on MPI_COMM_WORLD (and MPI itself unless the caller did):
+                           every process then makes the same calls, distributed descriptors
+                           (starsolve_desc_create_dist) spread the work over the processes, and each
+                           process factors its own copy of any other matrix; 0 (default): one process */
 } starsolve_config_t;
 
 /* Fill cfg with the defaults above. */
@@ -142,6 +146,21 @@ int  starsolve_desc_m(const starsolve_desc_t *desc);
 int  starsolve_desc_n(const starsolve_desc_t *desc);
 int  starsolve_desc_nb(const starsolve_desc_t *desc);
 
+/* ---- distributed memory (StarPU-MPI, starsolve_config_t.mpi = 1) -------------- */
+int  starsolve_mpi_available(void);   /* 1 if this build has StarPU-MPI */
+int  starsolve_mpi_rank(void);        /* this process in MPI_COMM_WORLD; 0 without MPI */
+int  starsolve_mpi_size(void);        /* processes; 1 without MPI */
+/* An m x n matrix in nb x nb tiles spread 2D block-cyclically over a P x Q grid of
+ * processes: tile (i, j) lives on process (i mod P) * Q + (j mod Q). P * Q must be the
+ * number of processes (-6 otherwise). A process holds only the tiles it owns or that
+ * its tasks read, allocated where first used. Every process calls it, in the same
+ * order as every other registration (tags follow the order of the calls). */
+int  starsolve_desc_create_dist(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb, int P, int Q);
+/* Collective: copy the LAPACK column-major array A (lda >= m; read and written on
+ * process root only) into a distributed descriptor, or every tile back to root. */
+int  starsolve_desc_scatter(starsolve_desc_t *desc, const void *A, int lda, int root);
+int  starsolve_desc_gather(const starsolve_desc_t *desc, void *A, int lda, int root);
+
 /* Row interchanges of an LU factorization in tiles: one vector per panel. */
 typedef struct starsolve_pivots starsolve_pivots_t;
 int  starsolve_pivots_create(starsolve_pivots_t **piv, const starsolve_desc_t *A);
@@ -149,6 +168,8 @@ int  starsolve_pivots_create(starsolve_pivots_t **piv, const starsolve_desc_t *A
 void starsolve_pivots_to_lapack(starsolve_pivots_t *piv, int *ipiv);
 int  starsolve_pivots_from_lapack(starsolve_pivots_t *piv, const int *ipiv);
 void starsolve_pivots_destroy(starsolve_pivots_t *piv);
+/* Collective, distributed LU: LAPACK's ipiv on process root (each panel's vector lives with its diagonal tile). */
+int  starsolve_pivots_gather(starsolve_pivots_t *piv, int *ipiv, int root);
 
 /* A chain of asynchronous calls shares one request: it collects the first
  * numerical failure (LAPACK's positive info) of the tasks submitted with it. */

@@ -17,7 +17,7 @@ void starsolve_config_init(starsolve_config_t *cfg)
     *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .nb = 0, .verbose = 0,
                                  .gpu_only_tile = 512, .pin_lapack = 1, .batch_chunk = 0,
                                  .cuda_streams = 2, .gpu_panel_leaf = 0, .update_tiles = 0,
-                                 .disk_swap = NULL, .host_memory_mb = 0 };
+                                 .disk_swap = NULL, .host_memory_mb = 0, .mpi = 0 };
 }
 
 /* heteroprio's buckets (internal.h's ss_bucket), called by that policy alone
@@ -93,7 +93,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     }
     /* Each CPU worker is one core: OpenBLAS must not spawn threads of its own under it. */
     openblas_set_num_threads(1);
-    int ret = starpu_init(&conf);
+    int ret = cfg.mpi ? ss_mpi_start(&conf) : starpu_init(&conf);
     /* read by starpu_init; a later starsolve_init may ask for other values */
     if (set_streams)
         unsetenv("STARPU_NWORKER_PER_CUDA");
@@ -103,7 +103,8 @@ int starsolve_init(const starsolve_config_t *cfg_in)
         unsetenv("STARPU_LIMIT_CPU_MEM");
     if (ret != 0) {
         if (cfg.verbose)
-            fprintf(stderr, "starsolve: StarPU did not start (%d)\n", ret);
+            fprintf(stderr, cfg.mpi ? "starsolve: StarPU-MPI did not start (%d%s)\n" : "starsolve: StarPU did not start (%d%s)\n",
+                    ret, cfg.mpi && !starsolve_mpi_available() ? ": this build has no StarPU-MPI" : "");
         return ret < 0 ? ret : -1;
     }
 #ifdef STARSOLVE_USE_CUDA
@@ -128,12 +129,14 @@ void starsolve_finalize(void)
 {
     if (!ss_ctx.initialized)
         return;
-    starpu_task_wait_for_all();
+    ss_mpi_wait_for_all();
 #ifdef STARSOLVE_USE_CUDA
     ss_cusolver_shutdown();
     starpu_cublas_shutdown();
 #endif
-    starpu_shutdown();
+    ss_mpi_stop();
+    if (starpu_is_initialized())   /* StarPU-MPI may have stopped StarPU with itself */
+        starpu_shutdown();
     ss_ctx.initialized = 0;
 }
 
@@ -270,11 +273,11 @@ void ss_request_report(starsolve_request_t *req, int info)
 
 int starsolve_request_wait(starsolve_request_t *req)
 {
-    starpu_task_wait_for_all();
+    ss_mpi_wait_for_all();
     pthread_mutex_lock(&req->lock);
     int info = req->info;
     pthread_mutex_unlock(&req->lock);
-    return info;
+    return ss_mpi_reduce_info(info);
 }
 
 void starsolve_request_destroy(starsolve_request_t *req)

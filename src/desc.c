@@ -8,10 +8,17 @@
 static const size_t elemsizes[] = { sizeof(float), sizeof(double), sizeof(starsolve_complex32_t),
                                     sizeof(starsolve_complex64_t) };
 
+/* Not distributed: every process has its own matrix and runs the whole graph
+ * on it (StarPU-MPI's per-node data), as if it were alone. */
 static int single_process_owner(const starsolve_desc_t *A, int i, int j)
 {
     (void)A; (void)i; (void)j;
-    return 0;
+    return ss_mpi_local_owner();
+}
+
+static int block_cyclic_owner(const starsolve_desc_t *A, int i, int j)
+{
+    return (i % A->P) * A->Q + j % A->Q;
 }
 
 static starsolve_desc_t *desc_alloc(starsolve_prec_t prec, int m, int n, int nb)
@@ -27,6 +34,7 @@ static starsolve_desc_t *desc_alloc(starsolve_prec_t prec, int m, int n, int nb)
     A->mt = (m + nb - 1) / nb;
     A->nt = (n + nb - 1) / nb;
     A->owner = single_process_owner;
+    A->P = A->Q = 1;
     A->tiles = calloc((size_t)A->mt * A->nt + 1, sizeof *A->tiles);
     if (!A->tiles) {
         free(A);
@@ -52,15 +60,19 @@ static void register_tiles(starsolve_desc_t *A)
     for (int j = 0; j < A->nt; j++)
         for (int i = 0; i < A->mt; i++) {
             starpu_data_handle_t *h = &A->tiles[(size_t)i + (size_t)j * A->mt];
-            if (A->ooc) {   /* no home node: StarPU allocates, and may evict to its disk swap */
+            /* no home node: StarPU allocates where the tile is used; out of core it may
+             * evict it to its disk swap, distributed only the tiles a process touches exist there */
+            if (A->ooc || A->P * A->Q > 1) {
                 starpu_matrix_data_register(h, -1, 0, (uint32_t)ss_tile_rows(A, i), ss_tile_rows(A, i),
                                             ss_tile_cols(A, j), A->elemsize);
+                ss_mpi_register(*h, A->owner(A, i, j));
                 continue;
             }
             size_t ld;
             char *p = tile_address(A, i, j, &ld);
             starpu_matrix_data_register(h, STARPU_MAIN_RAM, (uintptr_t)p, ld, ss_tile_rows(A, i), ss_tile_cols(A, j),
                                         A->elemsize);
+            ss_mpi_register(*h, A->owner(A, i, j));
         }
 }
 
@@ -125,6 +137,28 @@ void starsolve_ooc_traffic(double *read, double *written)
     }
 }
 
+int starsolve_desc_create_dist(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb, int P, int Q)
+{
+    if (!desc) return -1;
+    int info = check_shape(prec, m, n, nb);
+    if (info) return info;
+    if (P < 1) return -6;
+    if (Q < 1) return -7;
+    if (ss_ensure_init()) return -1;
+    if (P * Q != starsolve_mpi_size()) return -6;   /* the grid must cover the processes exactly */
+    if (P * Q == 1)
+        return create_owned(desc, prec, m, n, nb, 0);
+    starsolve_desc_t *A = desc_alloc(prec, m, n, nb);
+    if (!A) return -1;
+    A->owned = 1;
+    A->P = P;
+    A->Q = Q;
+    A->owner = block_cyclic_owner;
+    register_tiles(A);
+    *desc = A;
+    return 0;
+}
+
 int starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb,
                                  void *Aptr, int lda)
 {
@@ -175,7 +209,7 @@ static void copy_lapack(const starsolve_desc_t *A, char *lapack, size_t lda, int
 
 int starsolve_desc_from_lapack(starsolve_desc_t *A, const void *lapack, int lda)
 {
-    if (!A || !A->owned) return -1;
+    if (!A || !A->owned || A->P * A->Q > 1) return -1;   /* distributed: starsolve_desc_scatter */
     if (!lapack && A->m > 0 && A->n > 0) return -2;
     if (lda < ss_max(1, A->m)) return -3;
     copy_lapack(A, (char *)lapack, lda, 0);
@@ -184,7 +218,7 @@ int starsolve_desc_from_lapack(starsolve_desc_t *A, const void *lapack, int lda)
 
 int starsolve_desc_to_lapack(const starsolve_desc_t *A, void *lapack, int lda)
 {
-    if (!A || !A->owned) return -1;
+    if (!A || !A->owned || A->P * A->Q > 1) return -1;   /* distributed: starsolve_desc_gather */
     if (!lapack && A->m > 0 && A->n > 0) return -2;
     if (lda < ss_max(1, A->m)) return -3;
     copy_lapack(A, lapack, lda, 1);
@@ -240,6 +274,7 @@ int starsolve_pivots_create(starsolve_pivots_t **pivp, const starsolve_desc_t *A
         int *v = piv->data + (size_t)k * piv->stride;
         v[0] = len;
         starpu_vector_data_register(&piv->panels[k], STARPU_MAIN_RAM, (uintptr_t)v, ss_piv_ints(len), sizeof(int));
+        ss_mpi_register(piv->panels[k], A->owner(A, k, k));   /* with the panel's diagonal tile */
     }
     *pivp = piv;
     return 0;
@@ -281,10 +316,11 @@ void starsolve_pivots_destroy(starsolve_pivots_t *piv)
 
 /* A scratch tile for the algorithms: StarPU allocates it where a task first
  * needs it (home node -1) and frees it after the last task that uses it. */
-starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int m, int n)
+starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int i, int j, int m, int n)
 {
     starpu_data_handle_t h;
     starpu_matrix_data_register(&h, -1, 0, (uint32_t)m, (uint32_t)m, (uint32_t)n, A->elemsize);
+    ss_mpi_register(h, A->owner(A, i, j));
     return h;
 }
 
@@ -295,7 +331,7 @@ static void release_tile(void *handle)
 
 void ss_tile_send_home(const starsolve_desc_t *A, int i, int j)
 {
-    if (starpu_cuda_worker_get_count() == 0)
+    if (starpu_cuda_worker_get_count() == 0 || !ss_mpi_owns(A->owner(A, i, j)))
         return;
     /* read access in main memory, after the tile's last submitted writer: StarPU
      * copies the tile home and keeps the GPU copy valid for later readers */
@@ -322,7 +358,10 @@ int starsolve_qr_workspace_create(starsolve_desc_t **T, const starsolve_desc_t *
 {
     if (!T) return -1;
     if (!A) return -2;
-    /* one nb x nb tile per tile of A (tile rows all full: the tpqrt factors are nb_k x nb_k) */
+    /* one nb x nb tile per tile of A (tile rows all full: the tpqrt factors are nb_k x nb_k),
+     * distributed like A's: T(i,j) lives with A(i,j) */
+    if (A->P * A->Q > 1)
+        return starsolve_desc_create_dist(T, A->prec, A->mt * A->nb, A->n, A->nb, A->P, A->Q);
     return starsolve_desc_create(T, A->prec, A->mt * A->nb, A->n, A->nb);
 }
 
@@ -354,6 +393,7 @@ starpu_data_handle_t ss_register_vector(void *values, size_t count, size_t elems
 {
     starpu_data_handle_t h;
     starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)values, (uint32_t)count, elemsize);
+    ss_mpi_register(h, ss_mpi_local_owner());
     return h;
 }
 
@@ -361,5 +401,6 @@ starpu_data_handle_t ss_register_matrix(void *values, int ld, int m, int n, size
 {
     starpu_data_handle_t h;
     starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)values, (uint32_t)ld, (uint32_t)m, (uint32_t)n, elemsize);
+    ss_mpi_register(h, ss_mpi_local_owner());
     return h;
 }

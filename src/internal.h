@@ -21,8 +21,8 @@ struct starsolve_desc {
     size_t lda;                    /* borrowed: the caller's leading dimension */
     size_t pinned_bytes;           /* borrowed: bytes of the caller's array we page-locked, 0 if none */
     starpu_data_handle_t *tiles;   /* mt*nt handles, tile (i,j) at i + j*mt */
-    /* Which process owns tile (i,j). Single process for now: always 0. A 2D
-     * block-cyclic map for StarPU-MPI replaces this function, nothing else. */
+    int P, Q;                      /* process grid of a distributed descriptor (src/mpi.c); 1 x 1 otherwise */
+    /* Which process owns tile (i,j): 0 in one process, 2D block-cyclic over P x Q with StarPU-MPI */
     int (*owner)(const struct starsolve_desc *A, int i, int j);
 };
 
@@ -39,8 +39,9 @@ static inline int ss_tile_cols(const starsolve_desc_t *A, int j)
     return j == A->nt - 1 ? A->n - j * A->nb : A->nb;
 }
 /* An m x n scratch tile of A's precision, allocated by StarPU where it is
- * used; release it after submitting the last task that uses it. */
-starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int m, int n);
+ * used, and (StarPU-MPI) owned by the process of A's tile (i, j); release it
+ * after submitting the last task that uses it. */
+starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int i, int j, int m, int n);
 void ss_workspace_release(starpu_data_handle_t h);
 /* Tile (i, j) is final once the tasks submitted so far have run: copy it home
  * then, while the factorization goes on, rather than with every other tile
@@ -100,6 +101,9 @@ struct ss_context {
     int update_tiles;    /* tile GEMMs per trailing-update task (>= 1; INT_MAX: a whole tile column) */
     int heteroprio;      /* the running policy is heteroprio: task priorities are its buckets */
     int spike_psize;   /* rows per partition of the SPIKE solver; 0: chosen from n, the band and the workers */
+    int mpi;           /* started with StarPU-MPI (starsolve_config_t.mpi): tasks go through starpu_mpi_task_insert */
+    int mpi_rank, mpi_size;
+    long long mpi_next_tag;   /* the next free StarPU-MPI tag: every process registers the same handles in the same order */
 };
 extern struct ss_context ss_ctx;
 
@@ -121,6 +125,15 @@ void ss_trace_task_done(void *arg);
 /* Codelet hook: may this worker run this task? With CUDA workers, tiles of
  * order >= starsolve_config_t.gpu_only_tile are GPU work only. */
 int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+/* StarPU-MPI (src/mpi.c). Under MPI every handle a task touches needs an owner
+ * process and a tag; these are no-ops in one process. */
+void ss_mpi_register(starpu_data_handle_t h, int owner);
+int ss_mpi_local_owner(void);                   /* the owner of data every process has its own copy of */
+int ss_mpi_owns(int owner);                     /* does this process hold data of that owner? */
+int ss_mpi_start(struct starpu_conf *conf);     /* starpu_mpi_init_conf; -1 if built without StarPU-MPI */
+void ss_mpi_stop(void);
+void ss_mpi_wait_for_all(void);
+int ss_mpi_reduce_info(int info);               /* the smallest positive info over the processes */
 /* Start StarPU with defaults if the caller did not (LAPACK drop-in use). */
 int ss_ensure_init(void);
 /* Message on stderr when verbose; returns info so callers can `return ss_arg_error(...)`. */

@@ -24,7 +24,7 @@ void pzgeqrf(starsolve_desc_t *A, starsolve_desc_t *T)
         insert_zgeqrt(ss_tile(A, k, k), ss_tile(T, k, k), step + 3);
         if (k + 1 < nt) {
             int refl = ss_min(ss_tile_rows(A, k), ss_tile_cols(A, k));
-            starpu_data_handle_t V = ss_workspace_tile(A, ss_tile_rows(A, k), refl);
+            starpu_data_handle_t V = ss_workspace_tile(A, k, k, ss_tile_rows(A, k), refl);
             insert_zlacpy_v(ss_tile(A, k, k), V, step + 3);
             for (int j = k + 1; j < nt; j++)
                 insert_zunmqr('L', 'C', V, ss_tile(T, k, k), ss_tile(A, k, j), j == k + 1 ? step + 2 : step);

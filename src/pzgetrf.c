@@ -31,7 +31,7 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
             lcolumn[i - k - 1] = ss_tile(A, i, k);
         int npiv = ss_min(ss_tile_rows(A, k), ss_tile_cols(A, k));
         /* L(k,k)^-1, one per step: the next panel writes its own while this step's updates read it */
-        starpu_data_handle_t linv = fused && k + 1 < A->nt ? ss_workspace_tile(A, npiv, npiv) : NULL;
+        starpu_data_handle_t linv = fused && k + 1 < A->nt ? ss_workspace_tile(A, k, k, npiv, npiv) : NULL;
         insert_zgetrf_panel(ntiles, column, piv->panels[k], linv, panel_scratch, k * A->nb, req,
                             ss_prio_panel(A->nt, k));
 

@@ -20,7 +20,7 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
         int panel_prio = ss_prio_panel(A->nt, k);
         int npiv = ss_min(ss_tile_rows(A, k), ss_tile_cols(A, k));
         /* L(k,k)^-1, one per step: the next diagonal tile writes its own while this step's updates read it */
-        starpu_data_handle_t linv = fused && k + 1 < A->nt ? ss_workspace_tile(A, npiv, npiv) : NULL;
+        starpu_data_handle_t linv = fused && k + 1 < A->nt ? ss_workspace_tile(A, k, k, npiv, npiv) : NULL;
         insert_zgetrf_nopiv(ss_tile(A, k, k), linv, scratch, k * A->nb, req, panel_prio);
         for (int i = k + 1; i < A->mt; i++) {
             insert_ztrsm('R', 'U', 'N', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), panel_prio);

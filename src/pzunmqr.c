@@ -7,7 +7,7 @@
 static starpu_data_handle_t diagonal_reflectors(const starsolve_desc_t *A, int k)
 {
     int refl = ss_min(ss_tile_rows(A, k), ss_tile_cols(A, k));
-    starpu_data_handle_t V = ss_workspace_tile(A, ss_tile_rows(A, k), refl);
+    starpu_data_handle_t V = ss_workspace_tile(A, k, k, ss_tile_rows(A, k), refl);
     insert_zlacpy_v(ss_tile(A, k, k), V, 0);
     return V;
 }

@@ -177,6 +177,11 @@ static inline int testing_run_precisions(int (*const by_precision[4])(void))
 
 /* The generated per-precision tests; each returns its number of failed checks.
  * Written out for s, d, c, z: a grep for test_dlu must find this line. */
+int test_smpi(void);
+int test_dmpi(void);
+int test_cmpi(void);
+int test_zmpi(void);
+
 int test_slu(void);
 int test_dlu(void);
 int test_clu(void);

@@ -1,0 +1,204 @@
+/* StarPU-MPI: start and stop, the owner process and tag of every handle,
+ * scatter and gather of distributed descriptors, a request's info across the
+ * processes. The messages are StarPU-MPI's: starpu_mpi_task_insert (codelets.h,
+ * ss_task_insert) runs each task on the process that owns the data it writes
+ * and moves the tiles it reads. Built without StarPU-MPI (configure found
+ * none), there is one process: registration does nothing and the distributed
+ * API reports that it is missing. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+#ifdef STARSOLVE_USE_MPI
+#include <starpu_mpi.h>
+#endif
+
+int starsolve_mpi_rank(void) { return ss_ctx.mpi ? ss_ctx.mpi_rank : 0; }
+int starsolve_mpi_size(void) { return ss_ctx.mpi ? ss_ctx.mpi_size : 1; }
+
+#ifdef STARSOLVE_USE_MPI
+int ss_mpi_start(struct starpu_conf *conf)
+{
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    /* starts StarPU too; MPI as well unless the caller did (then the caller finalizes it) */
+    int ret = starpu_mpi_init_conf(NULL, NULL, !initialized, MPI_COMM_WORLD, conf);
+    if (ret != 0)
+        return ret;
+    starpu_mpi_comm_rank(MPI_COMM_WORLD, &ss_ctx.mpi_rank);
+    starpu_mpi_comm_size(MPI_COMM_WORLD, &ss_ctx.mpi_size);
+    ss_ctx.mpi = 1;
+    ss_ctx.mpi_next_tag = 0;
+    return 0;
+}
+
+void ss_mpi_stop(void)
+{
+    if (!ss_ctx.mpi)
+        return;
+    starpu_mpi_shutdown();
+    ss_ctx.mpi = 0;
+}
+
+void ss_mpi_register(starpu_data_handle_t h, int owner)
+{
+    if (ss_ctx.mpi)
+        starpu_mpi_data_register(h, (starpu_mpi_tag_t)ss_ctx.mpi_next_tag++, owner);
+}
+
+int ss_mpi_local_owner(void) { return ss_ctx.mpi ? STARPU_MPI_PER_NODE : 0; }
+
+int ss_mpi_owns(int owner) { return !ss_ctx.mpi || owner == STARPU_MPI_PER_NODE || owner == ss_ctx.mpi_rank; }
+
+void ss_mpi_wait_for_all(void)
+{
+    if (ss_ctx.mpi)
+        starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+    else
+        starpu_task_wait_for_all();
+}
+
+int ss_mpi_reduce_info(int info)
+{
+    if (!ss_ctx.mpi)
+        return info;
+    /* the process that ran a failing task alone knows its info: the first failure over all */
+    int mine = info > 0 ? info : INT_MAX, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return first == INT_MAX ? 0 : first;
+}
+
+/* Tile (i, j) of A as the column-major block at `lapack` (leading dimension lda). */
+static char *lapack_tile(const starsolve_desc_t *A, char *lapack, size_t lda, int i, int j)
+{
+    return lapack + ((size_t)i * A->nb + (size_t)j * A->nb * lda) * A->elemsize;
+}
+
+/* Copy between a tile's copy in this process's memory and the LAPACK block. */
+static void copy_tile(const starsolve_desc_t *A, int i, int j, char *block, size_t lda, int to_lapack)
+{
+    starpu_data_handle_t h = ss_tile(A, i, j);
+    starpu_data_acquire(h, to_lapack ? STARPU_R : STARPU_W);
+    size_t ld = starpu_matrix_get_local_ld(h), rowbytes = (size_t)ss_tile_rows(A, i) * A->elemsize;
+    char *t = (char *)starpu_matrix_get_local_ptr(h);
+    for (int c = 0; c < ss_tile_cols(A, j); c++) {
+        char *tc = t + (size_t)c * ld * A->elemsize, *lc = block + (size_t)c * lda * A->elemsize;
+        if (to_lapack)
+            memcpy(lc, tc, rowbytes);
+        else
+            memcpy(tc, lc, rowbytes);
+    }
+    starpu_data_release(h);
+}
+
+static int check_dist(const starsolve_desc_t *A, const void *lapack, int lda, int root)
+{
+    if (!A || A->P * A->Q != ss_ctx.mpi_size || !ss_ctx.mpi) return -1;
+    if (root < 0 || root >= ss_ctx.mpi_size) return -4;
+    if (ss_ctx.mpi_rank == root && !lapack && A->m > 0 && A->n > 0) return -2;
+    if (ss_ctx.mpi_rank == root && lda < ss_max(1, A->m)) return -3;
+    return 0;
+}
+
+int starsolve_desc_scatter(starsolve_desc_t *A, const void *lapack, int lda, int root)
+{
+    int info = check_dist(A, lapack, lda, root);
+    if (info)
+        return info;
+    ss_mpi_wait_for_all();
+    /* root sends the tiles in one order and every owner receives its own in the
+     * same order, so the blocking calls pair up without a deadlock */
+    for (int j = 0; j < A->nt; j++)
+        for (int i = 0; i < A->mt; i++) {
+            int owner = A->owner(A, i, j);
+            starpu_data_handle_t h = ss_tile(A, i, j);
+            starpu_mpi_tag_t tag = starpu_mpi_data_get_tag(h);
+            if (ss_ctx.mpi_rank == root) {
+                char *block = lapack_tile(A, (char *)lapack, (size_t)lda, i, j);
+                if (owner == root) {
+                    copy_tile(A, i, j, block, (size_t)lda, 0);
+                    continue;
+                }
+                /* a view of the block in root's array, sent as a tile (StarPU-MPI packs strided matrices) */
+                starpu_data_handle_t view;
+                starpu_matrix_data_register(&view, STARPU_MAIN_RAM, (uintptr_t)block, (uint32_t)lda, ss_tile_rows(A, i),
+                                            ss_tile_cols(A, j), A->elemsize);
+                starpu_mpi_send(view, owner, tag, MPI_COMM_WORLD);
+                starpu_data_unregister(view);
+            } else if (ss_ctx.mpi_rank == owner) {
+                starpu_mpi_recv(h, root, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        }
+    return 0;
+}
+
+int starsolve_desc_gather(const starsolve_desc_t *A, void *lapack, int lda, int root)
+{
+    int info = check_dist(A, lapack, lda, root);
+    if (info)
+        return info;
+    ss_mpi_wait_for_all();
+    for (int j = 0; j < A->nt; j++)
+        for (int i = 0; i < A->mt; i++) {
+            starpu_data_handle_t h = ss_tile(A, i, j);
+            starpu_mpi_get_data_on_node(MPI_COMM_WORLD, h, root);   /* every process calls it; the owner sends */
+            if (ss_ctx.mpi_rank == root)
+                copy_tile(A, i, j, lapack_tile(A, lapack, (size_t)lda, i, j), (size_t)lda, 1);
+        }
+    /* root's copies of the others' tiles go stale at their owners' next write */
+    starpu_mpi_cache_flush_all_data(MPI_COMM_WORLD);
+    return 0;
+}
+
+int starsolve_pivots_gather(starsolve_pivots_t *piv, int *ipiv, int root)
+{
+    if (!piv) return -1;
+    if (!ss_ctx.mpi) return -1;
+    if (root < 0 || root >= ss_ctx.mpi_size) return -3;
+    if (ss_ctx.mpi_rank == root && !ipiv && piv->minmn > 0) return -2;
+    ss_mpi_wait_for_all();
+    for (int k = 0; k < piv->npanels; k++)
+        starpu_mpi_get_data_on_node(MPI_COMM_WORLD, piv->panels[k], root);
+    if (ss_ctx.mpi_rank == root)
+        starsolve_pivots_to_lapack(piv, ipiv);
+    starpu_mpi_cache_flush_all_data(MPI_COMM_WORLD);
+    return 0;
+}
+#else
+int ss_mpi_start(struct starpu_conf *conf)
+{
+    (void)conf;
+    return -1;
+}
+void ss_mpi_stop(void) {}
+void ss_mpi_register(starpu_data_handle_t h, int owner) { (void)h; (void)owner; }
+int ss_mpi_local_owner(void) { return 0; }
+int ss_mpi_owns(int owner) { (void)owner; return 1; }
+void ss_mpi_wait_for_all(void) { starpu_task_wait_for_all(); }
+int ss_mpi_reduce_info(int info) { return info; }
+
+int starsolve_desc_scatter(starsolve_desc_t *A, const void *lapack, int lda, int root)
+{
+    (void)A; (void)lapack; (void)lda; (void)root;
+    return -1;
+}
+int starsolve_desc_gather(const starsolve_desc_t *A, void *lapack, int lda, int root)
+{
+    (void)A; (void)lapack; (void)lda; (void)root;
+    return -1;
+}
+int starsolve_pivots_gather(starsolve_pivots_t *piv, int *ipiv, int root)
+{
+    (void)piv; (void)ipiv; (void)root;
+    return -1;
+}
+#endif
+
+int starsolve_mpi_available(void)
+{
+#ifdef STARSOLVE_USE_MPI
+    return 1;
+#else
+    return 0;
+#endif
+}

@@ -1,0 +1,172 @@
+/* Distributed factorizations and solves (StarPU-MPI, 2D block-cyclic tiles) of
+ * one precision. Generic source, turned into s, d, c, z by scripts/genprec.sh.
+ * Every process runs the same calls (tests/test_mpi.sh starts 4 under mpirun);
+ * process 0 generates the matrix, scatters it, gathers the factors and judges
+ * them with the same scaled residuals as the one-process tests (<= 30):
+ * Cholesky, LU without and with pivoting, their solves, and QR. */
+#include <complex.h>
+#include <stdlib.h>
+#include <string.h>
+/* gen/tests/ has no testing.h: found as $(srcdir)/include/../tests/testing.h */
+#include "../tests/testing.h"
+
+enum { ROOT = 0 };
+
+/* 'P' Cholesky (HPD matrix), 'N' LU without pivoting (diagonally dominant), 'G' LU with partial pivoting */
+static void generate(char op, int n, starsolve_complex64_t *A, int lda, unsigned seed)
+{
+    if (op == 'P') {
+        gen_zhpd(n, A, lda, seed);
+        return;
+    }
+    gen_zmatrix(n, n, A, lda, seed);
+    if (op == 'N')
+        for (int j = 0; j < n; j++)
+            A[j + (size_t)j * lda] += n;
+}
+
+static int factor(char op, starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req)
+{
+    switch (op) {
+    case 'P': return starsolve_zpotrf_tile_async('L', A, req);
+    case 'N': return starsolve_zgetrf_nopiv_tile_async(A, req);
+    default: return starsolve_zgetrf_tile_async(A, piv, req);
+    }
+}
+
+static int solve(char op, starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_desc_t *B, starsolve_request_t *req)
+{
+    /* getrs without pivots is the solve of LU without pivoting: identity pivots */
+    return op == 'P' ? starsolve_zpotrs_tile_async('L', A, B, req) : starsolve_zgetrs_tile_async('N', A, piv, B, req);
+}
+
+/* One factorization and solve of an n x n matrix in nb tiles over a P x Q grid. */
+static void dist_case(char op, int n, int nrhs, int nb, int P, int Q, unsigned seed)
+{
+    int me = starsolve_mpi_rank(), lda = n + 2, ldb = n + 1;
+    starsolve_complex64_t *A0 = NULL, *F = NULL, *B0 = NULL, *X = NULL;
+    int *ipiv = testing_alloc((size_t)n * sizeof *ipiv);
+    if (me == ROOT) {
+        A0 = test_znew_matrix(lda, n);
+        F = test_znew_matrix(lda, n);
+        B0 = test_znew_matrix(ldb, nrhs);
+        X = test_znew_matrix(ldb, nrhs);
+        generate(op, n, A0, lda, seed);
+        gen_zmatrix(n, nrhs, B0, ldb, seed + 1);
+    }
+    starsolve_desc_t *A = NULL, *B = NULL;
+    starsolve_pivots_t *piv = NULL;
+    int info = starsolve_desc_create_dist(&A, STARSOLVE_Z, n, n, nb, P, Q);
+    info = info ? info : starsolve_desc_create_dist(&B, STARSOLVE_Z, n, nrhs, nb, P, Q);
+    info = info ? info : starsolve_pivots_create(&piv, A);
+    if (!TEST_CHECK(info == 0, "%c n=%d nb=%d grid %dx%d: descriptors: %d", op, n, nb, P, Q, info))
+        goto out;
+    if (op == 'N') {   /* getrs of an unpivoted LU: identity pivots, set by every process on its copy */
+        for (int k = 0; k < n; k++)
+            ipiv[k] = k + 1;
+        starsolve_pivots_from_lapack(piv, ipiv);
+    }
+    starsolve_desc_scatter(A, A0, lda, ROOT);
+    starsolve_desc_scatter(B, B0, ldb, ROOT);
+    starsolve_request_t *req = starsolve_request_create();
+    int submitted = factor(op, A, piv, req);
+    submitted = submitted ? submitted : solve(op, A, piv, B, req);
+    info = starsolve_request_wait(req);
+    starsolve_request_destroy(req);
+    starsolve_desc_gather(A, F, lda, ROOT);
+    starsolve_desc_gather(B, X, ldb, ROOT);
+    if (op == 'G')
+        starsolve_pivots_gather(piv, ipiv, ROOT);
+    if (me == ROOT) {
+        double rf = op == 'P' ? check_zpotrf('L', n, A0, lda, F, lda, 1)
+                              : check_zgetrf(n, n, A0, lda, F, lda, op == 'G' ? ipiv : NULL, 1);
+        double rs = check_zsolve('N', n, nrhs, A0, lda, X, ldb, B0, ldb);
+        TEST_CHECK(submitted == 0 && info == 0 && check_passes(rf) && check_passes(rs),
+                   "%c n=%d nrhs=%d nb=%d grid %dx%d: submit %d, info %d, factor %.3g, solve %.3g", op, n, nrhs, nb,
+                   P, Q, submitted, info, rf, rs);
+    }
+out:
+    starsolve_pivots_destroy(piv);
+    starsolve_desc_destroy(B);
+    starsolve_desc_destroy(A);
+    free(A0); free(F); free(B0); free(X); free(ipiv);
+}
+
+/* QR of an m x n matrix over a P x Q grid: geqrf, then Q formed by ungqr (both
+ * distributed like A, T too), judged by ||A - QR|| and ||I - Q^H Q||. */
+static void dist_qr(int m, int n, int nb, int P, int Q, unsigned seed)
+{
+    int me = starsolve_mpi_rank(), lda = m + 1, k = m < n ? m : n;
+    starsolve_complex64_t *A0 = NULL, *F = NULL, *Qm = NULL;
+    if (me == ROOT) {
+        A0 = test_znew_matrix(lda, n);
+        F = test_znew_matrix(lda, n);
+        Qm = test_znew_matrix(lda, k);
+        gen_zmatrix(m, n, A0, lda, seed);
+    }
+    starsolve_desc_t *A = NULL, *T = NULL, *Qd = NULL;
+    int info = starsolve_desc_create_dist(&A, STARSOLVE_Z, m, n, nb, P, Q);
+    info = info ? info : starsolve_qr_workspace_create(&T, A);
+    info = info ? info : starsolve_desc_create_dist(&Qd, STARSOLVE_Z, m, k, nb, P, Q);
+    if (TEST_CHECK(info == 0, "QR m=%d n=%d nb=%d grid %dx%d: descriptors: %d", m, n, nb, P, Q, info)) {
+        starsolve_desc_scatter(A, A0, lda, ROOT);
+        starsolve_request_t *req = starsolve_request_create();
+        int submitted = starsolve_zgeqrf_tile_async(A, T, req);
+        submitted = submitted ? submitted : starsolve_zungqr_tile_async(A, T, Qd, req);
+        info = starsolve_request_wait(req);
+        starsolve_request_destroy(req);
+        starsolve_desc_gather(A, F, lda, ROOT);
+        starsolve_desc_gather(Qd, Qm, lda, ROOT);
+        if (me == ROOT) {
+            double orth, r = check_zgeqrf(m, n, A0, lda, F, lda, Qm, lda, &orth);
+            TEST_CHECK(submitted == 0 && info == 0 && check_passes(r) && check_passes(orth),
+                       "QR m=%d n=%d nb=%d grid %dx%d: submit %d, info %d, ||A-QR|| %.3g, ||I-Q^H Q|| %.3g", m, n, nb,
+                       P, Q, submitted, info, r, orth);
+        }
+    }
+    starsolve_desc_destroy(Qd);
+    starsolve_desc_destroy(T);
+    starsolve_desc_destroy(A);
+    free(A0); free(F); free(Qm);
+}
+
+/* A grid that does not match the processes is a bad argument, on every process. */
+static void bad_grid(void)
+{
+    starsolve_desc_t *A = NULL;
+    int size = starsolve_mpi_size();
+    int info = starsolve_desc_create_dist(&A, STARSOLVE_Z, 10, 10, 4, size + 1, 1);
+    TEST_CHECK(info == -6 && !A, "desc_create_dist with a %dx1 grid on %d processes: %d", size + 1, size, info);
+    info = starsolve_desc_create_dist(&A, STARSOLVE_Z, 10, 10, 4, 0, size);
+    TEST_CHECK(info == -6 && !A, "desc_create_dist with P = 0: %d", info);
+    info = starsolve_desc_create_dist(&A, STARSOLVE_Z, 10, 10, 0, 1, size);
+    TEST_CHECK(info == -5 && !A, "desc_create_dist with nb = 0: %d", info);
+}
+
+int test_zmpi(void)
+{
+    long failed_before = testing_counts.failed;
+    int size = starsolve_mpi_size();
+    bad_grid();
+    /* every factorization on a row, a square and a column of processes, with
+     * orders that nb divides and ones it does not (partial last tiles) */
+    int grids[3][2] = { { 1, size }, { 0, 0 }, { size, 1 } };
+    for (int p = 2; p * p <= size; p++)
+        if (size % p == 0) {
+            grids[1][0] = p;
+            grids[1][1] = size / p;
+        }
+    for (int g = 0; g < 3; g++) {
+        int P = grids[g][0], Q = grids[g][1];
+        if (P == 0)
+            continue;
+        for (const char *op = "PNG"; *op; op++) {
+            dist_case(*op, 100, 3, 32, P, Q, 11);
+            dist_case(*op, 64, 1, 16, P, Q, 12);
+            dist_case(*op, 7, 2, 16, P, Q, 13);   /* one tile: nb > n */
+        }
+        dist_qr(100, 60, 16, P, Q, 14);   /* tall, partial tiles */
+        dist_qr(40, 40, 16, P, Q, 15);
+    }
+    return (int)(testing_counts.failed - failed_before);
+}
