@@ -176,6 +176,12 @@ int driver_parse(int argc, char **argv, struct driver_opts *o)
     if (o->spec->out_of_core)
         for (size_t k = 0; k < sizeof ooc_flags / sizeof ooc_flags[0] && nflags < MAX_FLAGS; k++)
             flags[nflags++] = ooc_flags[k];
+    const struct driver_flag dist_flag = {
+        "-P", DRIVER_FLAG_INT, &o->P, 1, NULL, "P",
+        "under mpirun -np N: StarPU-MPI, the matrix in 2D block-cyclic tiles over a P x N/P grid of\n"
+        "              processes (process 0 generates, checks and prints); default: one process" };
+    if (o->spec->distributed && nflags < MAX_FLAGS)
+        flags[nflags++] = dist_flag;
     for (const struct driver_flag *f = o->spec->flags; f && f->name && nflags < MAX_FLAGS; f++)
         flags[nflags++] = *f;
 
@@ -268,6 +274,11 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
             return DRIVER_USAGE;
         }
     }
+    if (o->P > 0 && o->ooc) {
+        driver_error(o, "-P and -ooc do not go together");
+        return DRIVER_USAGE;
+    }
+    cfg.mpi = o->P > 0;
     cfg.verbose = 1;
     if (o->stats) {
         /* StarPU's own profiling and its summaries at shutdown, on stderr */
@@ -281,10 +292,20 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
         setenv("STARPU_FXT_PREFIX", o->fxt, 1);
     }
     if (starsolve_init(&cfg) != 0) {
-        driver_error(o, "the runtime did not start (check -ncpus, -ngpus and the STARPU_* variables)");
+        driver_error(o, o->P > 0 ? "StarPU-MPI did not start (is this build's StarPU-MPI there? see configure's summary)"
+                                 : "the runtime did not start (check -ncpus, -ngpus and the STARPU_* variables)");
         return DRIVER_FAILED;
     }
-    if (o->csv)
+    if (o->P > 0 && starsolve_mpi_size() % o->P != 0) {
+        if (starsolve_mpi_rank() == 0) {
+            char why[120];
+            snprintf(why, sizeof why, "-P %d does not divide the %d processes", o->P, starsolve_mpi_size());
+            driver_error(o, why);
+        }
+        starsolve_finalize();
+        return DRIVER_USAGE;
+    }
+    if (o->csv && starsolve_mpi_rank() == 0)
         driver_print_csv_header();
     int status = run(o);
     starsolve_finalize();   /* with -stats, StarPU prints its worker and bus summaries here */
@@ -384,6 +405,55 @@ int driver_factor_ooc(const struct driver_opts *o, starsolve_prec_t prec, void *
     return info;
 }
 
+/* ---- distributed (-P) ------------------------------------------------- */
+
+int driver_factor_dist(const struct driver_opts *o, starsolve_prec_t prec, void *A, int lda, void *B, int ldb,
+                       int nrhs, int *ipiv, enum driver_pivots pivots, driver_ooc_submit_t factor, driver_dist_solve_t solve,
+                       struct driver_result *r)
+{
+    const int root = 0, P = o->P, Q = starsolve_mpi_size() / o->P;
+    int nb = o->spec->tile_size ? o->spec->tile_size(o) : starsolve_get_nb();
+    starsolve_desc_t *dA = NULL, *dB = NULL;
+    starsolve_pivots_t *piv = NULL;
+    starsolve_request_t *req = starsolve_request_create();
+    int info = req ? starsolve_desc_create_dist(&dA, prec, o->m, o->n, nb, P, Q) : -1;
+    if (info == 0 && solve && nrhs > 0)
+        info = starsolve_desc_create_dist(&dB, prec, o->n, nrhs, nb, P, Q);
+    if (info == 0 && pivots)
+        info = starsolve_pivots_create(&piv, dA);
+    if (info == 0)
+        info = starsolve_desc_scatter(dA, A, lda, root);
+    if (info == 0 && dB)
+        info = starsolve_desc_scatter(dB, B, ldb, root);
+    if (info == 0) {
+        starsolve_request_wait(req);   /* every process ready (it waits on all of them): the clock starts together */
+        driver_time_t t0 = driver_now();
+        info = factor(o, dA, piv, req);
+        if (info == 0)
+            info = starsolve_request_wait(req);
+        r->seconds = driver_now() - t0;
+        if (info == 0 && dB) {
+            t0 = driver_now();
+            info = solve(o, dA, piv, dB, req);
+            if (info == 0)
+                info = starsolve_request_wait(req);
+            r->solve_seconds = driver_now() - t0;
+            r->solved = 1;
+        }
+        starsolve_desc_gather(dA, A, lda, root);
+        if (dB)
+            starsolve_desc_gather(dB, B, ldb, root);
+        if (pivots == DRIVER_PIVOTS_GATHERED)   /* collective: every process calls it */
+            starsolve_pivots_gather(piv, ipiv, root);
+    }
+    starsolve_pivots_destroy(piv);
+    starsolve_desc_destroy(dB);
+    starsolve_desc_destroy(dA);
+    if (req)
+        starsolve_request_destroy(req);
+    return info;
+}
+
 /* ---- output ----------------------------------------------------------- */
 
 void driver_bound_begin(const struct driver_opts *o)
@@ -459,6 +529,8 @@ static int is_complex(char prec) { return prec == 'c' || prec == 'z'; }
 
 int driver_report(const struct driver_opts *o, const struct driver_result *r)
 {
+    if (starsolve_mpi_rank() != 0)   /* under mpirun process 0 prints the one result line */
+        return r->info == 0 ? DRIVER_OK : DRIVER_FAILED;
     double flops = o->spec->flops(o) * (is_complex(o->prec) ? 4.0 : 1.0);
     double gflops = r->seconds > 0 ? flops / r->seconds * 1e-9 : 0;
     int berr_ok = !r->checked || r->no_berr || check_passes(r->berr);

@@ -48,6 +48,7 @@ struct driver_spec {
     /* The tile size the library takes for this run (NULL: starsolve_get_nb()). */
     int (*tile_size)(const struct driver_opts *o);
     int out_of_core;     /* 1: the driver takes -ooc and -host-mb (driver_factor_ooc) */
+    int distributed;     /* 1: the driver takes -P and runs under mpirun (driver_factor_dist) */
 };
 
 struct driver_opts {
@@ -73,6 +74,7 @@ struct driver_opts {
     char uplo;            /* starpu_cholesky -uplo */
     const char *ooc;      /* starpu_lu, starpu_cholesky -ooc DIR: out-of-core descriptor, tiles swapped to DIR */
     int host_mb;          /* -host-mb: host memory StarPU may give the tiles with -ooc (0: driver_ooc_host_mb's choice) */
+    int P;                /* -P: process-grid rows under mpirun (StarPU-MPI); 0: one process */
     int depth, refine;    /* starpu_rbt -depth, -refine */
     const char *matrix;   /* starpu_rbt -matrix: a kind of checks/zgallery.c */
     int fallback;         /* starpu_rbt -fallback: partial pivoting when RBT fails */
@@ -162,6 +164,18 @@ typedef int (*driver_ooc_submit_t)(const struct driver_opts *o, starsolve_desc_t
                                    starsolve_request_t *req);
 int driver_factor_ooc(const struct driver_opts *o, starsolve_prec_t prec, void *A, int lda, int *ipiv,
                       driver_ooc_submit_t submit, struct driver_result *r);
+/* -P (under mpirun): the matrix and right-hand sides, in LAPACK layout on process 0
+ * only (NULL elsewhere), are scattered over a P x (processes/P) grid of distributed
+ * descriptors; `factor` then `solve` (NULL, or nrhs = 0: none) run on every process and
+ * are timed (r->seconds, r->solve_seconds, r->info across processes); the factors and
+ * the solution come back to process 0, and the pivots into ipiv there with
+ * DRIVER_PIVOTS_GATHERED. Every process calls it with the same arguments but the arrays. */
+enum driver_pivots { DRIVER_NO_PIVOTS, DRIVER_PIVOTS, DRIVER_PIVOTS_GATHERED };
+typedef int (*driver_dist_solve_t)(const struct driver_opts *o, starsolve_desc_t *A, starsolve_pivots_t *piv,
+                                   starsolve_desc_t *B, starsolve_request_t *req);
+int driver_factor_dist(const struct driver_opts *o, starsolve_prec_t prec, void *A, int lda, void *B, int ldb,
+                       int nrhs, int *ipiv, enum driver_pivots pivots, driver_ooc_submit_t factor, driver_dist_solve_t solve,
+                       struct driver_result *r);
 /* The host memory (MiB) StarPU may use for tiles with -ooc: -host-mb, else a quarter of
  * the matrix or three columns of tiles, whichever is more. */
 int driver_ooc_host_mb(const struct driver_opts *o);

@@ -27,6 +27,7 @@ int main(int argc, char **argv)
         .flags = flags,
         .flops = cholesky_flops,
         .out_of_core = 1,
+        .distributed = 1,
         .tile_size = cholesky_tile_size,
     };
     driver_opts_init(&o, &spec);

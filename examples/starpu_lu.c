@@ -33,6 +33,7 @@ int main(int argc, char **argv)
         .flags = flags,
         .flops = lu_flops,
         .out_of_core = 1,
+        .distributed = 1,
         .tile_size = lu_tile_size,
     };
     driver_opts_init(&o, &spec);

@@ -26,8 +26,70 @@ static int cholesky_submit(const struct driver_opts *o, starsolve_desc_t *A, sta
     return starsolve_zpotrf_tile_async(o->uplo, A, req);
 }
 
+static int cholesky_solve_dist(const struct driver_opts *o, starsolve_desc_t *A, starsolve_pivots_t *piv,
+                               starsolve_desc_t *B, starsolve_request_t *req)
+{
+    (void)piv;
+    return starsolve_zpotrs_tile_async(o->uplo, A, B, req);
+}
+
+/* -P under mpirun: process 0 holds, generates and checks the matrices; every process
+ * takes part in the distributed factorization and solve (driver_factor_dist). */
+static int run_zcholesky_dist(const struct driver_opts *o)
+{
+    const int n = o->n, nrhs = o->nrhs, lda = n, ldb = n;
+    const int root = starsolve_mpi_rank() == 0;
+    const size_t asize = (size_t)lda * n, bsize = (size_t)ldb * nrhs;
+    struct cholesky_data d = { 0 };
+    if (root) {
+        if (!driver_memory_fits(o, (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t)))
+            return DRIVER_FAILED;
+        d.A = driver_alloc(o, asize * sizeof *d.A);
+        d.A0 = o->check ? malloc(asize * sizeof *d.A0) : NULL;
+        d.B = nrhs > 0 ? driver_alloc(o, bsize * sizeof *d.B) : NULL;
+        d.B0 = nrhs > 0 && o->check ? malloc(bsize * sizeof *d.B0) : NULL;
+        if (!d.A || (o->check && !d.A0) || (nrhs > 0 && (!d.B || (o->check && !d.B0)))) {
+            driver_error(o, "not enough memory for the matrices on process 0");
+            cholesky_free(o, &d);
+            return DRIVER_FAILED;
+        }
+        if (o->check)
+            gen_zhpd(n, d.A0, lda, (unsigned)o->seed);
+    }
+    int status = DRIVER_OK;
+    for (int run = 1; run <= o->niter; run++) {
+        struct driver_result r = driver_result_init(run);
+        if (root) {
+            if (o->check)
+                memcpy(d.A, d.A0, asize * sizeof *d.A);
+            else
+                gen_zhpd(n, d.A, lda, (unsigned)o->seed);
+            if (nrhs > 0) {
+                gen_zmatrix(n, nrhs, d.B, ldb, (unsigned)o->seed + 1u);
+                if (o->check)
+                    memcpy(d.B0, d.B, bsize * sizeof *d.B);
+            }
+        }
+        r.info = driver_factor_dist(o, STARSOLVE_Z, d.A, lda, d.B, ldb, nrhs, NULL, DRIVER_NO_PIVOTS, cholesky_submit,
+                                    cholesky_solve_dist, &r);
+        if (root && o->check && r.info == 0) {
+            r.checked = 1;
+            r.exact = n <= 4096;
+            r.berr = check_zpotrf(o->uplo, n, d.A0, lda, d.A, lda, r.exact);
+            if (r.solved)
+                r.resid = check_zsolve('N', n, nrhs, d.A0, lda, d.B, ldb, d.B0, ldb);
+        }
+        if (driver_report(o, &r) != DRIVER_OK)
+            status = DRIVER_FAILED;
+    }
+    cholesky_free(o, &d);
+    return status;
+}
+
 int run_zcholesky(const struct driver_opts *o)
 {
+    if (o->P > 0)
+        return run_zcholesky_dist(o);
     const int n = o->n, nrhs = o->nrhs, lda = n, ldb = n;
     const char uplo = o->uplo;
     const size_t asize = (size_t)lda * n, bsize = (size_t)ldb * nrhs;

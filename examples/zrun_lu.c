@@ -37,8 +37,81 @@ static int lu_submit(const struct driver_opts *o, starsolve_desc_t *A, starsolve
     return o->nopiv ? starsolve_zgetrf_nopiv_tile_async(A, req) : starsolve_zgetrf_tile_async(A, piv, req);
 }
 
+/* -P: the solve on the distributed descriptors; without pivoting, identity pivots make getrs the solve */
+static int lu_solve_dist(const struct driver_opts *o, starsolve_desc_t *A, starsolve_pivots_t *piv,
+                         starsolve_desc_t *B, starsolve_request_t *req)
+{
+    if (o->nopiv) {
+        int k = o->m < o->n ? o->m : o->n, *identity = malloc((size_t)k * sizeof *identity);
+        if (!identity)
+            return -1;
+        for (int i = 0; i < k; i++)
+            identity[i] = i + 1;
+        starsolve_pivots_from_lapack(piv, identity);   /* every process sets its own copy */
+        free(identity);
+    }
+    return starsolve_zgetrs_tile_async('N', A, piv, B, req);
+}
+
+/* -P under mpirun: process 0 holds, generates and checks the matrices; every process
+ * takes part in the distributed factorization and solve (driver_factor_dist). */
+static int run_zlu_dist(const struct driver_opts *o)
+{
+    const int m = o->m, n = o->n, lda = m, ldb = n, k = m < n ? m : n, nrhs = m == n ? o->nrhs : 0;
+    const int root = starsolve_mpi_rank() == 0;
+    const size_t asize = (size_t)lda * n, bsize = (size_t)ldb * nrhs;
+    struct lu_data d = { 0 };
+    if (root) {
+        if (!driver_memory_fits(o, (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t)))
+            return DRIVER_FAILED;
+        d.A = driver_alloc(o, asize * sizeof *d.A);
+        d.ipiv = malloc((size_t)k * sizeof *d.ipiv);
+        d.A0 = o->check ? malloc(asize * sizeof *d.A0) : NULL;
+        d.B = nrhs > 0 ? driver_alloc(o, bsize * sizeof *d.B) : NULL;
+        d.B0 = nrhs > 0 && o->check ? malloc(bsize * sizeof *d.B0) : NULL;
+        if (!d.A || !d.ipiv || (o->check && !d.A0) || (nrhs > 0 && (!d.B || (o->check && !d.B0)))) {
+            driver_error(o, "not enough memory for the matrices on process 0");
+            lu_free(o, &d);
+            return DRIVER_FAILED;   /* the other processes stop at their first collective call: mpirun ends them */
+        }
+        if (o->check)
+            lu_generate(o, d.A0, lda);
+    }
+    int status = DRIVER_OK;
+    for (int run = 1; run <= o->niter; run++) {
+        struct driver_result r = driver_result_init(run);
+        if (root) {
+            if (o->check)
+                memcpy(d.A, d.A0, asize * sizeof *d.A);
+            else
+                lu_generate(o, d.A, lda);
+            if (nrhs > 0) {
+                gen_zmatrix(n, nrhs, d.B, ldb, (unsigned)o->seed + 1u);
+                if (o->check)
+                    memcpy(d.B0, d.B, bsize * sizeof *d.B);
+            }
+        }
+        /* without pivoting the pivots (identity) serve the solve only */
+        r.info = driver_factor_dist(o, STARSOLVE_Z, d.A, lda, d.B, ldb, nrhs, d.ipiv,
+                                    o->nopiv ? DRIVER_PIVOTS : DRIVER_PIVOTS_GATHERED, lu_submit, lu_solve_dist, &r);
+        if (root && o->check && r.info == 0) {
+            r.checked = 1;
+            r.exact = (m > n ? m : n) <= 4096;
+            r.berr = check_zgetrf(m, n, d.A0, lda, d.A, lda, o->nopiv ? NULL : d.ipiv, r.exact);
+            if (r.solved)
+                r.resid = check_zsolve('N', n, nrhs, d.A0, lda, d.B, ldb, d.B0, ldb);
+        }
+        if (driver_report(o, &r) != DRIVER_OK)
+            status = DRIVER_FAILED;
+    }
+    lu_free(o, &d);
+    return status;
+}
+
 int run_zlu(const struct driver_opts *o)
 {
+    if (o->P > 0)
+        return run_zlu_dist(o);
     const int m = o->m, n = o->n, lda = m, ldb = n;
     const int k = m < n ? m : n;
     /* A solve needs a square system; -m with m != n times and checks getrf alone. */

@@ -56,13 +56,23 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
          * still take the later panels' swaps at the end */
         for (int j = k; j < A->nt; j++)
             ss_tile_send_home(A, k, j);
+        /* Distributed (StarPU-MPI): panel k's swaps go to the columns of L on its
+         * left at once, as LAPACK's getrf does. Deferred to the end as below, in
+         * one task per column over several panels' pivots, a 2 x 2 grid never
+         * finished: a process waited for a tile that no other one sent (StarPU 1.3.10;
+         * cause not found, bench/NOTES.md). */
+        for (int j = 0; j < k && ss_ctx.mpi; j++) {
+            for (int i = k; i < A->mt; i++)
+                column[i - k] = ss_tile(A, i, j);
+            insert_zlaswp(ntiles, column, 1, &piv->panels[k], swap_scratch, k * A->nb, 1, 0);
+        }
     }
     /* Off the critical path, once all panels are done: the swaps of the panels
      * right of column j on the finished column j of L, in one pass per column.
      * Each column of L then goes home while the others are swapped (with GPUs, the
      * copies of L used to start only when the call waited for the tiles: 0.3 s
      * after the last task at n = 40000 on an H100). */
-    for (int j = 0; j < kt; j++) {
+    for (int j = 0; j < kt && !ss_ctx.mpi; j++) {
         for (int i = j + 1; i < A->mt; i++)
             column[i - j - 1] = ss_tile(A, i, j);
         if (j + 1 < kt)

@@ -1,7 +1,35 @@
 #!/bin/sh
-# make check: tests/test_mpi (distributed factorizations) as 4 MPI processes.
+# make check: distributed factorizations as 4 MPI processes: tests/test_mpi (the
+# library, four precisions, three grids), then the drivers under mpirun with -P.
 # More processes than cores is fine for these small matrices (--oversubscribe);
-# CI runs as root, which OpenMPI refuses unless told.
-bin=${top_builddir:-.}/tests/test_mpi
+# CI runs as root, which OpenMPI refuses unless told. A hang fails (timeout).
+top=${top_builddir:-.}
 command -v mpirun > /dev/null || { echo "SKIP: no mpirun"; exit 77; }
-exec mpirun --oversubscribe --allow-run-as-root -np 4 --mca btl self,vader "$bin"
+run() { timeout 300 mpirun --oversubscribe --allow-run-as-root -np 4 --mca btl self,vader "$@"; }
+status=0
+run "$top/tests/test_mpi" || status=1
+# the drivers: one result line from process 0, checks passed (the drivers exit nonzero otherwise)
+for d in "starpu_lu -P 2" "starpu_lu -P 4 -nopiv" "starpu_lu -P 1 -n 333 -nb 64 -nrhs 2" \
+         "starpu_cholesky -P 2" "starpu_cholesky -P 4 -uplo U"; do
+  # shellcheck disable=SC2086 # d is a list of words: the driver, then flags that win over the common ones
+  set -- $d
+  drv=$1
+  shift
+  out=$(run "$top/examples/$drv" -n 300 -nb 64 -ncpus 1 -check -niter 2 "$@" 2>&1)
+  rc=$?
+  lines=$(echo "$out" | grep -c "run [12]/2: factor")
+  if [ $rc -ne 0 ] || [ "$lines" -ne 2 ]; then
+    echo "FAIL: mpirun -np 4 $d: rc=$rc, $lines result lines"; echo "$out" | grep -v '^\[' | tail -5; status=1
+  else
+    echo "ok   mpirun -np 4 $d: $(echo "$out" | grep 'run 2/2' | sed 's/.*factor/factor/')"
+  fi
+done
+# a grid that does not divide the processes: a one-line message and a usage error, no hang
+out=$(run "$top/examples/starpu_lu" -P 3 -n 100 -ncpus 1 2>&1)
+rc=$?
+if [ $rc -eq 0 ] || ! echo "$out" | grep -q "does not divide"; then
+  echo "FAIL: starpu_lu -P 3 on 4 processes: rc=$rc"; status=1
+else
+  echo "ok   starpu_lu -P 3 on 4 processes refused: $(echo "$out" | grep 'does not divide' | head -1)"
+fi
+exit $status

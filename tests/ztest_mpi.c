@@ -70,8 +70,12 @@ static void dist_case(char op, int n, int nrhs, int nb, int P, int Q, unsigned s
     starsolve_desc_scatter(B, B0, ldb, ROOT);
     starsolve_request_t *req = starsolve_request_create();
     int submitted = factor(op, A, piv, req);
+    /* wait in between, as the drivers do: every message of the factorization must
+     * complete on its own (LU's deferred swaps of L once left one waiting forever) */
+    int finfo = starsolve_request_wait(req);
     submitted = submitted ? submitted : solve(op, A, piv, B, req);
     info = starsolve_request_wait(req);
+    info = finfo ? finfo : info;
     starsolve_request_destroy(req);
     starsolve_desc_gather(A, F, lda, ROOT);
     starsolve_desc_gather(B, X, ldb, ROOT);
