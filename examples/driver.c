@@ -279,6 +279,8 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
         return DRIVER_USAGE;
     }
     cfg.mpi = o->P > 0;
+    if (o->P > 0 && o->stats)   /* StarPU-MPI counts the bytes each process sends (starsolve_mpi_sent_bytes) */
+        setenv("STARPU_COMM_STATS", "1", 1);
     cfg.verbose = 1;
     if (o->stats) {
         /* StarPU's own profiling and its summaries at shutdown, on stderr */
@@ -427,11 +429,15 @@ int driver_factor_dist(const struct driver_opts *o, starsolve_prec_t prec, void 
         info = starsolve_desc_scatter(dB, B, ldb, root);
     if (info == 0) {
         starsolve_request_wait(req);   /* every process ready (it waits on all of them): the clock starts together */
+        double sent = starsolve_mpi_sent_bytes();
         driver_time_t t0 = driver_now();
         info = factor(o, dA, piv, req);
         if (info == 0)
             info = starsolve_request_wait(req);
         r->seconds = driver_now() - t0;
+        if (o->stats && sent >= 0)   /* each process its own line: what it sent while factoring */
+            fprintf(stderr, "%s: process %d of %d (grid %dx%d) sent %.1f MB during the factorization\n", o->spec->name,
+                    starsolve_mpi_rank(), starsolve_mpi_size(), P, Q, (starsolve_mpi_sent_bytes() - sent) / 1e6);
         if (info == 0 && dB) {
             t0 = driver_now();
             info = solve(o, dA, piv, dB, req);

@@ -33,33 +33,46 @@ static int cholesky_solve_dist(const struct driver_opts *o, starsolve_desc_t *A,
     return starsolve_zpotrs_tile_async(o->uplo, A, B, req);
 }
 
-/* -P under mpirun: process 0 holds, generates and checks the matrices; every process
- * takes part in the distributed factorization and solve (driver_factor_dist). */
-static int run_zcholesky_dist(const struct driver_opts *o)
+/* The arrays of a run (and the pristine matrix, generated once); one line on failure. */
+static int cholesky_alloc(const struct driver_opts *o, struct cholesky_data *d, size_t asize, size_t bsize, int nrhs)
+{
+    /* A, a copy of A for the checks, B and its copy */
+    if (!driver_memory_fits(o, (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t)))
+        return DRIVER_FAILED;
+    d->A = driver_alloc(o, asize * sizeof *d->A);
+    if (o->check)
+        d->A0 = malloc(asize * sizeof *d->A0);
+    if (nrhs > 0) {
+        d->B = driver_alloc(o, bsize * sizeof *d->B);
+        if (o->check)
+            d->B0 = malloc(bsize * sizeof *d->B0);
+    }
+    if (!d->A || (o->check && !d->A0) || (nrhs > 0 && (!d->B || (o->check && !d->B0)))) {
+        driver_error(o, "not enough memory for the matrices");
+        cholesky_free(o, d);
+        return DRIVER_FAILED;
+    }
+    if (o->check)             /* generated once; every run factors a copy of it */
+        gen_zhpd(o->n, d->A0, o->n, (unsigned)o->seed);
+    return DRIVER_OK;
+}
+
+int run_zcholesky(const struct driver_opts *o)
 {
     const int n = o->n, nrhs = o->nrhs, lda = n, ldb = n;
-    const int root = starsolve_mpi_rank() == 0;
+    const char uplo = o->uplo;
     const size_t asize = (size_t)lda * n, bsize = (size_t)ldb * nrhs;
+    /* under mpirun (-P) process 0 alone holds, generates and checks the matrices */
+    const int holds = o->P == 0 || starsolve_mpi_rank() == 0;
     struct cholesky_data d = { 0 };
-    if (root) {
-        if (!driver_memory_fits(o, (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t)))
-            return DRIVER_FAILED;
-        d.A = driver_alloc(o, asize * sizeof *d.A);
-        d.A0 = o->check ? malloc(asize * sizeof *d.A0) : NULL;
-        d.B = nrhs > 0 ? driver_alloc(o, bsize * sizeof *d.B) : NULL;
-        d.B0 = nrhs > 0 && o->check ? malloc(bsize * sizeof *d.B0) : NULL;
-        if (!d.A || (o->check && !d.A0) || (nrhs > 0 && (!d.B || (o->check && !d.B0)))) {
-            driver_error(o, "not enough memory for the matrices on process 0");
-            cholesky_free(o, &d);
-            return DRIVER_FAILED;
-        }
-        if (o->check)
-            gen_zhpd(n, d.A0, lda, (unsigned)o->seed);
-    }
+    if (holds && cholesky_alloc(o, &d, asize, bsize, nrhs) != DRIVER_OK)
+        return DRIVER_FAILED;   /* under mpirun the others stop at their first collective call */
+
     int status = DRIVER_OK;
     for (int run = 1; run <= o->niter; run++) {
         struct driver_result r = driver_result_init(run);
-        if (root) {
+        /* a fresh matrix (both triangles: either uplo reads its own) and right-hand sides, not timed */
+        if (holds) {
             if (o->check)
                 memcpy(d.A, d.A0, asize * sizeof *d.A);
             else
@@ -70,67 +83,13 @@ static int run_zcholesky_dist(const struct driver_opts *o)
                     memcpy(d.B0, d.B, bsize * sizeof *d.B);
             }
         }
-        r.info = driver_factor_dist(o, STARSOLVE_Z, d.A, lda, d.B, ldb, nrhs, NULL, DRIVER_NO_PIVOTS, cholesky_submit,
-                                    cholesky_solve_dist, &r);
-        if (root && o->check && r.info == 0) {
-            r.checked = 1;
-            r.exact = n <= 4096;
-            r.berr = check_zpotrf(o->uplo, n, d.A0, lda, d.A, lda, r.exact);
-            if (r.solved)
-                r.resid = check_zsolve('N', n, nrhs, d.A0, lda, d.B, ldb, d.B0, ldb);
-        }
-        if (driver_report(o, &r) != DRIVER_OK)
-            status = DRIVER_FAILED;
-    }
-    cholesky_free(o, &d);
-    return status;
-}
-
-int run_zcholesky(const struct driver_opts *o)
-{
-    if (o->P > 0)
-        return run_zcholesky_dist(o);
-    const int n = o->n, nrhs = o->nrhs, lda = n, ldb = n;
-    const char uplo = o->uplo;
-    const size_t asize = (size_t)lda * n, bsize = (size_t)ldb * nrhs;
-    /* A, a copy of A for the checks, B and its copy */
-    const size_t need = (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t);
-    if (!driver_memory_fits(o, need))
-        return DRIVER_FAILED;
-    struct cholesky_data d = { 0 };
-    d.A = driver_alloc(o, asize * sizeof *d.A);
-    if (o->check)
-        d.A0 = malloc(asize * sizeof *d.A0);
-    if (nrhs > 0) {
-        d.B = driver_alloc(o, bsize * sizeof *d.B);
-        if (o->check)
-            d.B0 = malloc(bsize * sizeof *d.B0);
-    }
-    if (!d.A || (o->check && !d.A0) || (nrhs > 0 && (!d.B || (o->check && !d.B0)))) {
-        driver_error(o, "not enough memory for the matrices");
-        cholesky_free(o, &d);
-        return DRIVER_FAILED;
-    }
-    if (o->check)             /* generated once; every run factors a copy of it */
-        gen_zhpd(n, d.A0, lda, (unsigned)o->seed);
-
-    int status = DRIVER_OK;
-    for (int run = 1; run <= o->niter; run++) {
-        struct driver_result r = driver_result_init(run);
-        /* a fresh matrix (both triangles: either uplo reads its own) and right-hand sides, not timed */
-        if (o->check)
-            memcpy(d.A, d.A0, asize * sizeof *d.A);
-        else
-            gen_zhpd(n, d.A, lda, (unsigned)o->seed);
-        if (nrhs > 0) {
-            gen_zmatrix(n, nrhs, d.B, ldb, (unsigned)o->seed + 1u);
-            if (o->check)
-                memcpy(d.B0, d.B, bsize * sizeof *d.B);
-        }
 
         driver_bound_begin(o);
         driver_time_t t0 = driver_now();
-        if (o->ooc) {   /* times the factorization alone, not the copies in and out */
+        if (o->P > 0) {   /* distributed: factor and solve, each timed */
+            r.info = driver_factor_dist(o, STARSOLVE_Z, d.A, lda, d.B, ldb, nrhs, NULL, DRIVER_NO_PIVOTS,
+                                        cholesky_submit, cholesky_solve_dist, &r);
+        } else if (o->ooc) {   /* times the factorization alone, not the copies in and out */
             r.info = driver_factor_ooc(o, STARSOLVE_Z, d.A, lda, NULL, cholesky_submit, &r);
         } else {
             r.info = starsolve_zpotrf(uplo, n, d.A, lda);
@@ -138,14 +97,14 @@ int run_zcholesky(const struct driver_opts *o)
         }
         driver_bound_end(o, &r);
 
-        if (r.info == 0 && nrhs > 0) {
+        if (o->P == 0 && r.info == 0 && nrhs > 0) {
             t0 = driver_now();
             r.info = starsolve_zpotrs(uplo, n, nrhs, d.A, lda, d.B, ldb);
             r.solve_seconds = driver_now() - t0;
             r.solved = 1;
         }
         /* info > 0: the factor is incomplete, the ratios would mean nothing */
-        if (o->check && r.info == 0) {
+        if (holds && o->check && r.info == 0) {
             r.checked = 1;
             r.exact = n <= 4096;                 /* the exact check is O(n^3): estimate above */
             r.berr = check_zpotrf(uplo, n, d.A0, lda, d.A, lda, r.exact);

@@ -53,34 +53,49 @@ static int lu_solve_dist(const struct driver_opts *o, starsolve_desc_t *A, stars
     return starsolve_zgetrs_tile_async('N', A, piv, B, req);
 }
 
-/* -P under mpirun: process 0 holds, generates and checks the matrices; every process
- * takes part in the distributed factorization and solve (driver_factor_dist). */
-static int run_zlu_dist(const struct driver_opts *o)
+/* The arrays of a run (and the pristine matrix, generated once); one line on failure. */
+static int lu_alloc(const struct driver_opts *o, struct lu_data *d, size_t asize, size_t bsize, int k, int nrhs)
 {
-    const int m = o->m, n = o->n, lda = m, ldb = n, k = m < n ? m : n, nrhs = m == n ? o->nrhs : 0;
-    const int root = starsolve_mpi_rank() == 0;
-    const size_t asize = (size_t)lda * n, bsize = (size_t)ldb * nrhs;
-    struct lu_data d = { 0 };
-    if (root) {
-        if (!driver_memory_fits(o, (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t)))
-            return DRIVER_FAILED;
-        d.A = driver_alloc(o, asize * sizeof *d.A);
-        d.ipiv = malloc((size_t)k * sizeof *d.ipiv);
-        d.A0 = o->check ? malloc(asize * sizeof *d.A0) : NULL;
-        d.B = nrhs > 0 ? driver_alloc(o, bsize * sizeof *d.B) : NULL;
-        d.B0 = nrhs > 0 && o->check ? malloc(bsize * sizeof *d.B0) : NULL;
-        if (!d.A || !d.ipiv || (o->check && !d.A0) || (nrhs > 0 && (!d.B || (o->check && !d.B0)))) {
-            driver_error(o, "not enough memory for the matrices on process 0");
-            lu_free(o, &d);
-            return DRIVER_FAILED;   /* the other processes stop at their first collective call: mpirun ends them */
-        }
+    /* A, a copy of A for the checks, B and its copy */
+    if (!driver_memory_fits(o, (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t)))
+        return DRIVER_FAILED;
+    d->A = driver_alloc(o, asize * sizeof *d->A);
+    d->ipiv = malloc((size_t)k * sizeof *d->ipiv);
+    if (o->check)
+        d->A0 = malloc(asize * sizeof *d->A0);
+    if (nrhs > 0) {
+        d->B = driver_alloc(o, bsize * sizeof *d->B);
         if (o->check)
-            lu_generate(o, d.A0, lda);
+            d->B0 = malloc(bsize * sizeof *d->B0);
     }
+    if (!d->A || !d->ipiv || (o->check && !d->A0) || (nrhs > 0 && (!d->B || (o->check && !d->B0)))) {
+        driver_error(o, "not enough memory for the matrices");
+        lu_free(o, d);
+        return DRIVER_FAILED;
+    }
+    if (o->check)             /* generated once; every run factors a copy of it */
+        lu_generate(o, d->A0, o->m);
+    return DRIVER_OK;
+}
+
+int run_zlu(const struct driver_opts *o)
+{
+    const int m = o->m, n = o->n, lda = m, ldb = n;
+    const int k = m < n ? m : n;
+    /* A solve needs a square system; -m with m != n times and checks getrf alone. */
+    const int nrhs = m == n ? o->nrhs : 0;
+    const size_t asize = (size_t)lda * n, bsize = (size_t)ldb * nrhs;
+    /* under mpirun (-P) process 0 alone holds, generates and checks the matrices */
+    const int holds = o->P == 0 || starsolve_mpi_rank() == 0;
+    struct lu_data d = { 0 };
+    if (holds && lu_alloc(o, &d, asize, bsize, k, nrhs) != DRIVER_OK)
+        return DRIVER_FAILED;   /* under mpirun the others stop at their first collective call */
+
     int status = DRIVER_OK;
     for (int run = 1; run <= o->niter; run++) {
         struct driver_result r = driver_result_init(run);
-        if (root) {
+        /* a fresh matrix and right-hand sides, not timed */
+        if (holds) {
             if (o->check)
                 memcpy(d.A, d.A0, asize * sizeof *d.A);
             else
@@ -91,71 +106,13 @@ static int run_zlu_dist(const struct driver_opts *o)
                     memcpy(d.B0, d.B, bsize * sizeof *d.B);
             }
         }
-        /* without pivoting the pivots (identity) serve the solve only */
-        r.info = driver_factor_dist(o, STARSOLVE_Z, d.A, lda, d.B, ldb, nrhs, d.ipiv,
-                                    o->nopiv ? DRIVER_PIVOTS : DRIVER_PIVOTS_GATHERED, lu_submit, lu_solve_dist, &r);
-        if (root && o->check && r.info == 0) {
-            r.checked = 1;
-            r.exact = (m > n ? m : n) <= 4096;
-            r.berr = check_zgetrf(m, n, d.A0, lda, d.A, lda, o->nopiv ? NULL : d.ipiv, r.exact);
-            if (r.solved)
-                r.resid = check_zsolve('N', n, nrhs, d.A0, lda, d.B, ldb, d.B0, ldb);
-        }
-        if (driver_report(o, &r) != DRIVER_OK)
-            status = DRIVER_FAILED;
-    }
-    lu_free(o, &d);
-    return status;
-}
-
-int run_zlu(const struct driver_opts *o)
-{
-    if (o->P > 0)
-        return run_zlu_dist(o);
-    const int m = o->m, n = o->n, lda = m, ldb = n;
-    const int k = m < n ? m : n;
-    /* A solve needs a square system; -m with m != n times and checks getrf alone. */
-    const int nrhs = m == n ? o->nrhs : 0;
-    const size_t asize = (size_t)lda * n, bsize = (size_t)ldb * nrhs;
-    /* A, a copy of A for the checks, B and its copy */
-    const size_t need = (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t);
-    if (!driver_memory_fits(o, need))
-        return DRIVER_FAILED;
-    struct lu_data d = { 0 };
-    d.A = driver_alloc(o, asize * sizeof *d.A);
-    d.ipiv = malloc((size_t)k * sizeof *d.ipiv);
-    if (o->check)
-        d.A0 = malloc(asize * sizeof *d.A0);
-    if (nrhs > 0) {
-        d.B = driver_alloc(o, bsize * sizeof *d.B);
-        if (o->check)
-            d.B0 = malloc(bsize * sizeof *d.B0);
-    }
-    if (!d.A || !d.ipiv || (o->check && !d.A0) || (nrhs > 0 && (!d.B || (o->check && !d.B0)))) {
-        driver_error(o, "not enough memory for the matrices");
-        lu_free(o, &d);
-        return DRIVER_FAILED;
-    }
-    if (o->check)             /* generated once; every run factors a copy of it */
-        lu_generate(o, d.A0, lda);
-
-    int status = DRIVER_OK;
-    for (int run = 1; run <= o->niter; run++) {
-        struct driver_result r = driver_result_init(run);
-        /* a fresh matrix and right-hand sides, not timed */
-        if (o->check)
-            memcpy(d.A, d.A0, asize * sizeof *d.A);
-        else
-            lu_generate(o, d.A, lda);
-        if (nrhs > 0) {
-            gen_zmatrix(n, nrhs, d.B, ldb, (unsigned)o->seed + 1u);
-            if (o->check)
-                memcpy(d.B0, d.B, bsize * sizeof *d.B);
-        }
 
         driver_bound_begin(o);
         driver_time_t t0 = driver_now();
-        if (o->ooc) {   /* times the factorization alone, not the copies in and out */
+        if (o->P > 0) {   /* distributed: factor and solve, each timed; without pivoting the identity pivots serve the solve */
+            r.info = driver_factor_dist(o, STARSOLVE_Z, d.A, lda, d.B, ldb, nrhs, d.ipiv,
+                                        o->nopiv ? DRIVER_PIVOTS : DRIVER_PIVOTS_GATHERED, lu_submit, lu_solve_dist, &r);
+        } else if (o->ooc) {   /* times the factorization alone, not the copies in and out */
             r.info = driver_factor_ooc(o, STARSOLVE_Z, d.A, lda, o->nopiv ? NULL : d.ipiv, lu_submit, &r);
         } else {
             if (o->nopiv)
@@ -166,17 +123,17 @@ int run_zlu(const struct driver_opts *o)
         }
         driver_bound_end(o, &r);
 
-        if (o->nopiv)          /* no public getrs_nopiv: identity pivots make getrs one */
-            for (int i = 0; i < k; i++)
-                d.ipiv[i] = i + 1;
-        if (r.info == 0 && nrhs > 0) {
+        if (o->P == 0 && r.info == 0 && nrhs > 0) {
+            if (o->nopiv)          /* no public getrs_nopiv: identity pivots make getrs one */
+                for (int i = 0; i < k; i++)
+                    d.ipiv[i] = i + 1;
             t0 = driver_now();
             r.info = starsolve_zgetrs('N', n, nrhs, d.A, lda, d.ipiv, d.B, ldb);
             r.solve_seconds = driver_now() - t0;
             r.solved = 1;
         }
         /* info > 0 leaves an exactly singular U: the ratios would mean nothing */
-        if (o->check && r.info == 0) {
+        if (holds && o->check && r.info == 0) {
             r.checked = 1;
             r.exact = (m > n ? m : n) <= 4096;   /* the exact check is O(n^3): estimate above */
             r.berr = check_zgetrf(m, n, d.A0, lda, d.A, lda, o->nopiv ? NULL : d.ipiv, r.exact);

@@ -150,6 +150,9 @@ int  starsolve_desc_nb(const starsolve_desc_t *desc);
 int  starsolve_mpi_available(void);   /* 1 if this build has StarPU-MPI */
 int  starsolve_mpi_rank(void);        /* this process in MPI_COMM_WORLD; 0 without MPI */
 int  starsolve_mpi_size(void);        /* processes; 1 without MPI */
+/* Bytes this process has sent to the others so far (StarPU-MPI's counters: they run
+ * only when STARPU_COMM_STATS=1 was in the environment at start); -1 without them. */
+double starsolve_mpi_sent_bytes(void);
 /* An m x n matrix in nb x nb tiles spread 2D block-cyclically over a P x Q grid of
  * processes: tile (i, j) lives on process (i mod P) * Q + (j mod Q). P * Q must be the
  * number of processes (-6 otherwise). A process holds only the tiles it owns or that

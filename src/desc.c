@@ -184,27 +184,31 @@ int starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec,
     return 0;
 }
 
+void ss_tile_copy_lapack(const starsolve_desc_t *A, int i, int j, char *lapack, size_t lda, int to_lapack)
+{
+    starpu_data_handle_t h = ss_tile(A, i, j);
+    starpu_data_acquire(h, to_lapack ? STARPU_R : STARPU_W);
+    /* the tile's copy in host memory, wherever StarPU put it (out of core: just read from disk) */
+    size_t ld = starpu_matrix_get_local_ld(h);
+    char *t = (char *)starpu_matrix_get_local_ptr(h);
+    size_t rowbytes = (size_t)ss_tile_rows(A, i) * A->elemsize;
+    char *l = lapack + ((size_t)i * A->nb + (size_t)j * A->nb * lda) * A->elemsize;
+    for (int c = 0; c < ss_tile_cols(A, j); c++) {
+        char *tc = t + (size_t)c * ld * A->elemsize, *lc = l + (size_t)c * lda * A->elemsize;
+        if (to_lapack)
+            memcpy(lc, tc, rowbytes);
+        else
+            memcpy(tc, lc, rowbytes);
+    }
+    starpu_data_release(h);
+}
+
 /* Copy every tile to or from the LAPACK array, holding each tile in main memory meanwhile. */
 static void copy_lapack(const starsolve_desc_t *A, char *lapack, size_t lda, int to_lapack)
 {
     for (int j = 0; j < A->nt; j++)
-        for (int i = 0; i < A->mt; i++) {
-            starpu_data_handle_t h = ss_tile(A, i, j);
-            starpu_data_acquire(h, to_lapack ? STARPU_R : STARPU_W);
-            /* the tile's copy in host memory, wherever StarPU put it (out of core: just read from disk) */
-            size_t ld = starpu_matrix_get_local_ld(h);
-            char *t = (char *)starpu_matrix_get_local_ptr(h);
-            size_t rowbytes = (size_t)ss_tile_rows(A, i) * A->elemsize;
-            char *l = lapack + ((size_t)i * A->nb + (size_t)j * A->nb * lda) * A->elemsize;
-            for (int c = 0; c < ss_tile_cols(A, j); c++) {
-                char *tc = t + (size_t)c * ld * A->elemsize, *lc = l + (size_t)c * lda * A->elemsize;
-                if (to_lapack)
-                    memcpy(lc, tc, rowbytes);
-                else
-                    memcpy(tc, lc, rowbytes);
-            }
-            starpu_data_release(h);
-        }
+        for (int i = 0; i < A->mt; i++)
+            ss_tile_copy_lapack(A, i, j, lapack, lda, to_lapack);
 }
 
 int starsolve_desc_from_lapack(starsolve_desc_t *A, const void *lapack, int lda)

@@ -47,6 +47,9 @@ void ss_workspace_release(starpu_data_handle_t h);
  * then, while the factorization goes on, rather than with every other tile
  * after the last task. No-op without CUDA workers (tiles never leave home). */
 void ss_tile_send_home(const starsolve_desc_t *A, int i, int j);
+/* Copy tile (i, j) (this process's copy, brought to host memory) to its place in the
+ * LAPACK array `lapack` (leading dimension lda) or from there (to_lapack 0). */
+void ss_tile_copy_lapack(const starsolve_desc_t *A, int i, int j, char *lapack, size_t lda, int to_lapack);
 /* A StarPU scratch buffer of at least `bytes` bytes (16-byte units) for tasks
  * that take it STARPU_SCRATCH: each worker gets its own copy on its memory
  * node, allocated on first use and kept until ss_workspace_release. */

@@ -7,6 +7,7 @@
  * API reports that it is missing. */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #ifdef STARSOLVE_USE_MPI
@@ -74,23 +75,6 @@ static char *lapack_tile(const starsolve_desc_t *A, char *lapack, size_t lda, in
     return lapack + ((size_t)i * A->nb + (size_t)j * A->nb * lda) * A->elemsize;
 }
 
-/* Copy between a tile's copy in this process's memory and the LAPACK block. */
-static void copy_tile(const starsolve_desc_t *A, int i, int j, char *block, size_t lda, int to_lapack)
-{
-    starpu_data_handle_t h = ss_tile(A, i, j);
-    starpu_data_acquire(h, to_lapack ? STARPU_R : STARPU_W);
-    size_t ld = starpu_matrix_get_local_ld(h), rowbytes = (size_t)ss_tile_rows(A, i) * A->elemsize;
-    char *t = (char *)starpu_matrix_get_local_ptr(h);
-    for (int c = 0; c < ss_tile_cols(A, j); c++) {
-        char *tc = t + (size_t)c * ld * A->elemsize, *lc = block + (size_t)c * lda * A->elemsize;
-        if (to_lapack)
-            memcpy(lc, tc, rowbytes);
-        else
-            memcpy(tc, lc, rowbytes);
-    }
-    starpu_data_release(h);
-}
-
 static int check_dist(const starsolve_desc_t *A, const void *lapack, int lda, int root)
 {
     if (!A || A->P * A->Q != ss_ctx.mpi_size || !ss_ctx.mpi) return -1;
@@ -116,7 +100,7 @@ int starsolve_desc_scatter(starsolve_desc_t *A, const void *lapack, int lda, int
             if (ss_ctx.mpi_rank == root) {
                 char *block = lapack_tile(A, (char *)lapack, (size_t)lda, i, j);
                 if (owner == root) {
-                    copy_tile(A, i, j, block, (size_t)lda, 0);
+                    ss_tile_copy_lapack(A, i, j, (char *)lapack, (size_t)lda, 0);
                     continue;
                 }
                 /* a view of the block in root's array, sent as a tile (StarPU-MPI packs strided matrices) */
@@ -143,11 +127,25 @@ int starsolve_desc_gather(const starsolve_desc_t *A, void *lapack, int lda, int 
             starpu_data_handle_t h = ss_tile(A, i, j);
             starpu_mpi_get_data_on_node(MPI_COMM_WORLD, h, root);   /* every process calls it; the owner sends */
             if (ss_ctx.mpi_rank == root)
-                copy_tile(A, i, j, lapack_tile(A, lapack, (size_t)lda, i, j), (size_t)lda, 1);
+                ss_tile_copy_lapack(A, i, j, lapack, (size_t)lda, 1);
         }
     /* root's copies of the others' tiles go stale at their owners' next write */
     starpu_mpi_cache_flush_all_data(MPI_COMM_WORLD);
     return 0;
+}
+
+double starsolve_mpi_sent_bytes(void)
+{
+    const char *stats = getenv("STARPU_COMM_STATS");
+    if (!ss_ctx.mpi || !stats || atoi(stats) <= 0)
+        return -1;
+    size_t amounts[ss_ctx.mpi_size];
+    memset(amounts, 0, sizeof amounts);
+    starpu_mpi_comm_amounts_retrieve(amounts);   /* what this process sent to each of the others */
+    double total = 0;
+    for (int p = 0; p < ss_ctx.mpi_size; p++)
+        total += (double)amounts[p];
+    return total;
 }
 
 int starsolve_pivots_gather(starsolve_pivots_t *piv, int *ipiv, int root)
@@ -192,6 +190,7 @@ int starsolve_pivots_gather(starsolve_pivots_t *piv, int *ipiv, int root)
     (void)piv; (void)ipiv; (void)root;
     return -1;
 }
+double starsolve_mpi_sent_bytes(void) { return -1; }
 #endif
 
 int starsolve_mpi_available(void)
