@@ -86,6 +86,20 @@ int starsolve_init(const starsolve_config_t *cfg_in)
         setenv("STARPU_DISK_SWAP", cfg.disk_swap, 1);
         setenv("STARPU_DISK_SWAP_BACKEND", "unistd", 0);
     }
+    /* Out of core, a window on submitted tasks: submission waits while that many are
+     * pending, so only part of the graph (with pzgetrf's left-looking order, a slab of
+     * columns) and the tiles it touches are live. An LU of 8 MB in 4 MiB read 2.7-3.0
+     * matrices back from disk with it, 4.9-5.1 without (bench/NOTES.md). Four tasks per
+     * core keep the cores fed; STARPU_LIMIT_MAX_SUBMITTED_TASKS, if set, wins. */
+    int set_window = cfg.disk_swap && !getenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
+    if (set_window) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        char window[32], refill[32];
+        snprintf(window, sizeof window, "%ld", cores > 4 ? 4 * cores : 16);
+        snprintf(refill, sizeof refill, "%ld", cores > 4 ? 2 * cores : 8);
+        setenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS", window, 1);
+        setenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS", refill, 1);
+    }
     if (cfg.host_memory_mb > 0) {
         char mb[32];
         snprintf(mb, sizeof mb, "%d", cfg.host_memory_mb);
@@ -99,6 +113,10 @@ int starsolve_init(const starsolve_config_t *cfg_in)
         unsetenv("STARPU_NWORKER_PER_CUDA");
     if (cfg.disk_swap)
         unsetenv("STARPU_DISK_SWAP");
+    if (set_window) {
+        unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
+        unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
+    }
     if (cfg.host_memory_mb > 0)
         unsetenv("STARPU_LIMIT_CPU_MEM");
     if (ret != 0) {

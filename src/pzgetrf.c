@@ -12,60 +12,110 @@
 #include "algorithms.h"
 #include "codelets.h"
 
-void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req)
+/* What every step needs at hand: scratch buffers, the panels' L(k,k)^-1, two columns of handles. */
+struct getrf_step {
+    starsolve_desc_t *A;
+    starsolve_pivots_t *piv;
+    starsolve_request_t *req;
+    int kt, fused;
+    starpu_data_handle_t panel_scratch, swap_scratch, update_scratch;
+    starpu_data_handle_t *linv;       /* per panel: L(k,k)^-1 (whole-column updates only), else NULL */
+    starpu_data_handle_t *column, *lcolumn;
+};
+
+/* Panel k: the pivots of tile column k from the diagonal down. */
+static void submit_panel(struct getrf_step *s, int k)
+{
+    starsolve_desc_t *A = s->A;
+    for (int i = k; i < A->mt; i++)
+        s->column[i - k] = ss_tile(A, i, k);
+    int npiv = ss_min(ss_tile_rows(A, k), ss_tile_cols(A, k));
+    /* L(k,k)^-1, one per step: the next panel writes its own while this step's updates read it */
+    s->linv[k] = s->fused && k + 1 < A->nt ? ss_workspace_tile(A, k, k, npiv, npiv) : NULL;
+    insert_zgetrf_panel(A->mt - k, s->column, s->piv->panels[k], s->linv[k], s->panel_scratch, k * A->nb, s->req,
+                        ss_prio_panel(A->nt, k));
+}
+
+/* Step k on tile column j > k: the panel's swaps, U(k,j), and A(i,j) -= L(i,k) U(k,j) below it. */
+static void submit_update(struct getrf_step *s, int k, int j)
 {
     const starsolve_complex64_t one = 1.0, mone = -1.0;
-    int kt = ss_min(A->mt, A->nt);
-    starpu_data_handle_t *column = malloc((size_t)A->mt * sizeof *column);
-    starpu_data_handle_t *lcolumn = malloc((size_t)A->mt * sizeof *lcolumn);
-    starpu_data_handle_t panel_scratch = ss_scratch_buffer(ss_zgetrf_panel_scratch_bytes(A->m, ss_min(A->nb, A->n)));
-    starpu_data_handle_t swap_scratch = ss_scratch_buffer(ss_zlaswp_scratch_bytes(A->nb, A->nb));
-    int fused = ss_ctx.update_tiles > 1;
-    starpu_data_handle_t update_scratch = fused ? ss_scratch_buffer(ss_zgetrf_update_scratch_bytes(A->nb, 1)) : NULL;
+    starsolve_desc_t *A = s->A;
+    int ntiles = A->mt - k, prio = ss_prio_update(A->nt, j);
+    for (int i = k; i < A->mt; i++) {
+        s->column[i - k] = ss_tile(A, i, j);
+        if (i > k)
+            s->lcolumn[i - k - 1] = ss_tile(A, i, k);
+    }
+    if (s->fused) {
+        insert_zgetrf_update(ntiles, s->column, s->lcolumn, s->linv[k], s->piv->panels[k], s->update_scratch, prio);
+        return;
+    }
+    insert_zlaswp(ntiles, s->column, 1, &s->piv->panels[k], s->swap_scratch, k * A->nb, 1, prio);
+    insert_ztrsm('L', 'L', 'N', 'U', one, ss_tile(A, k, k), ss_tile(A, k, j), prio);
+    /* A(i,j) -= L(i,k) U(k,j) for i > k: column[1..] still holds A(k+1.., j) */
+    insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, ntiles - 1, s->lcolumn, one, s->column + 1, prio);
+}
 
-    for (int k = 0; k < kt; k++) {
-        int ntiles = A->mt - k;
+/* After panel k's last update: its workspace goes, its column of L is done for now. */
+static void finish_step(struct getrf_step *s, int k)
+{
+    starsolve_desc_t *A = s->A;
+    if (s->linv[k])
+        ss_workspace_release(s->linv[k]);
+    for (int i = k + 1; i < A->mt; i++)
+        starpu_data_wont_use(ss_tile(A, i, k));
+    /* row k of U is final (later swaps start below it); L's columns
+     * still take the later panels' swaps at the end */
+    for (int j = k; j < A->nt; j++)
+        ss_tile_send_home(A, k, j);
+    /* Distributed (StarPU-MPI): panel k's swaps go to the columns of L on its
+     * left at once, as LAPACK's getrf does. Deferred to the end as below, in
+     * one task per column over several panels' pivots, a 2 x 2 grid never
+     * finished: a process waited for a tile that no other one sent (StarPU 1.3.10;
+     * cause not found, bench/NOTES.md). */
+    for (int j = 0; j < k && ss_ctx.mpi; j++) {
         for (int i = k; i < A->mt; i++)
-            column[i - k] = ss_tile(A, i, k);
-        for (int i = k + 1; i < A->mt; i++)
-            lcolumn[i - k - 1] = ss_tile(A, i, k);
-        int npiv = ss_min(ss_tile_rows(A, k), ss_tile_cols(A, k));
-        /* L(k,k)^-1, one per step: the next panel writes its own while this step's updates read it */
-        starpu_data_handle_t linv = fused && k + 1 < A->nt ? ss_workspace_tile(A, k, k, npiv, npiv) : NULL;
-        insert_zgetrf_panel(ntiles, column, piv->panels[k], linv, panel_scratch, k * A->nb, req,
-                            ss_prio_panel(A->nt, k));
+            s->column[i - k] = ss_tile(A, i, j);
+        insert_zlaswp(A->mt - k, s->column, 1, &s->piv->panels[k], s->swap_scratch, k * A->nb, 1, 0);
+    }
+}
 
-        for (int j = k + 1; j < A->nt; j++) {
-            int prio = ss_prio_update(A->nt, j);
-            for (int i = k; i < A->mt; i++)
-                column[i - k] = ss_tile(A, i, j);
-            if (fused) {
-                insert_zgetrf_update(ntiles, column, lcolumn, linv, piv->panels[k], update_scratch, prio);
-                continue;
-            }
-            insert_zlaswp(ntiles, column, 1, &piv->panels[k], swap_scratch, k * A->nb, 1, prio);
-            insert_ztrsm('L', 'L', 'N', 'U', one, ss_tile(A, k, k), ss_tile(A, k, j), prio);
-            /* A(i,j) -= L(i,k) U(k,j) for i > k: column[1..] still holds A(k+1.., j) */
-            insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, ntiles - 1, lcolumn, one, column + 1, prio);
+void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req)
+{
+    int kt = ss_min(A->mt, A->nt), fused = ss_ctx.update_tiles > 1;
+    struct getrf_step s = {
+        .A = A, .piv = piv, .req = req, .kt = kt, .fused = fused,
+        .panel_scratch = ss_scratch_buffer(ss_zgetrf_panel_scratch_bytes(A->m, ss_min(A->nb, A->n))),
+        .swap_scratch = ss_scratch_buffer(ss_zlaswp_scratch_bytes(A->nb, A->nb)),
+        .update_scratch = fused ? ss_scratch_buffer(ss_zgetrf_update_scratch_bytes(A->nb, 1)) : NULL,
+        .linv = calloc((size_t)kt + 1, sizeof(starpu_data_handle_t)),
+        .column = malloc((size_t)A->mt * sizeof(starpu_data_handle_t)),
+        .lcolumn = malloc((size_t)A->mt * sizeof(starpu_data_handle_t)),
+    };
+    starpu_data_handle_t *column = s.column;
+    if (!A->ooc) {
+        /* right-looking: panel k, then its update of every column on the right */
+        for (int k = 0; k < kt; k++) {
+            submit_panel(&s, k);
+            for (int j = k + 1; j < A->nt; j++)
+                submit_update(&s, k, j);
+            finish_step(&s, k);
         }
-        if (linv)
-            ss_workspace_release(linv);
-        for (int i = k + 1; i < A->mt; i++)
-            starpu_data_wont_use(ss_tile(A, i, k));
-        /* row k of U is final (later swaps start below it); L's columns
-         * still take the later panels' swaps at the end */
-        for (int j = k; j < A->nt; j++)
-            ss_tile_send_home(A, k, j);
-        /* Distributed (StarPU-MPI): panel k's swaps go to the columns of L on its
-         * left at once, as LAPACK's getrf does. Deferred to the end as below, in
-         * one task per column over several panels' pivots, a 2 x 2 grid never
-         * finished: a process waited for a tile that no other one sent (StarPU 1.3.10;
-         * cause not found, bench/NOTES.md). */
-        for (int j = 0; j < k && ss_ctx.mpi; j++) {
-            for (int i = k; i < A->mt; i++)
-                column[i - k] = ss_tile(A, i, j);
-            insert_zlaswp(ntiles, column, 1, &piv->panels[k], swap_scratch, k * A->nb, 1, 0);
+    } else {
+        /* Out of core, left-looking submission: column j takes the updates of every
+         * earlier panel, then its own panel. The graph is the same (each tile sees
+         * its accesses in the same order); what changes is which tasks exist while
+         * starsolve_init's window on submitted tasks (cfg.disk_swap) holds back the
+         * rest: a slab of columns, not the whole trailing matrix, is live at a time. */
+        for (int j = 0; j < A->nt; j++) {
+            for (int k = 0; k < ss_min(j, kt); k++)
+                submit_update(&s, k, j);
+            if (j < kt)
+                submit_panel(&s, j);
         }
+        for (int k = 0; k < kt; k++)
+            finish_step(&s, k);
     }
     /* Off the critical path, once all panels are done: the swaps of the panels
      * right of column j on the finished column j of L, in one pass per column.
@@ -76,14 +126,15 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
         for (int i = j + 1; i < A->mt; i++)
             column[i - j - 1] = ss_tile(A, i, j);
         if (j + 1 < kt)
-            insert_zlaswp(A->mt - j - 1, column, kt - j - 1, &piv->panels[j + 1], swap_scratch, (j + 1) * A->nb, 1, 0);
+            insert_zlaswp(A->mt - j - 1, column, kt - j - 1, &piv->panels[j + 1], s.swap_scratch, (j + 1) * A->nb, 1, 0);
         for (int i = j + 1; i < A->mt; i++)
             ss_tile_send_home(A, i, j);
     }
-    ss_workspace_release(panel_scratch);
-    ss_workspace_release(swap_scratch);
-    if (update_scratch)
-        ss_workspace_release(update_scratch);
-    free(column);
-    free(lcolumn);
+    ss_workspace_release(s.panel_scratch);
+    ss_workspace_release(s.swap_scratch);
+    if (s.update_scratch)
+        ss_workspace_release(s.update_scratch);
+    free(s.linv);
+    free(s.column);
+    free(s.lcolumn);
 }
