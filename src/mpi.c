@@ -84,7 +84,7 @@ static int check_dist(const starsolve_desc_t *A, const void *lapack, int lda, in
     return 0;
 }
 
-int starsolve_desc_scatter(starsolve_desc_t *A, const void *lapack, int lda, int root)
+static int scatter_dist(starsolve_desc_t *A, const void *lapack, int lda, int root)
 {
     int info = check_dist(A, lapack, lda, root);
     if (info)
@@ -116,7 +116,7 @@ int starsolve_desc_scatter(starsolve_desc_t *A, const void *lapack, int lda, int
     return 0;
 }
 
-int starsolve_desc_gather(const starsolve_desc_t *A, void *lapack, int lda, int root)
+static int gather_dist(const starsolve_desc_t *A, void *lapack, int lda, int root)
 {
     int info = check_dist(A, lapack, lda, root);
     if (info)
@@ -175,12 +175,12 @@ int ss_mpi_owns(int owner) { (void)owner; return 1; }
 void ss_mpi_wait_for_all(void) { starpu_task_wait_for_all(); }
 int ss_mpi_reduce_info(int info) { return info; }
 
-int starsolve_desc_scatter(starsolve_desc_t *A, const void *lapack, int lda, int root)
+static int scatter_dist(starsolve_desc_t *A, const void *lapack, int lda, int root)
 {
     (void)A; (void)lapack; (void)lda; (void)root;
     return -1;
 }
-int starsolve_desc_gather(const starsolve_desc_t *A, void *lapack, int lda, int root)
+static int gather_dist(const starsolve_desc_t *A, void *lapack, int lda, int root)
 {
     (void)A; (void)lapack; (void)lda; (void)root;
     return -1;
@@ -200,4 +200,19 @@ int starsolve_mpi_available(void)
 #else
     return 0;
 #endif
+}
+
+/* One process (a 1 x 1 grid, or no MPI): the plain copies. */
+int starsolve_desc_scatter(starsolve_desc_t *A, const void *lapack, int lda, int root)
+{
+    if (A && A->P * A->Q == 1 && starsolve_mpi_size() == 1)
+        return root == 0 ? starsolve_desc_from_lapack(A, lapack, lda) : -4;
+    return scatter_dist(A, lapack, lda, root);
+}
+
+int starsolve_desc_gather(const starsolve_desc_t *A, void *lapack, int lda, int root)
+{
+    if (A && A->P * A->Q == 1 && starsolve_mpi_size() == 1)
+        return root == 0 ? starsolve_desc_to_lapack(A, lapack, lda) : -4;
+    return gather_dist(A, lapack, lda, root);
 }

@@ -305,6 +305,35 @@ static void big_owned_descriptor(void)
     free(A);
 }
 
+/* The distributed API in one process (no starsolve_config_t.mpi): a 1 x 1 grid is a
+ * plain owned descriptor, scatter and gather are plain copies, any other grid is refused. */
+static void one_process_grid(void)
+{
+    enum { M = 9, N = 7, LDA = 11 };
+    double A[LDA * N], C[LDA * N];
+    for (int k = 0; k < LDA * N; k++) {
+        A[k] = k + 1;
+        C[k] = -1;
+    }
+    TEST_CHECK(starsolve_mpi_size() == 1 && starsolve_mpi_rank() == 0, "one process: size %d, rank %d",
+               starsolve_mpi_size(), starsolve_mpi_rank());
+    starsolve_desc_t *d = NULL;
+    int ret = starsolve_desc_create_dist(&d, STARSOLVE_D, M, N, 4, 2, 1);
+    TEST_CHECK(ret == -6 && !d, "desc_create_dist with a 2x1 grid in one process: %d", ret);
+    ret = starsolve_desc_create_dist(&d, STARSOLVE_D, M, N, 4, 1, 1);
+    int sc = ret ? -99 : starsolve_desc_scatter(d, A, LDA, 0);
+    int bad_root = ret ? -99 : starsolve_desc_gather(d, C, LDA, 1);
+    int ga = ret ? -99 : starsolve_desc_gather(d, C, LDA, 0);
+    int same = 1;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < LDA; i++)
+            same &= C[i + j * LDA] == (i < M ? A[i + j * LDA] : -1);
+    TEST_CHECK(ret == 0 && sc == 0 && ga == 0 && bad_root == -4 && same,
+               "1x1 grid: create %d, scatter %d, gather %d, gather to root 1 %d, round trip %s", ret, sc, ga,
+               bad_root, same ? "exact" : "wrong");
+    starsolve_desc_destroy(d);
+}
+
 int main(void)
 {
     if (testing_init(32) != 0)
@@ -331,6 +360,7 @@ int main(void)
     bad_arguments();
     offsets_beyond_2_31();
     big_owned_descriptor();
+    one_process_grid();
 
     starsolve_finalize();
     return testing_summary();
