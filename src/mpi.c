@@ -75,13 +75,21 @@ static char *lapack_tile(const starsolve_desc_t *A, char *lapack, size_t lda, in
     return lapack + ((size_t)i * A->nb + (size_t)j * A->nb * lda) * A->elemsize;
 }
 
+/* The arguments of a collective copy, judged the same on every process: root alone
+ * sees its array, and a process that returned early would leave the others blocked
+ * in their sends and receives. */
 static int check_dist(const starsolve_desc_t *A, const void *lapack, int lda, int root)
 {
-    if (!A || A->P * A->Q != ss_ctx.mpi_size || !ss_ctx.mpi) return -1;
-    if (root < 0 || root >= ss_ctx.mpi_size) return -4;
-    if (ss_ctx.mpi_rank == root && !lapack && A->m > 0 && A->n > 0) return -2;
-    if (ss_ctx.mpi_rank == root && lda < ss_max(1, A->m)) return -3;
-    return 0;
+    int info = 0;
+    if (!A || A->P * A->Q != ss_ctx.mpi_size || !ss_ctx.mpi) info = -1;
+    else if (root < 0 || root >= ss_ctx.mpi_size) info = -4;
+    else if (ss_ctx.mpi_rank == root && !lapack && A->m > 0 && A->n > 0) info = -2;
+    else if (ss_ctx.mpi_rank == root && lda < ss_max(1, A->m)) info = -3;
+    if (!ss_ctx.mpi)
+        return info;
+    int agreed;
+    MPI_Allreduce(&info, &agreed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return agreed;
 }
 
 static int scatter_dist(starsolve_desc_t *A, const void *lapack, int lda, int root)
@@ -148,12 +156,16 @@ double starsolve_mpi_sent_bytes(void)
     return total;
 }
 
-int starsolve_pivots_gather(starsolve_pivots_t *piv, int *ipiv, int root)
+static int pivots_gather_dist(starsolve_pivots_t *piv, int *ipiv, int root)
 {
-    if (!piv) return -1;
-    if (!ss_ctx.mpi) return -1;
-    if (root < 0 || root >= ss_ctx.mpi_size) return -3;
-    if (ss_ctx.mpi_rank == root && !ipiv && piv->minmn > 0) return -2;
+    int info = 0;   /* judged alike on every process, as check_dist */
+    if (!piv || !ss_ctx.mpi) info = -1;
+    else if (root < 0 || root >= ss_ctx.mpi_size) info = -3;
+    else if (ss_ctx.mpi_rank == root && !ipiv && piv->minmn > 0) info = -2;
+    if (ss_ctx.mpi)
+        MPI_Allreduce(MPI_IN_PLACE, &info, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (info)
+        return info;
     ss_mpi_wait_for_all();
     for (int k = 0; k < piv->npanels; k++)
         starpu_mpi_get_data_on_node(MPI_COMM_WORLD, piv->panels[k], root);
@@ -185,7 +197,7 @@ static int gather_dist(const starsolve_desc_t *A, void *lapack, int lda, int roo
     (void)A; (void)lapack; (void)lda; (void)root;
     return -1;
 }
-int starsolve_pivots_gather(starsolve_pivots_t *piv, int *ipiv, int root)
+static int pivots_gather_dist(starsolve_pivots_t *piv, int *ipiv, int root)
 {
     (void)piv; (void)ipiv; (void)root;
     return -1;
@@ -215,4 +227,16 @@ int starsolve_desc_gather(const starsolve_desc_t *A, void *lapack, int lda, int 
     if (A && A->P * A->Q == 1 && starsolve_mpi_size() == 1)
         return root == 0 ? starsolve_desc_to_lapack(A, lapack, lda) : -4;
     return gather_dist(A, lapack, lda, root);
+}
+
+int starsolve_pivots_gather(starsolve_pivots_t *piv, int *ipiv, int root)
+{
+    if (starsolve_mpi_size() == 1) {
+        if (!piv) return -1;
+        if (!ipiv && piv->minmn > 0) return -2;
+        if (root != 0) return -3;
+        starsolve_pivots_to_lapack(piv, ipiv);
+        return 0;
+    }
+    return pivots_gather_dist(piv, ipiv, root);
 }

@@ -145,6 +145,16 @@ static void bad_grid(void)
     TEST_CHECK(info == -6 && !A, "desc_create_dist with P = 0: %d", info);
     info = starsolve_desc_create_dist(&A, STARSOLVE_Z, 10, 10, 0, 1, size);
     TEST_CHECK(info == -5 && !A, "desc_create_dist with nb = 0: %d", info);
+    /* a bad argument that root alone can see fails on every process, with no hang */
+    starsolve_complex64_t X[10 * 10] = { 0 };
+    info = starsolve_desc_create_dist(&A, STARSOLVE_Z, 10, 10, 4, size, 1);
+    if (TEST_CHECK(info == 0, "desc_create_dist 10 x 10: %d", info)) {
+        int small_lda = starsolve_desc_scatter(A, starsolve_mpi_rank() == ROOT ? X : NULL, 5, ROOT);
+        int bad_root = starsolve_desc_gather(A, X, 10, size);
+        TEST_CHECK(small_lda == -3 && bad_root == -4, "scatter with lda 5 < m: %d; gather to process %d: %d", small_lda,
+                   size, bad_root);
+    }
+    starsolve_desc_destroy(A);
 }
 
 int test_zmpi(void)
