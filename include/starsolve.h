@@ -48,7 +48,8 @@ typedef struct starsolve_config {
     int host_memory_mb;   /* > 0: StarPU allocates at most this many MiB of host memory for tiles
                            (STARPU_LIMIT_CPU_MEM), and swaps the rest to disk_swap; 0 (default): no limit */
     int mpi;            /* 1: start StarPU-MPI on MPI_COMM_WORLD (and MPI itself unless the caller did):
-                           every process then makes the same calls, distributed descriptors
+                           every call is then collective, every process makes the same calls in the
+                           same order (their waits synchronize all processes); distributed descriptors
                            (starsolve_desc_create_dist) spread the work over the processes, and each
                            process factors its own copy of any other matrix; 0 (default): one process */
 } starsolve_config_t;

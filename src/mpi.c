@@ -43,8 +43,15 @@ void ss_mpi_stop(void)
 
 void ss_mpi_register(starpu_data_handle_t h, int owner)
 {
-    if (ss_ctx.mpi)
-        starpu_mpi_data_register(h, (starpu_mpi_tag_t)ss_ctx.mpi_next_tag++, owner);
+    if (!ss_ctx.mpi)
+        return;
+    /* Distributed data takes the next tag of the sequence every process follows in
+     * step. Per-process data never travels, and a process may register some alone
+     * (a LAPACK-layout call of its own): its tags come from a range of their own, so
+     * that the shared sequence stays in step. */
+    static starpu_mpi_tag_t next_private = (starpu_mpi_tag_t)1 << 40;
+    starpu_mpi_tag_t tag = owner == STARPU_MPI_PER_NODE ? next_private++ : (starpu_mpi_tag_t)ss_ctx.mpi_next_tag++;
+    starpu_mpi_data_register(h, tag, owner);
 }
 
 int ss_mpi_local_owner(void) { return ss_ctx.mpi ? STARPU_MPI_PER_NODE : 0; }
