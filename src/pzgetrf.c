@@ -1,4 +1,5 @@
-/* Right-looking tile LU with partial pivoting over the whole column.
+/* Tile LU with partial pivoting over the whole column, submitted right-looking
+ * (in core) or left-looking (out of core: the same graph, see pzgetrf below).
  * Step k: the panel (tile column k from the diagonal down) is one task that
  * picks every pivot among all its rows; then, for each column j to its right,
  * one task applies the panel's swaps to the column, a TRSM makes U(k,j) and
@@ -7,7 +8,8 @@
  * swaps, the TRSM and the GEMMs of a column are one task instead
  * (codelet_zgetrf_update.c), which solves with the inverse of L(k,k) that
  * the panel leaves. At the end the swaps of later panels go to the columns of
- * L on their left, so L comes out as LAPACK's getrf leaves it. */
+ * L on their left (under StarPU-MPI at each step instead: finish_step), so L
+ * comes out as LAPACK's getrf leaves it. */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
