@@ -46,13 +46,8 @@ static void zgetrf_nopiv_cpu(void *buffers[], void *cl_arg)
     }
     if (info > 0)
         ss_request_report(a->req, a->offset + info);
-    if (a->with_inverse) {
-        const starsolve_complex64_t one = 1.0;
-        starsolve_complex64_t *X = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[2]);
-        LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', k, k, 0.0, 1.0, X, SS_LD(buffers[2]));
-        cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, k, k, CBLAS_SADDR(one), A, lda,
-                    X, SS_LD(buffers[2]));
-    }
+    if (a->with_inverse)
+        cpu_zunit_lower_inverse(k, A, lda, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[2]), SS_LD(buffers[2]));
 }
 
 #ifdef STARSOLVE_USE_CUDA
@@ -72,15 +67,8 @@ static void zgetrf_nopiv_cuda(void *buffers[], void *cl_arg)
     int *dinfo = (int *)STARPU_VECTOR_GET_PTR(buffers[1]);
     SS_CUSOLVER(cusolverDnZgetrf(h, m, n, A, lda, (cuDoubleComplex *)(dinfo + 4), NULL, dinfo));
     ss_cuda_report_info_async(dinfo, a->offset, a->req, stream);
-    if (a->with_inverse) {
-        int k = ss_min(m, n);
-        void *X = (void *)STARPU_MATRIX_GET_PTR(buffers[2]);
-        SS_CUBLAS_SCALAR const starsolve_complex64_t zero = 0.0, one = 1.0;
-        ss_cuda_laset('A', sizeof(starsolve_complex64_t), k, k, &zero, &one, X, SS_LD(buffers[2]), stream);
-        SS_CUBLAS(cublasZtrsm(starpu_cublas_get_local_handle(), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                              CUBLAS_DIAG_UNIT, k, k, (const cuDoubleComplex *)&one, A, lda, (cuDoubleComplex *)X,
-                              SS_LD(buffers[2])));
-    }
+    if (a->with_inverse)
+        cuda_zunit_lower_inverse(ss_min(m, n), A, lda, (void *)STARPU_MATRIX_GET_PTR(buffers[2]), SS_LD(buffers[2]));
 }
 #endif
 

@@ -67,11 +67,8 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
         ss_request_report(a->req, a->offset + info);
     if (a->with_inverse) {
         void *linv = buffers[2 + a->ntiles];
-        starsolve_complex64_t *X = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(linv);
-        const starsolve_complex64_t one = 1.0;
-        LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', npiv, npiv, 0.0, 1.0, X, SS_LD(linv));
-        cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, npiv, npiv, CBLAS_SADDR(one),
-                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]), X, SS_LD(linv));
+        cpu_zunit_lower_inverse(npiv, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]),
+                                (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(linv), SS_LD(linv));
     }
 }
 
@@ -202,12 +199,7 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     copy_panel(buffers, a->ntiles, m, n, panel, 1, stream);
     if (a->with_inverse) {
         void *linv = buffers[2 + a->ntiles];
-        SS_CUBLAS_SCALAR const starsolve_complex64_t zero = 0.0, one = 1.0;
-        ss_cuda_laset('A', sizeof(starsolve_complex64_t), npiv, npiv, &zero, &one, (void *)STARPU_MATRIX_GET_PTR(linv),
-                      SS_LD(linv), stream);
-        SS_CUBLAS(cublasZtrsm(rec.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
-                              npiv, npiv, (const cuDoubleComplex *)&one, panel, m,
-                              (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(linv), SS_LD(linv)));
+        cuda_zunit_lower_inverse(npiv, panel, m, (void *)STARPU_MATRIX_GET_PTR(linv), SS_LD(linv));
     }
 
     struct ss_staging *s = ss_cuda_staging(sizeof(struct panel_results) + ss_piv_ints(npiv) * sizeof(int));

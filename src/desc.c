@@ -52,7 +52,7 @@ static char *tile_address(const starsolve_desc_t *A, int i, int j, size_t *ld)
         return A->base + ((size_t)j * nb * A->m + (size_t)i * nb * ss_tile_cols(A, j)) * A->elemsize;
     }
     *ld = A->lda;
-    return A->base + ((size_t)i * nb + (size_t)j * nb * A->lda) * A->elemsize;
+    return ss_lapack_tile(A, A->base, A->lda, i, j);
 }
 
 static void register_tiles(starsolve_desc_t *A)
@@ -192,7 +192,7 @@ void ss_tile_copy_lapack(const starsolve_desc_t *A, int i, int j, char *lapack, 
     size_t ld = starpu_matrix_get_local_ld(h);
     char *t = (char *)starpu_matrix_get_local_ptr(h);
     size_t rowbytes = (size_t)ss_tile_rows(A, i) * A->elemsize;
-    char *l = lapack + ((size_t)i * A->nb + (size_t)j * A->nb * lda) * A->elemsize;
+    char *l = ss_lapack_tile(A, lapack, lda, i, j);
     for (int c = 0; c < ss_tile_cols(A, j); c++) {
         char *tc = t + (size_t)c * ld * A->elemsize, *lc = l + (size_t)c * lda * A->elemsize;
         if (to_lapack)

@@ -47,6 +47,11 @@ void ss_workspace_release(starpu_data_handle_t h);
  * then, while the factorization goes on, rather than with every other tile
  * after the last task. No-op without CUDA workers (tiles never leave home). */
 void ss_tile_send_home(const starsolve_desc_t *A, int i, int j);
+/* Where tile (i, j) of A starts in a LAPACK column-major array (leading dimension lda). */
+static inline char *ss_lapack_tile(const starsolve_desc_t *A, char *lapack, size_t lda, int i, int j)
+{
+    return lapack + ((size_t)i * A->nb + (size_t)j * A->nb * lda) * A->elemsize;
+}
 /* Copy tile (i, j) (this process's copy, brought to host memory) to its place in the
  * LAPACK array `lapack` (leading dimension lda) or from there (to_lapack 0). */
 void ss_tile_copy_lapack(const starsolve_desc_t *A, int i, int j, char *lapack, size_t lda, int to_lapack);

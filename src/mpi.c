@@ -76,12 +76,6 @@ int ss_mpi_reduce_info(int info)
     return first == INT_MAX ? 0 : first;
 }
 
-/* Tile (i, j) of A as the column-major block at `lapack` (leading dimension lda). */
-static char *lapack_tile(const starsolve_desc_t *A, char *lapack, size_t lda, int i, int j)
-{
-    return lapack + ((size_t)i * A->nb + (size_t)j * A->nb * lda) * A->elemsize;
-}
-
 /* The arguments of a collective copy, judged the same on every process: root alone
  * sees its array, and a process that returned early would leave the others blocked
  * in their sends and receives. */
@@ -113,7 +107,7 @@ static int scatter_dist(starsolve_desc_t *A, const void *lapack, int lda, int ro
             starpu_data_handle_t h = ss_tile(A, i, j);
             starpu_mpi_tag_t tag = starpu_mpi_data_get_tag(h);
             if (ss_ctx.mpi_rank == root) {
-                char *block = lapack_tile(A, (char *)lapack, (size_t)lda, i, j);
+                char *block = ss_lapack_tile(A, (char *)lapack, (size_t)lda, i, j);
                 if (owner == root) {
                     ss_tile_copy_lapack(A, i, j, (char *)lapack, (size_t)lda, 0);
                     continue;
