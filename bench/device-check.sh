@@ -11,6 +11,11 @@
 #   stats   starpu_lu and starpu_cholesky -n 16384 -stats after calibration:
 #           StarPU's per-worker busy/idle time and the bytes moved (where time goes)
 #   rbt     bench/rbt.sh at 20000 and 40000 on one GPU
+#   panel   bench/panel_cost: one LU panel, one potrf tile, one column GEMM, each alone
+#   trace   for each of TRACE_OPS (default "getrf potrf getrf_nopiv") at n = TRACE_N
+#           (default 40000): calibrate at 8192, two runs under FxT, then
+#           bench/trace-summary.sh on the second run (trace-OP.txt: per worker,
+#           per codelet in stream order, panel overlap, 50 ms timeline)
 #   gpu     bench/gpu.sh with the remaining options (e.g. --ops "getrf potrf")
 #   variants bench/variants.sh with the remaining arguments: its options, then one
 #           flag set per variant (not together with gpu: both take the rest of the line)
@@ -72,6 +77,28 @@ fi
 if wants rbt; then
   stamp "bench/rbt.sh at 20000 and 40000 on one GPU"
   bash "$here/rbt.sh" --sizes "20000 40000" --ngpus 1 --nb 1024 --niter 2 "$root/bin" | tee "$out/rbt.log"
+fi
+
+if wants panel; then
+  stamp "bench/panel_cost"
+  panel_cost | tee "$out/panel_cost.log"
+fi
+
+if wants trace; then
+  . "$here/drivers.sh"
+  for op in ${TRACE_OPS:-getrf potrf getrf_nopiv}; do
+    stamp "FxT trace of $op at n=${TRACE_N:-40000}"
+    for i in 1 2 3; do
+      STARPU_CALIBRATE=1 $(driver_of $op "$root/bin") -n 8192 -ngpus 1 --csv > /dev/null 2>&1
+    done
+    rm -rf "$out/fxt-$op" && mkdir -p "$out/fxt-$op"
+    $(driver_of $op "$root/bin") -n "${TRACE_N:-40000}" -ngpus 1 -niter 2 -fxt "$out/fxt-$op" 2>&1 | grep -v '^\[starpu'
+    LAST_RUN=1 bash "$here/trace-summary.sh" "$out/fxt-$op" 50 > "$out/trace-$op.txt" 2>&1
+    grep -A30 '^GPU workers' "$out/trace-$op.txt"
+    # keep the task records (compressed) and drop the rest: a device call returns few files
+    gzip -c "$out/fxt-$op/tasks.rec" > "$out/tasks-$op.rec.gz" 2>/dev/null
+    rm -rf "$out/fxt-$op"
+  done
 fi
 
 if wants gpu; then

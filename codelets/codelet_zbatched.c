@@ -91,7 +91,7 @@ static void zgeqrs_batch_cpu(void *buffers[], void *cl_arg)
  * the stream is synchronized before the host array is reused */
 static cuDoubleComplex **device_pointers(void *buf, long stride, int count, int slot)
 {
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cudaStream_t stream = ss_cuda_stream();
     cuDoubleComplex **h = ss_cuda_hwork((size_t)count * sizeof *h), *base = (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buf);
     for (int k = 0; k < count; k++)
         h[k] = base + (size_t)k * (size_t)stride;
@@ -104,11 +104,11 @@ static cuDoubleComplex **device_pointers(void *buf, long stride, int count, int 
 static void zgetrf_batch_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cudaStream_t stream = ss_cuda_stream();
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
     /* cuBLAS wants n pivots per matrix, contiguous: a scratch, then copied with our stride */
     int *piv = ss_cuda_dwork2((size_t)a->count * a->n * sizeof *piv);
-    SS_CUBLAS(cublasZgetrfBatched(starpu_cublas_get_local_handle(), a->n, dA, a->lda, piv,
+    SS_CUBLAS(cublasZgetrfBatched(ss_cublas_handle(), a->n, dA, a->lda, piv,
                                   (int *)STARPU_VECTOR_GET_PTR(buffers[2]), a->count));
     SS_CUDA(cudaMemcpy2DAsync((void *)STARPU_VECTOR_GET_PTR(buffers[1]), (size_t)a->strideIpiv * sizeof(int), piv,
                               (size_t)a->n * sizeof(int), (size_t)a->n * sizeof(int), a->count,
@@ -122,17 +122,17 @@ static void zpotrf_batch_cuda(void *buffers[], void *cl_arg)
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
     SS_CUSOLVER(cusolverDnZpotrfBatched(ss_cusolver_handle(), ss_cublas_uplo(a->uplo), a->n, dA, a->lda,
                                         (int *)STARPU_VECTOR_GET_PTR(buffers[1]), a->count));
-    SS_CUDA(cudaStreamSynchronize(starpu_cuda_get_local_stream()));
+    SS_CUDA(cudaStreamSynchronize(ss_cuda_stream()));
 }
 
 static void zgeqrf_batch_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cudaStream_t stream = ss_cuda_stream();
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
     cuDoubleComplex **dT = device_pointers(buffers[1], a->strideTau, a->count, 1);
     int info = 0;   /* cuBLAS reports only bad arguments here; a QR has no numerical failure */
-    SS_CUBLAS(cublasZgeqrfBatched(starpu_cublas_get_local_handle(), a->m, a->n, dA, a->lda, dT, &info, a->count));
+    SS_CUBLAS(cublasZgeqrfBatched(ss_cublas_handle(), a->m, a->n, dA, a->lda, dT, &info, a->count));
     STARPU_ASSERT_MSG(info == 0, "cublasZgeqrfBatched: argument %d", -info);
     SS_CUDA(cudaMemsetAsync((void *)STARPU_VECTOR_GET_PTR(buffers[2]), 0, (size_t)a->count * sizeof(int), stream));
     SS_CUDA(cudaStreamSynchronize(stream));
@@ -141,14 +141,14 @@ static void zgeqrf_batch_cuda(void *buffers[], void *cl_arg)
 static void zgetrs_batch_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cudaStream_t stream = ss_cuda_stream();
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
     cuDoubleComplex **dB = device_pointers(buffers[2], a->strideB, a->count, 1);
     int *piv = ss_cuda_dwork2((size_t)a->count * a->n * sizeof *piv), info = 0;
     SS_CUDA(cudaMemcpy2DAsync(piv, (size_t)a->n * sizeof(int), (const void *)STARPU_VECTOR_GET_PTR(buffers[1]),
                               (size_t)a->strideIpiv * sizeof(int), (size_t)a->n * sizeof(int), a->count,
                               cudaMemcpyDeviceToDevice, stream));
-    SS_CUBLAS(cublasZgetrsBatched(starpu_cublas_get_local_handle(), ss_cublas_op(a->trans), a->n, a->nrhs,
+    SS_CUBLAS(cublasZgetrsBatched(ss_cublas_handle(), ss_cublas_op(a->trans), a->n, a->nrhs,
                                   (const cuDoubleComplex *const *)dA, a->lda, piv, dB, a->ldb, &info, a->count));
     STARPU_ASSERT_MSG(info == 0, "cublasZgetrsBatched: argument %d", -info);
     SS_CUDA(cudaStreamSynchronize(stream));
@@ -157,7 +157,7 @@ static void zgetrs_batch_cuda(void *buffers[], void *cl_arg)
 static void zpotrs_batch_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cudaStream_t stream = ss_cuda_stream();
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
     cuDoubleComplex **dB = device_pointers(buffers[1], a->strideB, a->count, 1);
     int *dinfo = ss_cuda_dwork2(sizeof *dinfo);

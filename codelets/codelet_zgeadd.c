@@ -22,7 +22,7 @@ static void zgeadd_cuda(void *buffers[], void *cl_arg)
     const struct zgeadd_args *a = cl_arg;
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0;
     cuDoubleComplex *B = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[1]);
-    SS_CUBLAS(cublasZgeam(starpu_cublas_get_local_handle(), CUBLAS_OP_N, CUBLAS_OP_N,
+    SS_CUBLAS(cublasZgeam(ss_cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N,
                           SS_ROWS(buffers[1]), SS_COLS(buffers[1]), (const cuDoubleComplex *)&a->alpha,
                           (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
                           (const cuDoubleComplex *)&one, B, SS_LD(buffers[1]), B, SS_LD(buffers[1])));

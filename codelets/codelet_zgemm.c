@@ -24,7 +24,7 @@ static void zgemm_cuda(void *buffers[], void *cl_arg)
     const struct zgemm_args *a = cl_arg;
     int m = SS_ROWS(buffers[2]), n = SS_COLS(buffers[2]);
     int k = a->transa == 'N' ? SS_COLS(buffers[0]) : SS_ROWS(buffers[0]);
-    SS_CUBLAS(cublasZgemm(starpu_cublas_get_local_handle(), ss_cublas_op(a->transa), ss_cublas_op(a->transb),
+    SS_CUBLAS(cublasZgemm(ss_cublas_handle(), ss_cublas_op(a->transa), ss_cublas_op(a->transb),
                           m, n, k, (const cuDoubleComplex *)&a->alpha,
                           (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
                           (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]),

@@ -52,13 +52,18 @@ static void zgemm_tiles_cpu(void *buffers[], void *cl_arg)
 #ifdef STARSOLVE_USE_CUDA
 /* Tiles of one shape (all but a partial last tile row or column) go to one
  * cublasZgemmBatched call: a 1024 GEMM fills half of an H100's SMs (64 thread
- * blocks of 128 x 128), a batch of them fills all. */
+ * blocks of 128 x 128), a batch of them fills all. From order 2048 on, one
+ * GEMM fills the GPU by itself and cuBLAS's plain GEMM is the faster kernel
+ * (bench/panel_cost on an H100, double: 18 tiles of 2048, 59.5 TF/s in a loop
+ * of cublasDgemm, 48.8 in one batched call; 1024: 48.2 and 49.7; 512: 22.1
+ * and 43.7), so those go one call per tile. */
+#define SS_GEMM_LOOP_ORDER 2048
 void cuda_zgemm_tiles(char transa, char transb, starsolve_complex64_t alpha, void *S, int shared_left, int ntiles,
                       void *const *X, starsolve_complex64_t beta, void *const *C)
 {
     SS_CUBLAS_SCALAR starsolve_complex64_t alpha_ = alpha, beta_ = beta;
-    cublasHandle_t handle = starpu_cublas_get_local_handle();
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cublasHandle_t handle = ss_cublas_handle();
+    cudaStream_t stream = ss_cuda_stream();
     int n = ntiles;
     void *ptr[3 * n];   /* A_i, then B_i, then C_i */
     for (int i = 0; i < n; i++) {
@@ -82,13 +87,15 @@ void cuda_zgemm_tiles(char transa, char transb, starsolve_complex64_t alpha, voi
                 break;
         }
         int k = transa == 'N' ? SS_COLS(A0) : SS_ROWS(A0);
-        if (i1 - i0 == 1) {
-            SS_CUBLAS(cublasZgemm(handle, ss_cublas_op(transa), ss_cublas_op(transb), SS_ROWS(C0), SS_COLS(C0), k,
-                                  (const cuDoubleComplex *)&alpha_,
-                                  (const cuDoubleComplex *)ptr[i0], SS_LD(A0),
-                                  (const cuDoubleComplex *)ptr[n + i0], SS_LD(B0),
-                                  (const cuDoubleComplex *)&beta_,
-                                  (cuDoubleComplex *)ptr[2 * n + i0], SS_LD(C0)));
+        int big = SS_ROWS(C0) >= SS_GEMM_LOOP_ORDER && SS_COLS(C0) >= SS_GEMM_LOOP_ORDER && k >= SS_GEMM_LOOP_ORDER;
+        if (i1 - i0 == 1 || big) {
+            for (int i = i0; i < i1; i++)
+                SS_CUBLAS(cublasZgemm(handle, ss_cublas_op(transa), ss_cublas_op(transb), SS_ROWS(C0), SS_COLS(C0), k,
+                                      (const cuDoubleComplex *)&alpha_,
+                                      (const cuDoubleComplex *)ptr[i], SS_LD(A0),
+                                      (const cuDoubleComplex *)ptr[n + i], SS_LD(B0),
+                                      (const cuDoubleComplex *)&beta_,
+                                      (cuDoubleComplex *)ptr[2 * n + i], SS_LD(C0)));
             continue;
         }
         if (!dptr)

@@ -60,7 +60,7 @@ static void zgerbt_cuda(void *buffers[], void *cl_arg)
                    (void *)STARPU_MATRIX_GET_PTR(buffers[1]), (void *)STARPU_MATRIX_GET_PTR(buffers[2]),
                    (void *)STARPU_MATRIX_GET_PTR(buffers[3]), SS_LD(buffers[0]),
                    (const void *)STARPU_VECTOR_GET_PTR(buffers[4]), (const void *)STARPU_VECTOR_GET_PTR(buffers[5]),
-                   a->row0, a->col0, a->h, starpu_cuda_get_local_stream());
+                   a->row0, a->col0, a->h, ss_cuda_stream());
 }
 #endif
 
@@ -135,7 +135,7 @@ static void zgerbt_rhs_cuda(void *buffers[], void *cl_arg)
     ss_cuda_zgerbt_rhs(SS_ROWS(buffers[0]), SS_COLS(buffers[0]), (void *)STARPU_MATRIX_GET_PTR(buffers[0]),
                        (void *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[0]),
                        (const void *)STARPU_VECTOR_GET_PTR(buffers[2]), a->row0, a->h, a->transposed,
-                       starpu_cuda_get_local_stream());
+                       ss_cuda_stream());
 }
 #endif
 

@@ -67,7 +67,7 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
         ss_request_report(a->req, a->offset + info);
     if (a->with_inverse) {
         void *linv = buffers[2 + a->ntiles];
-        cpu_zunit_lower_inverse(npiv, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]),
+        cpu_ztriangular_inverse('L', 'U', npiv, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]),
                                 (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(linv), SS_LD(linv));
     }
 }
@@ -136,21 +136,17 @@ static void getrf_recursive(struct panel_recursion *r, int m, int n, int col, cu
     ss_cuda_shift_pivots(ipiv + n1, n2, n1, r->stream);
 }
 
-/* The GPU panel's results on their way through the host: the leaves' infos
- * and the pivots come from the GPU, the host makes the pivots global and
- * composes them (pivots.h, too branchy for a kernel), and the whole vector
- * goes back. */
-struct panel_results {
-    int npiv, offset, nleaves;
+/* The leaves' infos on their way to the host (on the side stream); the
+ * pivots stay on the GPU, composed there (ss_cuda_finish_panel_pivots). */
+struct panel_infos {
+    int offset, nleaves;
     starsolve_request_t *req;
     int leaf_col[SS_PANEL_MAX_LEAVES], leaf_info[SS_PANEL_MAX_LEAVES];
-    int v[];
 };
 
-static void CUDART_CB finish_panel_on_host(void *arg)
+static void CUDART_CB report_panel_info(void *arg)
 {
-    struct panel_results *r = arg;
-    ss_piv_finish_panel(r->v, r->npiv, r->offset);
+    struct panel_infos *r = arg;
     for (int l = 0; l < r->nleaves; l++)   /* leaves in column order: the first zero pivot wins */
         if (r->leaf_info[l] > 0) {
             ss_request_report(r->req, r->offset + r->leaf_col[l] + r->leaf_info[l]);
@@ -159,28 +155,29 @@ static void CUDART_CB finish_panel_on_host(void *arg)
 }
 
 /* The scratch buffer: ints (the NaN flag, three spare, the leaves' infos, the
- * pivots; a multiple of 4 so that what follows is 16-byte aligned), the
- * gathered panel, cuSOLVER's workspace. */
-static size_t panel_scratch_ints(int npiv)
+ * pivots, one slot per panel row for composing the pivots; a multiple of 4 so
+ * that what follows is 16-byte aligned), the gathered panel, cuSOLVER's workspace. */
+static size_t panel_scratch_ints(int m, int npiv)
 {
-    return ((size_t)npiv + 4 + SS_PANEL_MAX_LEAVES + 3) & ~(size_t)3;
+    return ((size_t)npiv + 4 + SS_PANEL_MAX_LEAVES + (size_t)m + 3) & ~(size_t)3;
 }
 
-/* Asynchronous: nothing here waits for the GPU. The host part of the pivots
- * and the info report run as a host function in stream order, and the worker
- * goes on to queue the next tasks (the updates of the lookahead column). */
+/* Asynchronous: nothing here waits for the GPU. The pivots are composed on the
+ * GPU, the infos go to the host on the side stream, and the worker goes on to
+ * queue the next tasks (the updates of the lookahead column). */
 static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
 {
     const struct zgetrf_panel_args *a = cl_arg;
+    ss_cuda_urgent_begin();   /* the panel is the critical path */
     cusolverDnHandle_t h = ss_cusolver_handle();
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cudaStream_t stream = ss_cuda_stream();
     int m = panel_rows(buffers, a->ntiles), n = SS_COLS(buffers[1]);
     int npiv = ss_min(m, n);
-    size_t esz = sizeof(cuDoubleComplex), ints = panel_scratch_ints(npiv);
+    size_t esz = sizeof(cuDoubleComplex), ints = panel_scratch_ints(m, npiv);
     size_t used = ints * sizeof(int) + (size_t)m * n * esz, bytes = SS_SCRATCH_BYTES(buffers[1 + a->ntiles]);
     STARPU_ASSERT_MSG(used <= bytes, "zgetrf_panel: a %d x %d panel does not fit the scratch buffer", m, n);
     char *scratch = (char *)STARPU_VECTOR_GET_PTR(buffers[1 + a->ntiles]);
-    int *dnan = (int *)scratch, *dinfo = dnan + 4, *dpiv = dinfo + SS_PANEL_MAX_LEAVES;
+    int *dnan = (int *)scratch, *dinfo = dnan + 4, *dpiv = dinfo + SS_PANEL_MAX_LEAVES, *rowslot = dpiv + npiv;
     cuDoubleComplex *panel = (cuDoubleComplex *)(scratch + ints * sizeof(int));
     /* the rest is cuSOLVER's workspace: each getrf call checks that it fits */
     cuDoubleComplex *work = panel + (size_t)m * n;
@@ -192,29 +189,29 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     size_t reals = (size_t)m * n * (sizeof(starsolve_complex64_t) / sizeof(double));
     SS_CUDA(cudaMemsetAsync(dnan, 0, sizeof(int), stream));
     ss_cuda_find_nan(sizeof(double), reals, panel, dnan, stream);
-    struct panel_recursion rec = { .solver = h, .blas = starpu_cublas_get_local_handle(), .stream = stream,
+    struct panel_recursion rec = { .solver = h, .blas = ss_cublas_handle(), .stream = stream,
                                    .work = work, .work_elems = work_elems, .leaf = a->leaf, .leaf_info = dinfo };
     getrf_recursive(&rec, m, n, 0, panel, m, dpiv);
     ss_cuda_fill_nan_if(sizeof(double), reals, panel, dnan, stream);
     copy_panel(buffers, a->ntiles, m, n, panel, 1, stream);
     if (a->with_inverse) {
         void *linv = buffers[2 + a->ntiles];
-        cuda_zunit_lower_inverse(npiv, panel, m, (void *)STARPU_MATRIX_GET_PTR(linv), SS_LD(linv));
+        cuda_ztriangular_inverse('L', 'U', npiv, panel, m, (void *)STARPU_MATRIX_GET_PTR(linv), SS_LD(linv));
     }
+    ss_cuda_finish_panel_pivots((int *)STARPU_VECTOR_GET_PTR(buffers[0]), dpiv, npiv, a->offset, rowslot, stream);
 
-    struct ss_staging *s = ss_cuda_staging(sizeof(struct panel_results) + ss_piv_ints(npiv) * sizeof(int));
-    struct panel_results *r = s->host;
-    r->npiv = npiv;
+    struct ss_staging *s = ss_cuda_staging(sizeof(struct panel_infos));
+    struct panel_infos *r = s->host;
     r->offset = a->offset;
     r->req = a->req;
     r->nleaves = rec.nleaves;
     memcpy(r->leaf_col, rec.leaf_col, sizeof r->leaf_col);
-    SS_CUDA(cudaMemcpyAsync(r->leaf_info, dinfo, (size_t)rec.nleaves * sizeof(int), cudaMemcpyDeviceToHost, stream));
-    SS_CUDA(cudaMemcpyAsync(ss_piv_ipiv(r->v), dpiv, (size_t)npiv * sizeof(int), cudaMemcpyDeviceToHost, stream));
-    SS_CUDA(cudaLaunchHostFunc(stream, finish_panel_on_host, r));
-    SS_CUDA(cudaMemcpyAsync((void *)STARPU_VECTOR_GET_PTR(buffers[0]), r->v, ss_piv_ints(npiv) * sizeof(int),
-                            cudaMemcpyHostToDevice, stream));
-    ss_cuda_staging_release(s, stream);
+    ss_cuda_copy_ints(s->device, dinfo, rec.nleaves, stream);   /* dinfo is scratch the next panel rewrites */
+    cudaStream_t side = ss_cuda_side_stream(stream);
+    SS_CUDA(cudaMemcpyAsync(r->leaf_info, s->device, (size_t)rec.nleaves * sizeof(int), cudaMemcpyDeviceToHost, side));
+    SS_CUDA(cudaLaunchHostFunc(side, report_panel_info, r));
+    ss_cuda_staging_release(s, side);
+    ss_cuda_urgent_end();
 }
 #endif
 
@@ -240,7 +237,7 @@ size_t ss_zgetrf_panel_scratch_bytes(int m, int n)
     size_t bytes = (size_t)m * n * sizeof(starsolve_complex64_t);
 #ifdef STARSOLVE_USE_CUDA
     if (starpu_cuda_worker_get_count() > 0)
-        bytes += panel_scratch_ints(ss_min(m, n)) * sizeof(int) + ss_zgetrf_workspace(m, n) * sizeof(cuDoubleComplex);
+        bytes += panel_scratch_ints(m, ss_min(m, n)) * sizeof(int) + ss_zgetrf_workspace(m, n) * sizeof(cuDoubleComplex);
 #endif
     return bytes;
 }

@@ -36,13 +36,6 @@ static struct update_buffers unpack(void *buffers[], const struct zgetrf_update_
     return b;
 }
 
-void cpu_zunit_lower_inverse(int k, const starsolve_complex64_t *L, int ldl, starsolve_complex64_t *X, int ldx)
-{
-    const starsolve_complex64_t one = 1.0;
-    LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', k, k, 0.0, 1.0, X, ldx);
-    cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, k, k, CBLAS_SADDR(one), L, ldl, X, ldx);
-}
-
 static void zgetrf_update_cpu(void *buffers[], void *cl_arg)
 {
     const struct zgetrf_update_args *a = cl_arg;
@@ -62,20 +55,11 @@ static void zgetrf_update_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef STARSOLVE_USE_CUDA
-void cuda_zunit_lower_inverse(int k, const void *L, int ldl, void *X, int ldx)
-{
-    SS_CUBLAS_SCALAR const starsolve_complex64_t zero = 0.0, one = 1.0;
-    ss_cuda_laset('A', sizeof(starsolve_complex64_t), k, k, &zero, &one, X, ldx, starpu_cuda_get_local_stream());
-    SS_CUBLAS(cublasZtrsm(starpu_cublas_get_local_handle(), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                          CUBLAS_DIAG_UNIT, k, k, (const cuDoubleComplex *)&one, (const cuDoubleComplex *)L, ldl,
-                          (cuDoubleComplex *)X, ldx));
-}
-
 static void zgetrf_update_cuda(void *buffers[], void *cl_arg)
 {
     const struct zgetrf_update_args *a = cl_arg;
     struct update_buffers b = unpack(buffers, a);
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cudaStream_t stream = ss_cuda_stream();
     void *U = b.column[0];
     int r = SS_ROWS(U), c = SS_COLS(U);
     size_t esz = sizeof(starsolve_complex64_t), swap_bytes = a->pivoting ? ss_zlaswp_scratch_bytes(a->nb, c) : 0;
@@ -94,7 +78,7 @@ static void zgetrf_update_cuda(void *buffers[], void *cl_arg)
     }
     cuDoubleComplex *T = (cuDoubleComplex *)(scratch + swap_bytes);
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0;
-    SS_CUBLAS(cublasZgemm(starpu_cublas_get_local_handle(), CUBLAS_OP_N, CUBLAS_OP_N, r, c, r,
+    SS_CUBLAS(cublasZgemm(ss_cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, r, c, r,
                           (const cuDoubleComplex *)&one,
                           (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(b.linv), SS_LD(b.linv),
                           (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(U), SS_LD(U),

@@ -23,7 +23,7 @@ static void zherk_cuda(void *buffers[], void *cl_arg)
     int k = a->trans == 'N' ? SS_COLS(buffers[0]) : SS_ROWS(buffers[0]);
     /* written with OP_C: the real precisions' generated code says OP_T, which syrk requires */
     cublasOperation_t trans = a->trans == 'N' ? CUBLAS_OP_N : CUBLAS_OP_C;
-    SS_CUBLAS(cublasZherk(starpu_cublas_get_local_handle(), ss_cublas_uplo(a->uplo), trans,
+    SS_CUBLAS(cublasZherk(ss_cublas_handle(), ss_cublas_uplo(a->uplo), trans,
                           n, k, &a->alpha, (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]),
                           SS_LD(buffers[0]), &a->beta,
                           (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1])));

@@ -24,7 +24,7 @@ static void zlacpy_v_cpu(void *buffers[], void *cl_arg)
 static void zlacpy_v_cuda(void *buffers[], void *cl_arg)
 {
     (void)cl_arg;
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cudaStream_t stream = ss_cuda_stream();
     int m = SS_ROWS(buffers[1]), k = SS_COLS(buffers[1]);
     SS_CUBLAS_SCALAR const starsolve_complex64_t zero = 0.0, one = 1.0;
     void *V = (void *)STARPU_MATRIX_GET_PTR(buffers[1]);
@@ -75,7 +75,7 @@ static void zlaset_cuda(void *buffers[], void *cl_arg)
 {
     const struct zlaset_args *a = cl_arg;
     ss_cuda_laset('A', sizeof a->diag, SS_ROWS(buffers[0]), SS_COLS(buffers[0]), &a->offdiag, &a->diag,
-                  (void *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]), starpu_cuda_get_local_stream());
+                  (void *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]), ss_cuda_stream());
 }
 #endif
 
@@ -132,7 +132,7 @@ static void zlacpy_pad_cpu(void *buffers[], void *cl_arg)
 static void zlacpy_pad_cuda(void *buffers[], void *cl_arg)
 {
     const struct zlacpy_pad_args *a = cl_arg;
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cudaStream_t stream = ss_cuda_stream();
     int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), fm = SS_ROWS(buffers[1]), fn = SS_COLS(buffers[1]);
     starsolve_complex64_t *F = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
     int ldf = SS_LD(buffers[1]);

@@ -37,8 +37,8 @@ static const cuDoubleComplex *scalar(const starsolve_complex64_t *x) { return (c
 static void ztpmqrt_cuda(void *buffers[], void *cl_arg)
 {
     const struct ztpmqrt_args *a = cl_arg;
-    cublasHandle_t h = starpu_cublas_get_local_handle();
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cublasHandle_t h = ss_cublas_handle();
+    cudaStream_t stream = ss_cuda_stream();
     int k = SS_COLS(buffers[0]), m = SS_ROWS(buffers[3]), n = SS_COLS(buffers[3]);
     const cuDoubleComplex *V = (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]);
     const cuDoubleComplex *T = (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[1]);

@@ -40,7 +40,7 @@ static void ztpqrt_cpu(void *buffers[], void *cl_arg)
 static void ztpqrt_cuda(void *buffers[], void *cl_arg)
 {
     (void)cl_arg;
-    cudaStream_t stream = starpu_cuda_get_local_stream();
+    cudaStream_t stream = ss_cuda_stream();
     void *R = (void *)STARPU_MATRIX_GET_PTR(buffers[0]), *A = (void *)STARPU_MATRIX_GET_PTR(buffers[1]);
     int ldr = SS_LD(buffers[0]), lda = SS_LD(buffers[1]);
     int m = SS_ROWS(buffers[1]), n = SS_COLS(buffers[1]), lds = n + m;

@@ -36,7 +36,7 @@ static const cuDoubleComplex *scalar(const starsolve_complex64_t *x) { return (c
 static void zunmqr_cuda(void *buffers[], void *cl_arg)
 {
     const struct zunmqr_args *a = cl_arg;
-    cublasHandle_t h = starpu_cublas_get_local_handle();
+    cublasHandle_t h = ss_cublas_handle();
     int m = SS_ROWS(buffers[2]), n = SS_COLS(buffers[2]), k = SS_COLS(buffers[0]);
     const cuDoubleComplex *V = (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]);
     const cuDoubleComplex *T = (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[1]);

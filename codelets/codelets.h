@@ -32,6 +32,18 @@ void ss_cusolver_init(void);
 void ss_cusolver_shutdown(void);
 cusolverDnHandle_t ss_cusolver_handle(void);
 cusolverDnParams_t ss_cusolver_params(void);
+/* The worker's stream and cuBLAS handle for codelets: StarPU's, or inside an
+ * urgent section the urgent ones (ss_cusolver_handle follows too). */
+cudaStream_t ss_cuda_stream(void);
+cublasHandle_t ss_cublas_handle(void);
+/* Critical-path work (LU panels, diagonal factorizations, the TRSMs of a
+ * Cholesky panel) between begin and end runs on a stream of the device's
+ * highest priority, in order with the rest of the task. With two streams per
+ * GPU, kernels of a panel queued behind a whole batched GEMM of the other
+ * stream ran 4x slower than alone (bench/NOTES.md); the priority lets the
+ * panel's thread blocks go before the GEMM's blocks that wait for an SM. */
+void ss_cuda_urgent_begin(void);
+void ss_cuda_urgent_end(void);
 /* cuSOLVER's workspace sizes need a handle: the submitting side has one for
  * sizing StarPU scratch buffers (STARPU_SCRATCH: StarPU allocates one per
  * worker, on the worker's memory node). begin returns NULL when there is no
@@ -44,13 +56,24 @@ void ss_cusolver_query_end(void);
  * and host functions, then releases it (an event on the stream); the slot is
  * taken again SS_STAGING_SLOTS calls later, after waiting for that event. */
 #define SS_STAGING_SLOTS 8
-struct ss_staging { void *host; size_t bytes; cudaEvent_t done; };
+/* device: as many bytes of GPU memory, where results are copied in stream
+ * order before they go to the host on the side stream (ss_cuda_side_stream) */
+struct ss_staging { void *host, *device; size_t bytes; cudaEvent_t done; };
 struct ss_staging *ss_cuda_staging(size_t bytes);
 void ss_cuda_staging_release(struct ss_staging *s, cudaStream_t stream);
+/* The worker's side stream, after the work queued so far on `after`: for
+ * small results on their way to the host (a copy, then a host function). On
+ * the working stream such a copy waited in the copy engine's queue behind the
+ * tiles StarPU was moving (up to 200 ms for the pivots of an early LU panel at
+ * n = 40000 on an H100), and a host function holds its stream until it has run.
+ * The side stream carries no work the task's end depends on: a request's
+ * results are complete after ss_cuda_side_sync (starsolve_request_wait). */
+cudaStream_t ss_cuda_side_stream(cudaStream_t after);
+void ss_cuda_side_sync(void);
 /* Report a factorization's info (an int in GPU memory, written by work already
- * on the stream) to req as offset + info when it is positive, without
- * stopping the worker: a copy and a host function in stream order. */
-void ss_cuda_report_info_async(const int *dinfo, int offset, starsolve_request_t *req, cudaStream_t stream);
+ * on the stream `after`) to req as offset + info when it is positive, without
+ * stopping the worker: a copy and a host function on the side stream. */
+void ss_cuda_report_info_async(const int *dinfo, int offset, starsolve_request_t *req, cudaStream_t after);
 /* Per-worker scratch that grows on demand and lives until shutdown, for the
  * QR and batched codelets: dwork is device memory, hwork pinned host memory. */
 void *ss_cuda_dwork(size_t bytes);
@@ -79,6 +102,13 @@ void ss_cuda_laset(char uplo, size_t elemsize, int m, int n, const void *offdiag
 void ss_cuda_find_nan(size_t realsize, size_t count, const void *x, int *flag, cudaStream_t stream);
 /* ipiv[0..count) += offset, in GPU memory (codelets/cuda/ipiv.cu). */
 void ss_cuda_shift_pivots(int *ipiv, int count, int offset, cudaStream_t stream);
+/* The GPU side of ss_piv_finish_panel (src/pivots.h): from a panel's npiv
+ * panel-local 1-based pivots dpiv, fill the pivot vector v (GPU memory) with
+ * the count, the global pivots (offset added) and their composed permutation.
+ * rowslot: GPU scratch of m ints (m: the panel's rows). One thread block. */
+/* count ints from src to dst (GPU memory) in stream order, by a kernel */
+void ss_cuda_copy_ints(int *dst, const int *src, int count, cudaStream_t stream);
+void ss_cuda_finish_panel_pivots(int *v, const int *dpiv, int npiv, int offset, int *rowslot, cudaStream_t stream);
 /* If *flag (device int) is nonzero, the count reals at x become NaN. */
 void ss_cuda_fill_nan_if(size_t realsize, size_t count, void *x, const int *flag, cudaStream_t stream);
 /* Random butterflies on tiles in GPU memory (codelets/cuda/rbt.cu; formulas in codelet_zgerbt.c). */

@@ -3,7 +3,11 @@
  * a ring of pinned host slots through which asynchronous codelets hand small
  * results (info, pivots) to host code that runs in stream order. Plus one
  * cuSOLVER handle on the submitting side, to size StarPU scratch buffers.
- * StarPU 1.3 has no starpu_cusolver_init. */
+ * StarPU 1.3 has no starpu_cusolver_init.
+ * And an urgent stream per worker, of the device's highest priority, with its
+ * own cuBLAS and cuSOLVER handles, for the critical path (ss_cuda_urgent_begin),
+ * and a side stream for small results on their way to the host
+ * (ss_cuda_side_stream). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +26,14 @@ struct cuda_worker_state {
     int next_staging;
     void **pointers;               /* device array of pointers for batched cuBLAS calls */
     int pointers_capacity;
+    /* the urgent stream, its handles, and the events that hand work over between it and StarPU's stream */
+    cudaStream_t urgent;
+    cublasHandle_t urgent_blas;
+    cusolverDnHandle_t urgent_solver;
+    cudaEvent_t enter_urgent, leave_urgent;
+    int in_urgent;
+    cudaStream_t side;
+    cudaEvent_t enter_side;
 };
 static struct cuda_worker_state worker_state[STARPU_NMAXWORKERS];
 
@@ -38,6 +50,17 @@ static void cusolver_init_worker(void *arg)
     SS_CUSOLVER(cusolverDnCreate(&w->cusolver));
     SS_CUSOLVER(cusolverDnSetStream(w->cusolver, starpu_cuda_get_local_stream()));
     SS_CUSOLVER(cusolverDnCreateParams(&w->params));
+    int least, greatest;   /* numerically lower is more urgent */
+    SS_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    SS_CUDA(cudaStreamCreateWithPriority(&w->urgent, cudaStreamNonBlocking, greatest));
+    SS_CUBLAS(cublasCreate(&w->urgent_blas));
+    SS_CUBLAS(cublasSetStream(w->urgent_blas, w->urgent));
+    SS_CUSOLVER(cusolverDnCreate(&w->urgent_solver));
+    SS_CUSOLVER(cusolverDnSetStream(w->urgent_solver, w->urgent));
+    SS_CUDA(cudaEventCreateWithFlags(&w->enter_urgent, cudaEventDisableTiming));
+    SS_CUDA(cudaEventCreateWithFlags(&w->leave_urgent, cudaEventDisableTiming));
+    SS_CUDA(cudaStreamCreateWithFlags(&w->side, cudaStreamNonBlocking));
+    SS_CUDA(cudaEventCreateWithFlags(&w->enter_side, cudaEventDisableTiming));
 }
 
 static void cusolver_shutdown_worker(void *arg)
@@ -48,6 +71,22 @@ static void cusolver_shutdown_worker(void *arg)
         cusolverDnDestroyParams(w->params);
     if (w->cusolver)
         cusolverDnDestroy(w->cusolver);
+    if (w->urgent_solver)
+        cusolverDnDestroy(w->urgent_solver);
+    if (w->urgent_blas)
+        cublasDestroy(w->urgent_blas);
+    if (w->enter_urgent)
+        cudaEventDestroy(w->enter_urgent);
+    if (w->leave_urgent)
+        cudaEventDestroy(w->leave_urgent);
+    if (w->urgent)
+        cudaStreamDestroy(w->urgent);
+    if (w->side) {
+        cudaStreamSynchronize(w->side);
+        cudaStreamDestroy(w->side);
+    }
+    if (w->enter_side)
+        cudaEventDestroy(w->enter_side);
     for (int slot = 0; slot < 2; slot++)
         if (w->dwork[slot])
             cudaFree(w->dwork[slot]);
@@ -58,6 +97,8 @@ static void cusolver_shutdown_worker(void *arg)
     for (int slot = 0; slot < SS_STAGING_SLOTS; slot++) {
         if (w->staging[slot].host)
             cudaFreeHost(w->staging[slot].host);
+        if (w->staging[slot].device)
+            cudaFree(w->staging[slot].device);
         if (w->staging[slot].done)
             cudaEventDestroy(w->staging[slot].done);
     }
@@ -114,7 +155,42 @@ void ss_cusolver_query_end(void)
 
 cusolverDnHandle_t ss_cusolver_handle(void)
 {
-    return worker_state[starpu_worker_get_id_check()].cusolver;
+    struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
+    return w->in_urgent ? w->urgent_solver : w->cusolver;
+}
+
+cudaStream_t ss_cuda_stream(void)
+{
+    struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
+    return w->in_urgent ? w->urgent : starpu_cuda_get_local_stream();
+}
+
+cublasHandle_t ss_cublas_handle(void)
+{
+    struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
+    return w->in_urgent ? w->urgent_blas : starpu_cublas_get_local_handle();
+}
+
+/* StarPU's stream -> urgent stream -> StarPU's stream: the urgent work starts
+ * after what the worker queued before and the worker's later work (and
+ * StarPU's end-of-task event) comes after it, so the task's order is kept; only
+ * the SMs' block scheduler sees a higher priority. */
+void ss_cuda_urgent_begin(void)
+{
+    struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
+    STARPU_ASSERT_MSG(!w->in_urgent, "ss_cuda_urgent_begin: already in an urgent section");
+    SS_CUDA(cudaEventRecord(w->enter_urgent, starpu_cuda_get_local_stream()));
+    SS_CUDA(cudaStreamWaitEvent(w->urgent, w->enter_urgent, 0));
+    w->in_urgent = 1;
+}
+
+void ss_cuda_urgent_end(void)
+{
+    struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
+    STARPU_ASSERT_MSG(w->in_urgent, "ss_cuda_urgent_end: not in an urgent section");
+    SS_CUDA(cudaEventRecord(w->leave_urgent, w->urgent));
+    SS_CUDA(cudaStreamWaitEvent(starpu_cuda_get_local_stream(), w->leave_urgent, 0));
+    w->in_urgent = 0;
 }
 
 cusolverDnParams_t ss_cusolver_params(void)
@@ -127,7 +203,7 @@ static void *grow_dwork(int slot, size_t bytes)
     struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
     if (bytes > w->dwork_bytes[slot]) {
         /* work queued on the stream may still use the old buffer */
-        SS_CUDA(cudaStreamSynchronize(starpu_cuda_get_local_stream()));
+        SS_CUDA(cudaStreamSynchronize(ss_cuda_stream()));
         if (w->dwork[slot])
             SS_CUDA(cudaFree(w->dwork[slot]));
         SS_CUDA(cudaMalloc(&w->dwork[slot], bytes));
@@ -151,7 +227,10 @@ struct ss_staging *ss_cuda_staging(size_t bytes)
     if (bytes > s->bytes) {
         if (s->host)
             SS_CUDA(cudaFreeHost(s->host));
+        if (s->device)
+            SS_CUDA(cudaFree(s->device));
         SS_CUDA(cudaMallocHost(&s->host, bytes));
+        SS_CUDA(cudaMalloc(&s->device, bytes));
         s->bytes = bytes;
     }
     return s;
@@ -160,6 +239,28 @@ struct ss_staging *ss_cuda_staging(size_t bytes)
 void ss_cuda_staging_release(struct ss_staging *s, cudaStream_t stream)
 {
     SS_CUDA(cudaEventRecord(s->done, stream));
+}
+
+cudaStream_t ss_cuda_side_stream(cudaStream_t after)
+{
+    struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
+    SS_CUDA(cudaEventRecord(w->enter_side, after));
+    SS_CUDA(cudaStreamWaitEvent(w->side, w->enter_side, 0));
+    return w->side;
+}
+
+static void sync_side_stream(void *arg)
+{
+    (void)arg;
+    struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
+    if (w->side)
+        SS_CUDA(cudaStreamSynchronize(w->side));
+}
+
+void ss_cuda_side_sync(void)
+{
+    if (starpu_cuda_worker_get_count() > 0)
+        starpu_execute_on_each_worker(sync_side_stream, NULL, STARPU_CUDA);
 }
 
 /* The host side of ss_cuda_report_info_async, run by CUDA in stream order. */
@@ -172,13 +273,16 @@ static void CUDART_CB report_info(void *arg)
         ss_request_report(r->req, r->offset + r->info);
 }
 
-void ss_cuda_report_info_async(const int *dinfo, int offset, starsolve_request_t *req, cudaStream_t stream)
+void ss_cuda_report_info_async(const int *dinfo, int offset, starsolve_request_t *req, cudaStream_t after)
 {
     struct ss_staging *s = ss_cuda_staging(sizeof(struct info_report));
     struct info_report *r = s->host;
     r->offset = offset;
     r->req = req;
-    SS_CUDA(cudaMemcpyAsync(&r->info, dinfo, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    /* dinfo may be scratch that the worker's next task rewrites before the side stream reads it */
+    ss_cuda_copy_ints(s->device, dinfo, 1, after);
+    cudaStream_t stream = ss_cuda_side_stream(after);
+    SS_CUDA(cudaMemcpyAsync(&r->info, s->device, sizeof(int), cudaMemcpyDeviceToHost, stream));
     SS_CUDA(cudaLaunchHostFunc(stream, report_info, r));
     ss_cuda_staging_release(s, stream);
 }
@@ -187,7 +291,7 @@ void *ss_cuda_hwork(size_t bytes)
 {
     struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
     if (bytes > w->hwork_bytes) {
-        SS_CUDA(cudaStreamSynchronize(starpu_cuda_get_local_stream()));
+        SS_CUDA(cudaStreamSynchronize(ss_cuda_stream()));
         if (w->hwork)
             SS_CUDA(cudaFreeHost(w->hwork));
         SS_CUDA(cudaMallocHost(&w->hwork, bytes));

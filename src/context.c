@@ -292,6 +292,9 @@ void ss_request_report(starsolve_request_t *req, int info)
 int starsolve_request_wait(starsolve_request_t *req)
 {
     ss_mpi_wait_for_all();
+#ifdef STARSOLVE_USE_CUDA
+    ss_cuda_side_sync();   /* infos found on GPUs reach the request through the side streams */
+#endif
     pthread_mutex_lock(&req->lock);
     int info = req->info;
     pthread_mutex_unlock(&req->lock);

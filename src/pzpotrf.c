@@ -1,6 +1,8 @@
 /* Right-looking tile Cholesky, A = L L^H (uplo 'L') or U^H U (uplo 'U'). The
  * GEMMs below (right of) a diagonal tile go in one task or several
- * (starsolve_config_t.update_tiles). */
+ * (starsolve_config_t.update_tiles). With whole-column updates (GPUs) the
+ * panel's TRSMs are one task too, GEMMs with the inverse of the diagonal
+ * tile's factor, which the diagonal task leaves (codelet_ztrsm_column.c). */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
@@ -12,14 +14,27 @@ void pzpotrf(char uplo, starsolve_desc_t *A, starsolve_request_t *req)
     starpu_data_handle_t scratch = ss_scratch_buffer(ss_zpotrf_scratch_bytes(uplo, A->nb));
     starpu_data_handle_t *panel = malloc((size_t)nt * sizeof *panel);   /* tiles of column (row) k */
     starpu_data_handle_t *target = malloc((size_t)nt * sizeof *target);
+    /* not under StarPU-MPI: a column task would gather tiles of several processes */
+    int by_inverse = ss_ctx.update_tiles > 1 && !ss_ctx.mpi;
+    starpu_data_handle_t trsm_scratch = by_inverse ? ss_scratch_buffer(ss_ztrsm_column_scratch_bytes(A->nb)) : NULL;
     for (int k = 0; k < nt; k++) {
         int panel_prio = ss_prio_panel(nt, k);
-        insert_zpotrf(uplo, ss_tile(A, k, k), scratch, k * A->nb, req, panel_prio);
-        for (int i = k + 1; i < nt; i++) {
+        /* the inverse of the factor's tile, one per step like the LU's L(k,k)^-1 */
+        starpu_data_handle_t inverse = by_inverse && k + 1 < nt ? ss_workspace_tile(A, k, k, ss_tile_rows(A, k),
+                                                                                    ss_tile_rows(A, k)) : NULL;
+        insert_zpotrf(uplo, ss_tile(A, k, k), inverse, scratch, k * A->nb, req, panel_prio);
+        for (int i = k + 1; i < nt; i++)
+            panel[i - k - 1] = uplo == 'L' ? ss_tile(A, i, k) : ss_tile(A, k, i);
+        if (inverse) {
+            /* A(i,k) = A(i,k) L(k,k)^-H, or A(k,i) = U(k,k)^-H A(k,i) */
+            insert_ztrsm_column(uplo == 'L' ? 'R' : 'L', 'C', nt - k - 1, panel, inverse, trsm_scratch, panel_prio);
+            ss_workspace_release(inverse);
+        }
+        for (int i = k + 1; i < nt && !inverse; i++) {
             if (uplo == 'L')
-                insert_ztrsm('R', 'L', 'C', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), panel_prio);
+                insert_ztrsm_panel('R', 'L', 'C', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), panel_prio);
             else
-                insert_ztrsm('L', 'U', 'C', 'N', one, ss_tile(A, k, k), ss_tile(A, k, i), panel_prio);
+                insert_ztrsm_panel('L', 'U', 'C', 'N', one, ss_tile(A, k, k), ss_tile(A, k, i), panel_prio);
         }
         for (int j = k + 1; j < nt; j++) {
             int prio = ss_prio_update(nt, j);
@@ -52,6 +67,8 @@ void pzpotrf(char uplo, starsolve_desc_t *A, starsolve_request_t *req)
         }
     }
     ss_workspace_release(scratch);
+    if (trsm_scratch)
+        ss_workspace_release(trsm_scratch);
     free(panel);
     free(target);
 }

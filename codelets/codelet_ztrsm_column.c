@@ -1,0 +1,143 @@
+/* TRSM through the inverse of the triangle, for whole tile columns (GPUs).
+ *
+ * On an H100, cuBLAS's TRSM of a 2048 tile ran at a few TF/s beside the GEMMs
+ * of the other stream (Cholesky at n = 40000: 190 TRSM tasks took 410 ms of
+ * stream time; the same flops as GEMMs take about 30 ms, bench/NOTES.md). So
+ * the diagonal tile's factorization also leaves the inverse of its triangle
+ * (ztriangular_inverse below), and one task per panel multiplies every tile of
+ * the column (row) by it: B = B op(X) (side 'R') or op(X) B (side 'L'), each a
+ * GEMM into a scratch tile and a copy back, since GEMM is out of place.
+ * Inverting the diagonal block is how MAGMA's and the batched solvers' TRSM
+ * run on GPUs; the residual tests bound what it does to the backward error.
+ * The LU panel's unit lower inverse comes from here too. */
+#include <complex.h>
+#include <stdlib.h>
+#include "codelets.h"
+
+void cpu_ztriangular_inverse(char uplo, char diag, int k, const starsolve_complex64_t *T, int ldt,
+                             starsolve_complex64_t *X, int ldx)
+{
+    const starsolve_complex64_t one = 1.0;
+    LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', k, k, 0.0, 1.0, X, ldx);
+    cblas_ztrsm(CblasColMajor, CblasLeft, ss_cblas_uplo(uplo), CblasNoTrans, ss_cblas_diag(diag), k, k,
+                CBLAS_SADDR(one), T, ldt, X, ldx);
+}
+
+#ifdef STARSOLVE_USE_CUDA
+void cuda_ztriangular_inverse(char uplo, char diag, int k, const void *T, int ldt, void *X, int ldx)
+{
+    SS_CUBLAS_SCALAR const starsolve_complex64_t zero = 0.0, one = 1.0;
+    ss_cuda_laset('A', sizeof(starsolve_complex64_t), k, k, &zero, &one, X, ldx, ss_cuda_stream());
+    SS_CUBLAS(cublasZtrsm(ss_cublas_handle(), CUBLAS_SIDE_LEFT, ss_cublas_uplo(uplo), CUBLAS_OP_N,
+                          diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, k, k, (const cuDoubleComplex *)&one,
+                          (const cuDoubleComplex *)T, ldt, (cuDoubleComplex *)X, ldx));
+}
+#endif
+
+struct ztrsm_column_args { char side, trans; int ntiles; };
+
+/* buffers: [0] X, [1 .. ntiles] the tiles, [ntiles + 1] the scratch tile */
+static void ztrsm_column_cpu(void *buffers[], void *cl_arg)
+{
+    const struct ztrsm_column_args *a = cl_arg;
+    const starsolve_complex64_t one = 1.0, zero = 0.0;
+    const starsolve_complex64_t *X = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    int ldx = SS_LD(buffers[0]);
+    starsolve_complex64_t *T = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[a->ntiles + 1]);
+    for (int t = 1; t <= a->ntiles; t++) {
+        int m = SS_ROWS(buffers[t]), n = SS_COLS(buffers[t]), ldb = SS_LD(buffers[t]);
+        starsolve_complex64_t *B = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[t]);
+        STARPU_ASSERT_MSG((size_t)m * n * sizeof *T <= SS_SCRATCH_BYTES(buffers[a->ntiles + 1]),
+                          "ztrsm_column: scratch too small");
+        if (a->side == 'R')
+            cblas_zgemm(CblasColMajor, CblasNoTrans, ss_cblas_trans(a->trans), m, n, n, CBLAS_SADDR(one), B, ldb,
+                        X, ldx, CBLAS_SADDR(zero), T, m);
+        else
+            cblas_zgemm(CblasColMajor, ss_cblas_trans(a->trans), CblasNoTrans, m, n, m, CBLAS_SADDR(one), X, ldx,
+                        B, ldb, CBLAS_SADDR(zero), T, m);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, T, m, B, ldb);
+    }
+}
+
+#ifdef STARSOLVE_USE_CUDA
+/* on the urgent stream: the panel's column is what the next step waits for */
+static void ztrsm_column_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ztrsm_column_args *a = cl_arg;
+    ss_cuda_urgent_begin();
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0;
+    const cuDoubleComplex *X = (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    int ldx = SS_LD(buffers[0]);
+    cuDoubleComplex *T = (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[a->ntiles + 1]);
+    cublasHandle_t blas = ss_cublas_handle();
+    cublasOperation_t op = ss_cublas_op(a->trans);
+    for (int t = 1; t <= a->ntiles; t++) {
+        int m = SS_ROWS(buffers[t]), n = SS_COLS(buffers[t]), ldb = SS_LD(buffers[t]);
+        cuDoubleComplex *B = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[t]);
+        size_t esz = sizeof(cuDoubleComplex);
+        STARPU_ASSERT_MSG((size_t)m * n * esz <= SS_SCRATCH_BYTES(buffers[a->ntiles + 1]),
+                          "ztrsm_column: scratch too small");
+        if (a->side == 'R')
+            SS_CUBLAS(cublasZgemm(blas, CUBLAS_OP_N, op, m, n, n, (const cuDoubleComplex *)&one, B, ldb, X, ldx,
+                                  (const cuDoubleComplex *)&zero, T, m));
+        else
+            SS_CUBLAS(cublasZgemm(blas, op, CUBLAS_OP_N, m, n, m, (const cuDoubleComplex *)&one, X, ldx, B, ldb,
+                                  (const cuDoubleComplex *)&zero, T, m));
+        SS_CUDA(cudaMemcpy2DAsync(B, (size_t)ldb * esz, T, (size_t)m * esz, (size_t)m * esz, n,
+                                  cudaMemcpyDeviceToDevice, ss_cuda_stream()));
+    }
+    ss_cuda_urgent_end();
+}
+#endif
+
+size_t ss_ztrsm_column_scratch_bytes(int nb)
+{
+    return (size_t)nb * nb * sizeof(starsolve_complex64_t);
+}
+
+static struct starpu_perfmodel model_ztrsm_column = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_ztrsm_column",
+};
+
+static struct starpu_codelet cl_ztrsm_column = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
+    .cpu_funcs = { ztrsm_column_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { ztrsm_column_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &model_ztrsm_column,
+    .name = "ztrsm_column",
+    .callback_func = ss_trace_task_done,
+};
+
+void insert_ztrsm_column(char side, char trans, int ntiles, const starpu_data_handle_t *tiles,
+                         starpu_data_handle_t X, starpu_data_handle_t scratch, int prio)
+{
+    struct ztrsm_column_args *a = malloc(sizeof *a);
+    *a = (struct ztrsm_column_args){ side, trans, ntiles };
+    int nbuffers = ntiles + 2;
+    struct starpu_data_descr *descr = malloc((size_t)nbuffers * sizeof *descr);
+    descr[0] = (struct starpu_data_descr){ X, STARPU_R };
+    double flops = 0;
+    for (int t = 0; t < ntiles; t++) {
+        descr[t + 1] = (struct starpu_data_descr){ tiles[t], STARPU_RW };
+        double m = starpu_matrix_get_nx(tiles[t]), n = starpu_matrix_get_ny(tiles[t]);
+        flops += 2.0 * m * n * (side == 'R' ? n : m);
+    }
+    descr[ntiles + 1] = (struct starpu_data_descr){ scratch, STARPU_SCRATCH };
+    int ret = ss_task_insert(&cl_ztrsm_column,
+                                 STARPU_CL_ARGS, a, sizeof *a,
+                                 STARPU_DATA_MODE_ARRAY, descr, nbuffers,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
+                                 /* its tiles may belong to several processes (StarPU-MPI): run it where the first lives */
+                                 STARPU_EXECUTE_ON_DATA, tiles[0],
+                                 STARPU_NAME, "ztrsm_column",
+                                 STARPU_FLOPS, SS_FLOP_SCALE * flops,
+                                 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert ztrsm_column");
+    free(descr);
+}
