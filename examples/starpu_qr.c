@@ -24,8 +24,12 @@ int main(int argc, char **argv)
                    "array; the time includes the view and its T workspace), then starsolve_<p>gels for nrhs\n"
                    "right-hand sides B = A X (gels factors again: its time is the whole solve).\n"
                    "-check prints berr = ||A - QR||/(||A|| n eps), orth = ||I - Q^H Q||/(n eps) and\n"
-                   "resid = ||B - A X||/(||A|| ||X|| max(m,n) eps) (LAPACK's xQRT16).",
+                   "resid = ||B - A X||/(||A|| ||X|| max(m,n) eps) (LAPACK's xQRT16).\n"
+                   "Under mpirun with -P: the QR of A scattered over a P x (processes/P) grid, timed; with\n"
+                   "-check Q is formed by a distributed ungqr and process 0 checks the factors (no gels).\n"
+                   "For now -P 1 only: on grids of several process rows the distributed QR can hang.",
         .flags = flags,
+        .distributed = 1,
         .flops = qr_flops,
     };
     driver_opts_init(&o, &spec);

@@ -39,7 +39,8 @@ static driver_ratio_t check_factors(int m, int n, struct qr_data *d, starsolve_d
 }
 
 /* Too big to form Q: ||A0 x - Q (R x)||_1 / (||A0||_1 ||x||_1 n eps) for 3 random
- * x, Q applied by unmqr (a lower estimate of the exact ratio). */
+ * x, Q applied by unmqr with T, or as the explicit m x k matrix d->Q when T is NULL
+ * (a lower estimate of the exact ratio). */
 static driver_ratio_t estimate_factors(int m, int n, struct qr_data *d, starsolve_desc_t *T)
 {
     const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
@@ -58,15 +59,21 @@ static driver_ratio_t estimate_factors(int m, int n, struct qr_data *d, starsolv
     if (n > k)
         cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, nx, n - k, CBLAS_SADDR(one),
                     d->A + (size_t)k * m, m, x + k, n, CBLAS_SADDR(one), y, m);
-    starsolve_desc_t *dA, *dY;
-    starsolve_request_t *req = starsolve_request_create();
-    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, starsolve_get_nb(), d->A, m);
-    starsolve_desc_create_lapack(&dY, STARSOLVE_Z, m, nx, starsolve_get_nb(), y, m);
-    starsolve_zunmqr_tile_async('L', 'N', dA, T, dY, req);
-    starsolve_request_wait(req);
-    starsolve_desc_destroy(dY);
-    starsolve_desc_destroy(dA);
-    starsolve_request_destroy(req);
+    if (T) {
+        starsolve_desc_t *dA, *dY;
+        starsolve_request_t *req = starsolve_request_create();
+        starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, starsolve_get_nb(), d->A, m);
+        starsolve_desc_create_lapack(&dY, STARSOLVE_Z, m, nx, starsolve_get_nb(), y, m);
+        starsolve_zunmqr_tile_async('L', 'N', dA, T, dY, req);
+        starsolve_request_wait(req);
+        starsolve_desc_destroy(dY);
+        starsolve_desc_destroy(dA);
+        starsolve_request_destroy(req);
+    } else {   /* y = Q y(1:k), through w */
+        cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, nx, k, CBLAS_SADDR(one), d->Q, m, y, m,
+                    CBLAS_SADDR(zero), w, m);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, nx, w, m, y, m);
+    }
     cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, nx, n, CBLAS_SADDR(one), d->A0, m, x, n,
                 CBLAS_SADDR(zero), w, m);
     double anorm = LAPACKE_zlange_work(LAPACK_COL_MAJOR, '1', m, n, d->A0, m, NULL), worst = 0;
@@ -82,43 +89,119 @@ static driver_ratio_t estimate_factors(int m, int n, struct qr_data *d, starsolv
     return worst;
 }
 
+/* -P (under mpirun): A, in LAPACK layout on process 0, is scattered over a P x
+ * (processes / P) grid; geqrf is timed; with -check a distributed ungqr forms Q, and
+ * the factors and Q come back to process 0, which checks them. Every process calls it. */
+static int qr_dist(const struct driver_opts *o, struct qr_data *d, struct driver_result *r)
+{
+    const int root = 0, P = o->P, Q = starsolve_mpi_size() / o->P, m = o->m, n = o->n, k = m < n ? m : n;
+    const int nb = starsolve_get_nb();
+    starsolve_desc_t *dA = NULL, *T = NULL, *dQ = NULL;
+    starsolve_request_t *req = starsolve_request_create();
+    int info = req ? starsolve_desc_create_dist(&dA, STARSOLVE_Z, m, n, nb, P, Q) : -1;
+    if (info == 0)
+        info = starsolve_qr_workspace_create(&T, dA);
+    if (info == 0 && o->check)
+        info = starsolve_desc_create_dist(&dQ, STARSOLVE_Z, m, k, nb, P, Q);
+    if (info == 0)
+        info = starsolve_desc_scatter(dA, d->A, m, root);
+    if (info == 0) {
+        starsolve_request_wait(req);   /* every process ready: the clock starts together */
+        double sent = starsolve_mpi_sent_bytes();
+        driver_time_t t0 = driver_now();
+        info = starsolve_zgeqrf_tile_async(dA, T, req);
+        if (info == 0)
+            info = starsolve_request_wait(req);
+        r->seconds = driver_now() - t0;
+        if (o->stats && sent >= 0)
+            fprintf(stderr, "%s: process %d of %d (grid %dx%d) sent %.1f MB during the factorization\n", o->spec->name,
+                    starsolve_mpi_rank(), starsolve_mpi_size(), P, Q, (starsolve_mpi_sent_bytes() - sent) / 1e6);
+        if (info == 0 && dQ) {
+            info = starsolve_zungqr_tile_async(dA, T, dQ, req);
+            if (info == 0)
+                info = starsolve_request_wait(req);
+        }
+        starsolve_desc_gather(dA, d->A, m, root);
+        if (dQ)
+            starsolve_desc_gather(dQ, d->Q, m, root);
+    }
+    starsolve_desc_destroy(dQ);
+    starsolve_desc_destroy(T);
+    starsolve_desc_destroy(dA);
+    if (req)
+        starsolve_request_destroy(req);
+    return info;
+}
+
 int run_zqr(const struct driver_opts *o)
 {
     const starsolve_complex64_t one = 1.0, zero = 0.0;
-    const int m = o->m, n = o->n, nrhs = o->nrhs, mn = m > n ? m : n, k = m < n ? m : n;
+    /* under mpirun (-P) process 0 alone holds, generates and checks the matrices; no least squares */
+    const int dist = o->P > 0, holds = !dist || starsolve_mpi_rank() == 0;
+    /* Known bug: on grids of more than one process row the distributed QR sometimes
+     * never finishes (one process waits for a tile no other one sends; seen with one
+     * and with two CPU workers per process, bench/NOTES.md). Refused rather than hung. */
+    if (dist && o->P > 1) {
+        if (holds)
+            driver_error(o, "-P above 1 is refused for now: the distributed QR can hang on grids of several "
+                            "process rows (bench/NOTES.md); use -P 1");
+        return DRIVER_USAGE;
+    }
+    const int m = o->m, n = o->n, nrhs = dist ? 0 : o->nrhs, mn = m > n ? m : n, k = m < n ? m : n;
     const size_t asize = (size_t)m * n, bsize = (size_t)mn * nrhs;
-    /* the exact checks form Q (m x k) and multiply: O(m n k), fine up to a few thousand */
-    const int exact = (double)m * n * k <= 1e11;
-    const size_t need = (asize * (o->check ? 2 : 1) + (o->check && exact ? (size_t)m * k : 0)
+    /* the exact checks form Q (m x k) and multiply: O(m n k), fine up to a few thousand;
+     * distributed, Q is formed anyway (ungqr) and comes back to process 0 */
+    const int exact = (double)m * n * k <= 1e11, with_q = o->check && (exact || dist);
+    const size_t need = (asize * (o->check ? 2 : 1) + (with_q ? (size_t)m * k : 0)
                          + bsize * 3) * sizeof(starsolve_complex64_t);
-    if (!driver_memory_fits(o, need))
-        return DRIVER_FAILED;
+    if (holds && !driver_memory_fits(o, need))
+        return DRIVER_FAILED;   /* under mpirun the others stop at their first collective call */
     struct qr_data d = { 0 };
-    d.A = malloc(asize * sizeof *d.A);
-    if (o->check) {
-        d.A0 = malloc(asize * sizeof *d.A0);
-        if (exact)
-            d.Q = malloc((size_t)m * k * sizeof *d.Q);
+    if (holds) {
+        d.A = malloc(asize * sizeof *d.A);
+        if (o->check) {
+            d.A0 = malloc(asize * sizeof *d.A0);
+            if (with_q)
+                d.Q = malloc((size_t)m * k * sizeof *d.Q);
+        }
+        if (nrhs > 0) {
+            d.B = malloc(bsize * sizeof *d.B);
+            d.B0 = malloc(bsize * sizeof *d.B0);
+            d.X = malloc((size_t)n * nrhs * sizeof *d.X);
+        }
+        if (!d.A || (o->check && (!d.A0 || (with_q && !d.Q))) || (nrhs > 0 && (!d.B || !d.B0 || !d.X))) {
+            driver_error(o, "not enough memory for the matrices");
+            qr_free(&d);
+            return DRIVER_FAILED;
+        }
+        if (o->check)
+            gen_zmatrix(m, n, d.A0, m, (unsigned)o->seed);
     }
-    if (nrhs > 0) {
-        d.B = malloc(bsize * sizeof *d.B);
-        d.B0 = malloc(bsize * sizeof *d.B0);
-        d.X = malloc((size_t)n * nrhs * sizeof *d.X);
-    }
-    if (!d.A || (o->check && (!d.A0 || (exact && !d.Q))) || (nrhs > 0 && (!d.B || !d.B0 || !d.X))) {
-        driver_error(o, "not enough memory for the matrices");
-        qr_free(&d);
-        return DRIVER_FAILED;
-    }
-    if (o->check)
-        gen_zmatrix(m, n, d.A0, m, (unsigned)o->seed);
     int status = DRIVER_OK;
     for (int run = 1; run <= o->niter; run++) {
         struct driver_result r = driver_result_init(run);
-        if (o->check)
-            memcpy(d.A, d.A0, asize * sizeof *d.A);
-        else
-            gen_zmatrix(m, n, d.A, m, (unsigned)o->seed);
+        if (holds) {
+            if (o->check)
+                memcpy(d.A, d.A0, asize * sizeof *d.A);
+            else
+                gen_zmatrix(m, n, d.A, m, (unsigned)o->seed);
+        }
+        if (dist) {
+            driver_bound_begin(o);
+            r.info = qr_dist(o, &d, &r);
+            driver_bound_end(o, &r);
+            if (holds && o->check && r.info == 0) {
+                r.checked = 1;
+                r.exact = exact;
+                r.has_orth = exact;
+                double orth = 0;   /* the check's own precision (float in s and c) */
+                r.berr = exact ? check_zgeqrf(m, n, d.A0, m, d.A, m, d.Q, m, &orth) : estimate_factors(m, n, &d, NULL);
+                r.orth = orth;
+            }
+            if (driver_report(o, &r) != DRIVER_OK)
+                status = DRIVER_FAILED;
+            continue;
+        }
 
         driver_bound_begin(o);
         driver_time_t t0 = driver_now();
