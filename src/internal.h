@@ -112,6 +112,7 @@ struct ss_context {
     int mpi;           /* started with StarPU-MPI (starsolve_config_t.mpi): tasks go through starpu_mpi_task_insert */
     int mpi_rank, mpi_size;
     long long mpi_next_tag;   /* the next free StarPU-MPI tag: every process registers the same handles in the same order */
+    int mpi_started_mpi;      /* we called MPI_Init_thread, so we call MPI_Finalize */
 };
 extern struct ss_context ss_ctx;
 

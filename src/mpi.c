@@ -22,10 +22,27 @@ int ss_mpi_start(struct starpu_conf *conf)
 {
     int initialized = 0;
     MPI_Initialized(&initialized);
-    /* starts StarPU too; MPI as well unless the caller did (then the caller finalizes it) */
-    int ret = starpu_mpi_init_conf(NULL, NULL, !initialized, MPI_COMM_WORLD, conf);
-    if (ret != 0)
+    /* Our own MPI calls (the Allreduces that agree on infos and arguments) run on
+     * the calling thread while StarPU-MPI's thread polls: that needs
+     * MPI_THREAD_MULTIPLE. StarPU-MPI asks for MPI_THREAD_SERIALIZED when it starts
+     * MPI itself, so we start it (unless the caller did: then the caller finalizes it,
+     * and should have asked for MPI_THREAD_MULTIPLE). */
+    if (!initialized) {
+        int provided = 0;
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
+            return -1;
+        ss_ctx.mpi_started_mpi = 1;
+        if (provided < MPI_THREAD_MULTIPLE)
+            fprintf(stderr, "starsolve: this MPI does not provide MPI_THREAD_MULTIPLE (level %d)\n", provided);
+    }
+    /* starts StarPU too */
+    int ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, conf);
+    if (ret != 0) {
+        if (ss_ctx.mpi_started_mpi)
+            MPI_Finalize();
+        ss_ctx.mpi_started_mpi = 0;
         return ret;
+    }
     starpu_mpi_comm_rank(MPI_COMM_WORLD, &ss_ctx.mpi_rank);
     starpu_mpi_comm_size(MPI_COMM_WORLD, &ss_ctx.mpi_size);
     ss_ctx.mpi = 1;
@@ -39,6 +56,9 @@ void ss_mpi_stop(void)
         return;
     starpu_mpi_shutdown();
     ss_ctx.mpi = 0;
+    if (ss_ctx.mpi_started_mpi)
+        MPI_Finalize();
+    ss_ctx.mpi_started_mpi = 0;
 }
 
 void ss_mpi_register(starpu_data_handle_t h, int owner)
