@@ -14,9 +14,9 @@
 # From those intervals: each codelet's GPU time, and how the span splits into
 # time with a panel running (PANEL_RE, a regular expression on codelet names),
 # a panel running alone, other work only, and no GPU work at all.
-# LAST_RUN=1: only the tasks after the last gap of a second or more with no
-# task starting (a driver's -niter 2 trace holds two runs; the first one pays
-# the process's first calls).
+# LAST_RUN=1: only the tasks after the longest gap with no task starting (a
+# driver's -niter 2 trace holds two runs, parted by the check and the next
+# matrix; the first run pays the process's first calls).
 set -eu
 dir=${1:?usage: bash bench/trace-summary.sh DIR [BUCKET_MS]}
 bucket=${2:-0}
@@ -30,7 +30,7 @@ fi
 cut=0
 if [ "${LAST_RUN:-0}" = 1 ]; then
   cut=$(awk '/^StartTime: / { print $2 }' tasks.rec | sort -g |
-        awk 'NR > 1 && $1 - prev >= 1000 { cut = $1 } { prev = $1 } END { print cut + 0 }')
+        awk 'NR > 1 && $1 - prev > widest { widest = $1 - prev; cut = $1 } { prev = $1 } END { print cut + 0 }')
   echo "last run only: tasks from $cut ms"
 fi
 awk -v bucket="$bucket" -v cut="$cut" '
