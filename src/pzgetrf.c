@@ -83,6 +83,19 @@ static void finish_step(struct getrf_step *s, int k)
     }
 }
 
+/* Out of core: tile columns per slab, half the host memory StarPU may use
+ * (STARPU_LIMIT_CPU_MEM, starsolve_config_t.host_memory_mb), at least one;
+ * all of them when StarPU knows no limit. */
+static int ooc_slab_columns(const starsolve_desc_t *A)
+{
+    starpu_ssize_t total = starpu_memory_get_total(STARPU_MAIN_RAM);
+    size_t column = (size_t)A->m * A->nb * A->elemsize;
+    if (total <= 0 || column == 0)
+        return A->nt;
+    size_t width = (size_t)total / 2 / column;
+    return (int)ss_max(1, (int)ss_min((size_t)A->nt, width));
+}
+
 void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req)
 {
     int kt = ss_min(A->mt, A->nt), fused = ss_ctx.update_tiles > 1;
@@ -105,16 +118,25 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
             finish_step(&s, k);
         }
     } else {
-        /* Out of core, left-looking submission: column j takes the updates of every
-         * earlier panel, then its own panel. The graph is the same (each tile sees
-         * its accesses in the same order); what changes is which tasks exist while
+        /* Out of core, left-looking by slabs: a slab of columns that fits in half of
+         * the host memory StarPU may use takes the updates of every panel left of it,
+         * panel by panel (each column of L read once for the whole slab), then is
+         * factored left-looking inside. The graph is the same (each tile sees its
+         * accesses in the same order); what changes is which tasks exist while
          * starsolve_init's window on submitted tasks (cfg.disk_swap) holds back the
-         * rest: a slab of columns, not the whole trailing matrix, is live at a time. */
-        for (int j = 0; j < A->nt; j++) {
-            for (int k = 0; k < ss_min(j, kt); k++)
-                submit_update(&s, k, j);
-            if (j < kt)
-                submit_panel(&s, j);
+         * rest: one slab, not the whole trailing matrix, is live at a time. */
+        int width = ooc_slab_columns(A);
+        for (int j0 = 0; j0 < A->nt; j0 += width) {
+            int j1 = ss_min(j0 + width, A->nt);
+            for (int k = 0; k < ss_min(j0, kt); k++)
+                for (int j = j0; j < j1; j++)
+                    submit_update(&s, k, j);
+            for (int j = j0; j < j1; j++) {
+                for (int k = j0; k < ss_min(j, kt); k++)
+                    submit_update(&s, k, j);
+                if (j < kt)
+                    submit_panel(&s, j);
+            }
         }
         for (int k = 0; k < kt; k++)
             finish_step(&s, k);
