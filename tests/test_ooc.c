@@ -39,28 +39,29 @@ static void remove_dir(const char *dir)
 enum kind { CHOL_L, CHOL_U, LU, LU_NOPIV };
 static const char *kind_name[] = { "potrf L", "potrf U", "getrf", "getrf_nopiv" };
 
-static void factor_out_of_core(enum kind kind)
+/* an m x n matrix (LU also wide and tall: its out-of-core order works by slabs of columns) */
+static void factor_out_of_core(enum kind kind, int m, int n)
 {
-    size_t count = (size_t)N * N;
+    size_t count = (size_t)m * n;
     double *A0 = testing_alloc(count * sizeof *A0), *F = testing_alloc(count * sizeof *F);
-    int *ipiv = testing_alloc(N * sizeof *ipiv);
+    int *ipiv = testing_alloc((size_t)(m < n ? m : n) * sizeof *ipiv);
     if (kind == CHOL_L || kind == CHOL_U)
-        gen_dhpd(N, A0, N, 11);
+        gen_dhpd(n, A0, m, 11);
     else
-        gen_dmatrix(N, N, A0, N, 12);
+        gen_dmatrix(m, n, A0, m, 12);
     if (kind == LU_NOPIV)   /* diagonally dominant: stable without pivoting */
-        for (int i = 0; i < N; i++)
-            A0[i + (size_t)i * N] += N;
+        for (int i = 0; i < m && i < n; i++)
+            A0[i + (size_t)i * m] += n;
 
     starsolve_desc_t *A = NULL;
     starsolve_pivots_t *piv = NULL;
     starsolve_request_t *req = starsolve_request_create();
     double read, written;
     starsolve_ooc_traffic(&read, &written);   /* from zero */
-    int ret = starsolve_desc_create_ooc(&A, STARSOLVE_D, N, N, NB);
+    int ret = starsolve_desc_create_ooc(&A, STARSOLVE_D, m, n, NB);
     if (!TEST_CHECK(ret == 0 && A, "%s: starsolve_desc_create_ooc = %d", kind_name[kind], ret))
         goto out;
-    TEST_CHECK(starsolve_desc_from_lapack(A, A0, N) == 0, "%s: from_lapack", kind_name[kind]);
+    TEST_CHECK(starsolve_desc_from_lapack(A, A0, m) == 0, "%s: from_lapack", kind_name[kind]);
     switch (kind) {
     case CHOL_L: ret = starsolve_dpotrf_tile_async('L', A, req); break;
     case CHOL_U: ret = starsolve_dpotrf_tile_async('U', A, req); break;
@@ -79,18 +80,18 @@ static void factor_out_of_core(enum kind kind)
     double must = (double)count * sizeof(double);
     TEST_CHECK(written >= must, "%s: %.0f bytes written to the disk swap, expected at least %.0f", kind_name[kind],
                written, must);
-    TEST_CHECK(starsolve_desc_to_lapack(A, F, N) == 0, "%s: to_lapack", kind_name[kind]);
+    TEST_CHECK(starsolve_desc_to_lapack(A, F, m) == 0, "%s: to_lapack", kind_name[kind]);
     double berr;
     if (kind == LU) {
         starsolve_pivots_to_lapack(piv, ipiv);
-        berr = check_dgetrf(N, N, A0, N, F, N, ipiv, 1);
+        berr = check_dgetrf(m, n, A0, m, F, m, ipiv, 1);
     } else if (kind == LU_NOPIV) {
-        berr = check_dgetrf(N, N, A0, N, F, N, NULL, 1);
+        berr = check_dgetrf(m, n, A0, m, F, m, NULL, 1);
     } else {
-        berr = check_dpotrf(kind == CHOL_L ? 'L' : 'U', N, A0, N, F, N, 1);
+        berr = check_dpotrf(kind == CHOL_L ? 'L' : 'U', n, A0, m, F, m, 1);
     }
-    TEST_CHECK(check_passes(berr), "%s out of core (n=%d, nb=%d, %d MiB of host memory): backward error %.2e",
-               kind_name[kind], N, NB, HOST_MB, berr);
+    TEST_CHECK(check_passes(berr), "%s out of core (%d x %d, nb=%d, %d MiB of host memory): backward error %.2e",
+               kind_name[kind], m, n, NB, HOST_MB, berr);
 out:
     starsolve_pivots_destroy(piv);
     starsolve_desc_destroy(A);
@@ -121,7 +122,9 @@ int main(void)
     }
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);   /* counts the bytes each bus moved */
     for (int k = CHOL_L; k <= LU_NOPIV; k++)
-        factor_out_of_core((enum kind)k);
+        factor_out_of_core((enum kind)k, N, N);
+    factor_out_of_core(LU, 950, N);   /* wide, partial tiles */
+    factor_out_of_core(LU, N, 950);   /* tall */
     /* bad arguments, like starsolve_desc_create's */
     starsolve_desc_t *bad = NULL;
     TEST_CHECK(starsolve_desc_create_ooc(NULL, STARSOLVE_D, 10, 10, 4) == -1, "create_ooc(NULL) must fail");
