@@ -206,11 +206,7 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     r->req = a->req;
     r->nleaves = rec.nleaves;
     memcpy(r->leaf_col, rec.leaf_col, sizeof r->leaf_col);
-    ss_cuda_copy_ints(s->device, dinfo, rec.nleaves, stream);   /* dinfo is scratch the next panel rewrites */
-    cudaStream_t side = ss_cuda_side_stream(stream);
-    SS_CUDA(cudaMemcpyAsync(r->leaf_info, s->device, (size_t)rec.nleaves * sizeof(int), cudaMemcpyDeviceToHost, side));
-    SS_CUDA(cudaLaunchHostFunc(side, report_panel_info, r));
-    ss_cuda_staging_release(s, side);
+    ss_cuda_ints_to_host_async(s, r->leaf_info, dinfo, rec.nleaves, report_panel_info, stream);
     ss_cuda_urgent_end();
 }
 #endif

@@ -70,6 +70,11 @@ void ss_cuda_staging_release(struct ss_staging *s, cudaStream_t stream);
  * results are complete after ss_cuda_side_sync (starsolve_request_wait). */
 cudaStream_t ss_cuda_side_stream(cudaStream_t after);
 void ss_cuda_side_sync(void);
+/* count ints at dsrc (GPU memory, written by work queued on `after`) into host_dst
+ * (inside the staging slot s's host memory), then fn(s->host) on the host: on the
+ * side stream, without holding up `after`. Releases s. */
+void ss_cuda_ints_to_host_async(struct ss_staging *s, int *host_dst, const int *dsrc, int count, cudaHostFn_t fn,
+                                cudaStream_t after);
 /* Report a factorization's info (an int in GPU memory, written by work already
  * on the stream `after`) to req as offset + info when it is positive, without
  * stopping the worker: a copy and a host function on the side stream. */

@@ -263,6 +263,18 @@ void ss_cuda_side_sync(void)
         starpu_execute_on_each_worker(sync_side_stream, NULL, STARPU_CUDA);
 }
 
+void ss_cuda_ints_to_host_async(struct ss_staging *s, int *host_dst, const int *dsrc, int count, cudaHostFn_t fn,
+                                cudaStream_t after)
+{
+    /* first into the slot's GPU memory, in order on `after`: dsrc may be scratch
+     * that the worker's next task rewrites before the side stream reads it */
+    ss_cuda_copy_ints(s->device, dsrc, count, after);
+    cudaStream_t side = ss_cuda_side_stream(after);
+    SS_CUDA(cudaMemcpyAsync(host_dst, s->device, (size_t)count * sizeof(int), cudaMemcpyDeviceToHost, side));
+    SS_CUDA(cudaLaunchHostFunc(side, fn, s->host));
+    ss_cuda_staging_release(s, side);
+}
+
 /* The host side of ss_cuda_report_info_async, run by CUDA in stream order. */
 struct info_report { int info, offset; starsolve_request_t *req; };
 
@@ -279,12 +291,7 @@ void ss_cuda_report_info_async(const int *dinfo, int offset, starsolve_request_t
     struct info_report *r = s->host;
     r->offset = offset;
     r->req = req;
-    /* dinfo may be scratch that the worker's next task rewrites before the side stream reads it */
-    ss_cuda_copy_ints(s->device, dinfo, 1, after);
-    cudaStream_t stream = ss_cuda_side_stream(after);
-    SS_CUDA(cudaMemcpyAsync(&r->info, s->device, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    SS_CUDA(cudaLaunchHostFunc(stream, report_info, r));
-    ss_cuda_staging_release(s, stream);
+    ss_cuda_ints_to_host_async(s, &r->info, dinfo, 1, report_info, after);
 }
 
 void *ss_cuda_hwork(size_t bytes)

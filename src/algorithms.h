@@ -13,6 +13,11 @@
  * copies (bench/NOTES.md). */
 static inline int ss_prio_panel(int ncols, int k) { return 2 * (ncols - k) + 1; }
 static inline int ss_prio_update(int ncols, int j) { return 2 * (ncols - j); }
+/* With whole-column updates (GPUs), the TRSMs below a diagonal tile (Cholesky, LU
+ * without pivoting) are one task of GEMMs with the tile's inverse
+ * (codelet_ztrsm_column.c); not under StarPU-MPI, where a column task would
+ * gather tiles of several processes. */
+static inline int ss_panel_trsm_by_inverse(void) { return ss_ctx.update_tiles > 1 && !ss_ctx.mpi; }
 #include "algorithms_s.h"
 #include "algorithms_d.h"
 #include "algorithms_c.h"

@@ -98,7 +98,15 @@ int ss_mpi_reduce_info(int info)
 
 /* The arguments of a collective copy, judged the same on every process: root alone
  * sees its array, and a process that returned early would leave the others blocked
- * in their sends and receives. */
+ * in their sends and receives. So each process's verdict (0 or a negative info)
+ * becomes the smallest over all of them. */
+static int agree_on_arguments(int info)
+{
+    if (ss_ctx.mpi)
+        MPI_Allreduce(MPI_IN_PLACE, &info, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return info;
+}
+
 static int check_dist(const starsolve_desc_t *A, const void *lapack, int lda, int root)
 {
     int info = 0;
@@ -106,11 +114,7 @@ static int check_dist(const starsolve_desc_t *A, const void *lapack, int lda, in
     else if (root < 0 || root >= ss_ctx.mpi_size) info = -4;
     else if (ss_ctx.mpi_rank == root && !lapack && A->m > 0 && A->n > 0) info = -2;
     else if (ss_ctx.mpi_rank == root && lda < ss_max(1, A->m)) info = -3;
-    if (!ss_ctx.mpi)
-        return info;
-    int agreed;
-    MPI_Allreduce(&info, &agreed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return agreed;
+    return agree_on_arguments(info);
 }
 
 static int scatter_dist(starsolve_desc_t *A, const void *lapack, int lda, int root)
@@ -179,12 +183,11 @@ double starsolve_mpi_sent_bytes(void)
 
 static int pivots_gather_dist(starsolve_pivots_t *piv, int *ipiv, int root)
 {
-    int info = 0;   /* judged alike on every process, as check_dist */
+    int info = 0;
     if (!piv || !ss_ctx.mpi) info = -1;
     else if (root < 0 || root >= ss_ctx.mpi_size) info = -3;
     else if (ss_ctx.mpi_rank == root && !ipiv && piv->minmn > 0) info = -2;
-    if (ss_ctx.mpi)
-        MPI_Allreduce(MPI_IN_PLACE, &info, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    info = agree_on_arguments(info);
     if (info)
         return info;
     ss_mpi_wait_for_all();

@@ -17,8 +17,7 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
     starpu_data_handle_t *column = malloc((size_t)A->mt * sizeof *column);
     int fused = ss_ctx.update_tiles > 1;
     starpu_data_handle_t update_scratch = fused ? ss_scratch_buffer(ss_zgetrf_update_scratch_bytes(A->nb, 0)) : NULL;
-    /* not under StarPU-MPI: a column task would gather tiles of several processes */
-    int by_inverse = fused && !ss_ctx.mpi;
+    int by_inverse = ss_panel_trsm_by_inverse();
     starpu_data_handle_t trsm_scratch = by_inverse ? ss_scratch_buffer(ss_ztrsm_column_scratch_bytes(A->nb)) : NULL;
     for (int k = 0; k < kt; k++) {
         int panel_prio = ss_prio_panel(A->nt, k);

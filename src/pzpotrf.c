@@ -14,8 +14,7 @@ void pzpotrf(char uplo, starsolve_desc_t *A, starsolve_request_t *req)
     starpu_data_handle_t scratch = ss_scratch_buffer(ss_zpotrf_scratch_bytes(uplo, A->nb));
     starpu_data_handle_t *panel = malloc((size_t)nt * sizeof *panel);   /* tiles of column (row) k */
     starpu_data_handle_t *target = malloc((size_t)nt * sizeof *target);
-    /* not under StarPU-MPI: a column task would gather tiles of several processes */
-    int by_inverse = ss_ctx.update_tiles > 1 && !ss_ctx.mpi;
+    int by_inverse = ss_panel_trsm_by_inverse();
     starpu_data_handle_t trsm_scratch = by_inverse ? ss_scratch_buffer(ss_ztrsm_column_scratch_bytes(A->nb)) : NULL;
     for (int k = 0; k < nt; k++) {
         int panel_prio = ss_prio_panel(nt, k);
