@@ -53,11 +53,13 @@ for n in $sizes; do
   # shellcheck disable=SC2086
   r=$("$rbt" -n "$n" -ngpus "$ngpus" -depth "$depth" -niter "$niter" -check --csv $nb 2>/dev/null | best)
   # shellcheck disable=SC2086
-  share=$("$rbt" -n "$n" -ngpus "$ngpus" -depth "$depth" -phases $nb 2>/dev/null | sed -n 's/.*randomize [0-9.]* s (\([0-9.]*\)%).*/\1/p')
+  phases=$("$rbt" -n "$n" -ngpus "$ngpus" -depth "$depth" -phases $nb 2>/dev/null | grep 'phases:')
+  share=$(echo "$phases" | sed -n 's/.*randomize [0-9.]* s (\([0-9.]*\)%).*/\1/p')
   [ "$g" = - ] || [ "$r" = - ] && failed=1
   awk -v n="$n" -v g="$g" -v r="$r" -v s="${share:--}" 'BEGIN {
       sp = (g != "-" && r != "-" && r > 0) ? sprintf("%.2f", g / r) : "-"
       printf "%-7s %10s %10s %9s %14s\n", n, g, r, sp, s }'
+  echo "        $phases"
 done
 echo "(gesv = starpu_lu factor + solve; rbt = the whole gesv_rbt; speedup = gesv / rbt, target >= 1.2)"
 exit $failed

@@ -6,7 +6,10 @@
  * Optionally the panel also leaves the inverse of its unit lower triangle
  * L11 (the top npiv x npiv) in a tile of its own, so that the updates right
  * of it solve with L11 by a GEMM (codelet_zgetrf_update.c): cuBLAS's TRSM on
- * a 1024 tile runs several times slower than a GEMM of the same shape. */
+ * a 1024 tile runs several times slower than a GEMM of the same shape.
+ * Optionally it also copies its factored tiles below the diagonal one into
+ * tiles of their own, which the updates of this step read while the later
+ * panels' swaps rewrite the panel's own tiles (pzgetrf.c, with GPUs). */
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +17,16 @@
 #include "pivots.h"
 
 /* leaf: the GPU variant's recursion width (starsolve_config_t.gpu_panel_leaf) */
-struct zgetrf_panel_args { int ntiles, offset, leaf, with_inverse; starsolve_request_t *req; };
+struct zgetrf_panel_args { int ntiles, offset, leaf, with_inverse, with_copies; starsolve_request_t *req; };
 
 /* buffers[0] is ipiv, the panel is buffers[1..ntiles], then the scratch
  * buffer (ss_zgetrf_panel_scratch_bytes; the CPU gathers a panel there too
- * unless its tiles are one block already), then (with_inverse) L11^-1. */
+ * unless its tiles are one block already), then (with_inverse) L11^-1, then
+ * (with_copies) the copies of tiles 2..ntiles. */
+static void **panel_copies(void *buffers[], const struct zgetrf_panel_args *a)
+{
+    return buffers + 2 + a->ntiles + a->with_inverse;
+}
 static int panel_rows(void *buffers[], int ntiles)
 {
     int m = 0;
@@ -69,6 +77,11 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
         void *linv = buffers[2 + a->ntiles];
         cpu_ztriangular_inverse('L', 'U', npiv, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]),
                                 (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(linv), SS_LD(linv));
+    }
+    for (int t = 1; t < a->ntiles && a->with_copies; t++) {
+        void *tile = buffers[1 + t], *copy = panel_copies(buffers, a)[t - 1];
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(tile), n, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(tile),
+                            SS_LD(tile), (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(copy), SS_LD(copy));
     }
 }
 
@@ -194,6 +207,11 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     getrf_recursive(&rec, m, n, 0, panel, m, dpiv);
     ss_cuda_fill_nan_if(sizeof(double), reals, panel, dnan, stream);
     copy_panel(buffers, a->ntiles, m, n, panel, 1, stream);
+    for (int t = 1, row = SS_ROWS(buffers[1]); t < a->ntiles && a->with_copies; row += SS_ROWS(buffers[1 + t]), t++) {
+        void *copy = panel_copies(buffers, a)[t - 1];
+        SS_CUDA(cudaMemcpy2DAsync((void *)STARPU_MATRIX_GET_PTR(copy), (size_t)SS_LD(copy) * esz, panel + row,
+                                  (size_t)m * esz, SS_ROWS(copy) * esz, n, cudaMemcpyDeviceToDevice, stream));
+    }
     if (a->with_inverse) {
         void *linv = buffers[2 + a->ntiles];
         cuda_ztriangular_inverse('L', 'U', npiv, panel, m, (void *)STARPU_MATRIX_GET_PTR(linv), SS_LD(linv));
@@ -258,12 +276,13 @@ static struct starpu_codelet cl_zgetrf_panel = {
 };
 
 void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_data_handle_t ipiv,
-                         starpu_data_handle_t linv, starpu_data_handle_t scratch, int offset,
-                         starsolve_request_t *req, int prio)
+                         starpu_data_handle_t linv, const starpu_data_handle_t *copies, starpu_data_handle_t scratch,
+                         int offset, starsolve_request_t *req, int prio)
 {
     struct zgetrf_panel_args *a = malloc(sizeof *a);
-    *a = (struct zgetrf_panel_args){ ntiles, offset, ss_ctx.gpu_panel_leaf, linv != NULL, req };
-    int nbuffers = ntiles + 2 + (linv != NULL);
+    int ncopies = copies ? ntiles - 1 : 0;
+    *a = (struct zgetrf_panel_args){ ntiles, offset, ss_ctx.gpu_panel_leaf, linv != NULL, copies != NULL, req };
+    int nbuffers = ntiles + 2 + (linv != NULL) + ncopies;
     struct starpu_data_descr *descr = malloc((size_t)nbuffers * sizeof *descr);
     descr[0] = (struct starpu_data_descr){ ipiv, STARPU_W };
     double m = 0, n = starpu_matrix_get_ny(tiles[0]);
@@ -274,6 +293,8 @@ void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_d
     descr[1 + ntiles] = (struct starpu_data_descr){ scratch, STARPU_SCRATCH };
     if (linv)
         descr[2 + ntiles] = (struct starpu_data_descr){ linv, STARPU_W };
+    for (int t = 0; t < ncopies; t++)
+        descr[2 + ntiles + (linv != NULL) + t] = (struct starpu_data_descr){ copies[t], STARPU_W };
     double k = m < n ? m : n;
     int ret = ss_task_insert(&cl_zgetrf_panel,
                                  STARPU_CL_ARGS, a, sizeof *a,

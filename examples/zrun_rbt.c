@@ -15,17 +15,19 @@ int run_zrbt(const struct driver_opts *o)
     const size_t need = (asize * (o->fallback ? 2 : 1) + 2 * bsize) * sizeof(starsolve_complex64_t);
     if (!driver_memory_fits(o, need))
         return DRIVER_FAILED;
-    starsolve_complex64_t *A = malloc(asize * sizeof *A), *X = malloc(bsize * sizeof *X), *B = malloc(bsize * sizeof *B);
+    /* page-locked as starpu_lu's (driver_alloc), so gesv and gesv_rbt compare on the same footing */
+    starsolve_complex64_t *A = driver_alloc(o, asize * sizeof *A), *X = driver_alloc(o, bsize * sizeof *X);
+    starsolve_complex64_t *B = malloc(bsize * sizeof *B);
     starsolve_complex64_t *F = o->fallback ? malloc(asize * sizeof *F) : NULL;
     int *ipiv = o->fallback ? malloc((size_t)n * sizeof *ipiv) : NULL;
     if (!A || !X || !B || (o->fallback && (!F || !ipiv))) {
         driver_error(o, "not enough memory for the matrices");
-        free(A); free(X); free(B); free(F); free(ipiv);
+        driver_free(o, A); driver_free(o, X); free(B); free(F); free(ipiv);
         return DRIVER_FAILED;
     }
     if (gen_zgallery(o->matrix, n, A, lda, (unsigned)o->seed) != 0) {
         driver_error(o, "the matrix generator failed");
-        free(A); free(X); free(B); free(F); free(ipiv);
+        driver_free(o, A); driver_free(o, X); free(B); free(F); free(ipiv);
         return DRIVER_FAILED;
     }
     gen_zmatrix(n, nrhs, B, ldb, (unsigned)o->seed + 1u);
@@ -51,8 +53,9 @@ int run_zrbt(const struct driver_opts *o)
             fprintf(h, "starpu_rbt: fell back to partial pivoting (gesv): info %d\n", r.info);
         }
         if (o->phases && r.seconds > 0)
-            fprintf(h, "starpu_rbt: phases: randomize %.3f s (%.1f%%), factor %.3f s, solve %.3f s, refine %.3f s\n",
-                    times.randomize, 100 * times.randomize / r.seconds, times.factor, times.solve, times.refine);
+            fprintf(h, "starpu_rbt: phases: randomize %.3f s (%.1f%%), factor %.3f s, solve %.3f s, refine %.3f s"
+                    " (setup %.3f s, cleanup %.3f s)\n", times.randomize, 100 * times.randomize / r.seconds, times.factor,
+                    times.solve, times.refine, times.setup, times.cleanup);
         if (o->check && r.info == 0) {
             r.checked = 1;
             r.no_berr = 1;
@@ -62,6 +65,6 @@ int run_zrbt(const struct driver_opts *o)
         if (driver_report(o, &r) != DRIVER_OK)
             status = DRIVER_FAILED;
     }
-    free(A); free(X); free(B); free(F); free(ipiv);
+    driver_free(o, A); driver_free(o, X); free(B); free(F); free(ipiv);
     return status;
 }

@@ -300,6 +300,8 @@ typedef struct starsolve_rbt_times {
     double factor;      /* LU without pivoting */
     double solve;       /* the first solve, X = V A_r^-1 U^T B */
     double refine;      /* residuals and corrections */
+    double setup;       /* before the randomization: workspaces, butterflies, registrations */
+    double cleanup;     /* after the refinement: unregistering and freeing the workspaces */
 } starsolve_rbt_times_t;
 int starsolve_sgesv_rbt_timed(int n, int nrhs, float *A, int lda, float *B, int ldb, int depth, int max_refine,
                               int *iters, starsolve_rbt_times_t *times);

@@ -335,7 +335,10 @@ static void release_tile(void *handle)
 
 void ss_tile_send_home(const starsolve_desc_t *A, int i, int j)
 {
-    if (starpu_cuda_worker_get_count() == 0 || !ss_mpi_owns(A->owner(A, i, j)))
+    /* a tile with no home copy (starsolve_desc_create_ooc) has no home to go to:
+     * acquiring it in main memory would make StarPU page-lock a host buffer per tile,
+     * which stalls the GPU (3 ms a tile: RBT's randomized copy, bench/NOTES.md) */
+    if (starpu_cuda_worker_get_count() == 0 || A->ooc || !ss_mpi_owns(A->owner(A, i, j)))
         return;
     /* read access in main memory, after the tile's last submitted writer: StarPU
      * copies the tile home and keeps the GPU copy valid for later readers */

@@ -45,7 +45,8 @@ starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int i, int j, 
 void ss_workspace_release(starpu_data_handle_t h);
 /* Tile (i, j) is final once the tasks submitted so far have run: copy it home
  * then, while the factorization goes on, rather than with every other tile
- * after the last task. No-op without CUDA workers (tiles never leave home). */
+ * after the last task. No-op without CUDA workers (tiles never leave home) and
+ * for a descriptor without home copies (starsolve_desc_create_ooc). */
 void ss_tile_send_home(const starsolve_desc_t *A, int i, int j);
 /* Where tile (i, j) of A starts in a LAPACK column-major array (leading dimension lda). */
 static inline char *ss_lapack_tile(const starsolve_desc_t *A, char *lapack, size_t lda, int i, int j)

@@ -7,9 +7,9 @@
  * starsolve_config_t.update_tiles). With whole-column updates (GPUs) the
  * swaps, the TRSM and the GEMMs of a column are one task instead
  * (codelet_zgetrf_update.c), which solves with the inverse of L(k,k) that
- * the panel leaves. At the end the swaps of later panels go to the columns of
- * L on their left (under StarPU-MPI at each step instead: finish_step), so L
- * comes out as LAPACK's getrf leaves it. */
+ * the panel leaves. The swaps of later panels go to the columns of L on their
+ * left, so L comes out as LAPACK's getrf leaves it: without GPUs at the end,
+ * in one pass per column; with GPUs or StarPU-MPI at each step (finish_step). */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
@@ -20,9 +20,14 @@ struct getrf_step {
     starsolve_pivots_t *piv;
     starsolve_request_t *req;
     int kt, fused;
+    /* each panel's swaps go to L's columns on its left at its step (else at the end) */
+    int swaps_per_step;
+    /* the updates of step k read a copy of L(:,k) (GPUs, see submit_panel) */
+    int copy_panel;
     starpu_data_handle_t panel_scratch, swap_scratch, update_scratch;
     starpu_data_handle_t *linv;       /* per panel: L(k,k)^-1 (whole-column updates only), else NULL */
     starpu_data_handle_t *column, *lcolumn;
+    starpu_data_handle_t *lcopy;      /* the current step's copy of L(k+1:, k) (copy_panel) */
 };
 
 /* Panel k: the pivots of tile column k from the diagonal down. */
@@ -34,8 +39,19 @@ static void submit_panel(struct getrf_step *s, int k)
     int npiv = ss_min(ss_tile_rows(A, k), ss_tile_cols(A, k));
     /* L(k,k)^-1, one per step: the next panel writes its own while this step's updates read it */
     s->linv[k] = s->fused && k + 1 < A->nt ? ss_workspace_tile(A, k, k, npiv, npiv) : NULL;
-    insert_zgetrf_panel(A->mt - k, s->column, s->piv->panels[k], s->linv[k], s->panel_scratch, k * A->nb, s->req,
-                        ss_prio_panel(A->nt, k));
+    /* With GPUs, L's tiles go home while the factorization runs: tile row i of L
+     * is final once panel i's swaps reach it, so each panel's swaps go to L's
+     * columns on its left at its step. Those swaps write L(:,k), which the
+     * updates of step k read; column priorities run the right-most columns'
+     * updates last, so the swaps (and every tile of L behind them) waited
+     * for those reads until the end (bench/NOTES.md, session 8). The updates
+     * read a copy of L(:,k) instead, which the panel leaves (a copy task of
+     * its own put one more task between the panel and the next column's update). */
+    int copies = s->copy_panel && k + 1 < A->mt;
+    for (int i = k + 1; i < A->mt && copies; i++)
+        s->lcopy[i - k - 1] = ss_workspace_tile(A, i, k, ss_tile_rows(A, i), ss_tile_cols(A, k));
+    insert_zgetrf_panel(A->mt - k, s->column, s->piv->panels[k], s->linv[k], copies ? s->lcopy : NULL,
+                        s->panel_scratch, k * A->nb, s->req, ss_prio_panel(A->nt, k));
 }
 
 /* Step k on tile column j > k: the panel's swaps, U(k,j), and A(i,j) -= L(i,k) U(k,j) below it. */
@@ -47,7 +63,7 @@ static void submit_update(struct getrf_step *s, int k, int j)
     for (int i = k; i < A->mt; i++) {
         s->column[i - k] = ss_tile(A, i, j);
         if (i > k)
-            s->lcolumn[i - k - 1] = ss_tile(A, i, k);
+            s->lcolumn[i - k - 1] = s->copy_panel ? s->lcopy[i - k - 1] : ss_tile(A, i, k);
     }
     if (s->fused) {
         insert_zgetrf_update(ntiles, s->column, s->lcolumn, s->linv[k], s->piv->panels[k], s->update_scratch, prio);
@@ -65,21 +81,27 @@ static void finish_step(struct getrf_step *s, int k)
     starsolve_desc_t *A = s->A;
     if (s->linv[k])
         ss_workspace_release(s->linv[k]);
+    for (int i = k + 1; i < A->mt && s->copy_panel; i++)
+        ss_workspace_release(s->lcopy[i - k - 1]);
     for (int i = k + 1; i < A->mt; i++)
         starpu_data_wont_use(ss_tile(A, i, k));
-    /* row k of U is final (later swaps start below it); L's columns
-     * still take the later panels' swaps at the end */
+    /* row k of U is final (later swaps start below it) */
     for (int j = k; j < A->nt; j++)
         ss_tile_send_home(A, k, j);
-    /* Distributed (StarPU-MPI): panel k's swaps go to the columns of L on its
-     * left at once, as LAPACK's getrf does. Deferred to the end as below, in
-     * one task per column over several panels' pivots, a 2 x 2 grid never
-     * finished: a process waited for a tile that no other one sent (StarPU 1.3.10;
-     * cause not found, bench/NOTES.md). */
-    for (int j = 0; j < k && ss_ctx.mpi; j++) {
+    if (!s->swaps_per_step)
+        return;
+    /* Panel k's swaps on the columns of L on its left (rows k*nb on), as
+     * LAPACK's getrf does; row k of L is final then (later panels swap rows
+     * below it). Under StarPU-MPI, deferred to the end (one task per column
+     * over several panels' pivots) a 2 x 2 grid never finished: a process
+     * waited for a tile that no other one sent (StarPU 1.3.10; cause not found,
+     * bench/NOTES.md). */
+    for (int j = 0; j < k; j++) {
         for (int i = k; i < A->mt; i++)
             s->column[i - k] = ss_tile(A, i, j);
-        insert_zlaswp(A->mt - k, s->column, 1, &s->piv->panels[k], s->swap_scratch, k * A->nb, 1, 0);
+        insert_zlaswp(A->mt - k, s->column, 1, &s->piv->panels[k], s->swap_scratch, k * A->nb, 1,
+                      s->copy_panel ? ss_prio_update(A->nt, k) : 0);
+        ss_tile_send_home(A, k, j);
     }
 }
 
@@ -99,8 +121,11 @@ static int ooc_slab_columns(const starsolve_desc_t *A)
 void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req)
 {
     int kt = ss_min(A->mt, A->nt), fused = ss_ctx.update_tiles > 1;
+    int copy_panel = starpu_cuda_worker_get_count() > 0 && !A->ooc && !ss_ctx.mpi;
     struct getrf_step s = {
         .A = A, .piv = piv, .req = req, .kt = kt, .fused = fused,
+        .swaps_per_step = copy_panel || ss_ctx.mpi, .copy_panel = copy_panel,
+        .lcopy = malloc((size_t)A->mt * sizeof(starpu_data_handle_t)),
         .panel_scratch = ss_scratch_buffer(ss_zgetrf_panel_scratch_bytes(A->m, ss_min(A->nb, A->n))),
         .swap_scratch = ss_scratch_buffer(ss_zlaswp_scratch_bytes(A->nb, A->nb)),
         .update_scratch = fused ? ss_scratch_buffer(ss_zgetrf_update_scratch_bytes(A->nb, 1)) : NULL,
@@ -141,12 +166,10 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
         for (int k = 0; k < kt; k++)
             finish_step(&s, k);
     }
-    /* Off the critical path, once all panels are done: the swaps of the panels
-     * right of column j on the finished column j of L, in one pass per column.
-     * Each column of L then goes home while the others are swapped (with GPUs, the
-     * copies of L used to start only when the call waited for the tiles: 0.3 s
-     * after the last task at n = 40000 on an H100). */
-    for (int j = 0; j < kt && !ss_ctx.mpi; j++) {
+    /* Without per-step swaps, off the critical path once all panels are done:
+     * the swaps of the panels right of column j on the finished column j of L,
+     * in one pass per column. */
+    for (int j = 0; j < kt && !s.swaps_per_step; j++) {
         for (int i = j + 1; i < A->mt; i++)
             column[i - j - 1] = ss_tile(A, i, j);
         if (j + 1 < kt)
@@ -154,6 +177,10 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
         for (int i = j + 1; i < A->mt; i++)
             ss_tile_send_home(A, i, j);
     }
+    /* a tall matrix's rows of L below the last panel are final now */
+    for (int i = kt; i < A->mt && s.swaps_per_step; i++)
+        for (int j = 0; j < kt; j++)
+            ss_tile_send_home(A, i, j);
     ss_workspace_release(s.panel_scratch);
     ss_workspace_release(s.swap_scratch);
     if (s.update_scratch)
@@ -161,4 +188,5 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
     free(s.linv);
     free(s.column);
     free(s.lcolumn);
+    free(s.lcopy);
 }

@@ -1,5 +1,6 @@
 /* Tile loops of iterative refinement: residuals and corrections as tasks, so
- * they run where the tiles are. */
+ * they run where the tiles are, and the row sums behind ||A||_inf. */
+#include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
 
@@ -20,4 +21,15 @@ void pzgeadd(starsolve_complex64_t alpha, const starsolve_desc_t *A, starsolve_d
     for (int j = 0; j < B->nt; j++)
         for (int i = 0; i < B->mt; i++)
             insert_zgeadd(alpha, ss_tile(A, i, j), ss_tile(B, i, j), 0);
+}
+
+void pzlange_rowsums(const starsolve_desc_t *A, starpu_data_handle_t *sums)
+{
+    starpu_data_handle_t *row = malloc((size_t)A->nt * sizeof *row);
+    for (int i = 0; i < A->mt; i++) {
+        for (int j = 0; j < A->nt; j++)
+            row[j] = ss_tile(A, i, j);
+        insert_zlange_rowsums(A->nt, row, sums[i], 0);
+    }
+    free(row);
 }

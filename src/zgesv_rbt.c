@@ -4,7 +4,8 @@
  *
  * Sizes: the butterflies need N = 2^depth q, and the tile algorithms need the
  * halves of every butterfly block to be whole tiles: q is cut in k tiles of
- * order nbr = ceil(q / k), k = ceil(q / nb), and A is augmented to
+ * order nbr = ceil(q / k), k = ceil(q / nb) (nb: LU without pivoting's tile size
+ * for order n, starsolve_get_nb_for), and A is augmented to
  * diag(A, I) of order N = 2^depth k nbr (at most 2^depth (k + 1) - 1 more than n).
  * The randomized matrix lives in an owned tiled copy; A itself is only read
  * (by the residuals of the refinement) and is not modified.
@@ -110,9 +111,12 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
         *times = (starsolve_rbt_times_t){ 0 };
     if (n == 0 || nrhs == 0) return 0;
     if (ss_ensure_init()) return -1000;
+    ss_seconds_t t0 = now();
 
     const int parts = 1 << depth, q = (n + parts - 1) / parts;
-    const int k = (q + ss_ctx.nb - 1) / ss_ctx.nb, nbr = (q + k - 1) / k;
+    /* the tile size of LU without pivoting at this order (2048 on GPUs from 32768) */
+    const int nb = starsolve_get_nb_for(STARSOLVE_GETRF_NOPIV, n);
+    const int k = (q + nb - 1) / nb, nbr = (q + k - 1) / k;
     if ((double)parts * k * nbr > INT32_MAX) return ss_arg_error(me, -1);
     const int N = parts * k * nbr;
     const starsolve_complex64_t one = 1.0;
@@ -125,9 +129,8 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
     starsolve_complex64_t *x = malloc((size_t)N * nrhs * sizeof *x), *best = malloc((size_t)n * nrhs * sizeof *best);
     if (!wu || !b0 || !r || !x || !best
         /* F needs no home copy: StarPU allocates its tiles where they are used (with GPUs,
-         * there only) instead of page-locking an N x N host allocation per call, one
-         * suspect for RBT's 20.7 s against gesv's 2.3 s at n = 40000 on an H100
-         * (bench/NOTES.md; not measured apart yet). */
+         * there only) instead of page-locking an N x N host allocation per call, and
+         * its final tiles are not sent home (ss_tile_send_home) */
         || starsolve_desc_create_ooc(&F, STARSOLVE_Z, N, N, nbr) || starsolve_desc_create(&X, STARSOLVE_Z, N, nrhs, nbr)
         || starsolve_desc_create(&W, STARSOLVE_Z, N, nrhs, nbr) || starsolve_desc_create(&R, STARSOLVE_Z, n, nrhs, nbr)) {
         free(wu); free(b0); free(r); free(x); free(best);
@@ -142,20 +145,33 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
     }
     starsolve_request_t *req = starsolve_request_create();
 
+    phase_end(times ? &times->setup : NULL, &t0, req);
     /* F = U^T diag(A, I) V, factored without pivoting */
-    ss_seconds_t t0 = now();
     starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, nbr, A, lda);   /* A, read only, tiled as F */
     pzlacpy_augment(dA, F);
     pzgerbt(F, depth, hu, hv);
     phase_end(times ? &times->randomize : NULL, &t0, req);
     pzgetrf_nopiv(F, req);
-    /* ||A||_inf for the stopping criterion, on this thread while the workers factor
-     * (A is only read by both) */
-    double *rowsums = malloc((size_t)n * sizeof *rowsums);   /* lange's workspace for the infinity norm */
-    double anorm = rowsums ? LAPACKE_zlange_work(LAPACK_COL_MAJOR, 'I', n, n, A, lda, rowsums) : INFINITY;
-    free(rowsums);
+    /* ||A||_inf for the stopping criterion: row sums by tasks on the CPU cores while the
+     * GPUs factor (A is only read by both) */
+    double *rowsums = malloc((size_t)n * sizeof *rowsums);
+    starpu_data_handle_t *hsums = malloc((size_t)dA->mt * sizeof *hsums);
+    int have_norm = rowsums && hsums;
+    if (have_norm) {
+        for (int i = 0; i < dA->mt; i++)
+            starpu_vector_data_register(&hsums[i], STARPU_MAIN_RAM, (uintptr_t)(rowsums + (size_t)i * nbr),
+                                        ss_tile_rows(dA, i), sizeof *rowsums);
+        pzlange_rowsums(dA, hsums);
+    }
     int info = starsolve_request_wait(req);
     phase_end(times ? &times->factor : NULL, &t0, req);
+    double anorm = have_norm ? 0 : INFINITY;
+    for (int i = 0; have_norm && i < dA->mt; i++)
+        starpu_data_unregister(hsums[i]);
+    for (int i = 0; have_norm && i < n; i++)   /* a NaN row sum makes the norm NaN, as lange's */
+        anorm = rowsums[i] > anorm || isnan(rowsums[i]) ? rowsums[i] : anorm;
+    free(rowsums);
+    free(hsums);
     if (info == 0) {
         /* X = V A_r^-1 U^T [B; 0] */
         LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n, nrhs, B, ldb, b0, n);
@@ -193,7 +209,10 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
         phase_end(times ? &times->refine : NULL, &t0, req);
     }
     starsolve_request_wait(req);
-    starsolve_request_destroy(req);
+    /* F's contents are not wanted any more: nothing to bring anywhere when its tiles go */
+    for (size_t t = 0; t < (size_t)F->mt * F->nt; t++)
+        starpu_data_invalidate_submit(F->tiles[t]);
+    ss_seconds_t cleanup_from = now();
     starsolve_desc_destroy(dA);
     for (int l = 0; l < depth; l++) {
         starpu_data_unregister(hu[l]);
@@ -201,5 +220,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
     }
     starsolve_desc_destroy(R); starsolve_desc_destroy(W); starsolve_desc_destroy(X); starsolve_desc_destroy(F);
     free(wu); free(b0); free(r); free(x); free(best);
+    if (times)
+        times->cleanup = now() - cleanup_from;
     return info;
 }

@@ -1,0 +1,59 @@
+/* Row sums of |a_ij| over a row of tiles: the pieces of the infinity norm
+ * ||A||_inf = max_i sum_j |a_ij| (the RBT solver's stopping criterion). The
+ * tiles of one tile row go to one task, so each task owns its rows' sums.
+ * CPU only: it runs on the cores while the GPUs factor, and LAPACK's lange on
+ * the calling thread took longer than the factorization (3.5 s for 40000 on
+ * the H100 machine, bench/NOTES.md). */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include "codelets.h"
+
+struct zlange_rowsums_args { int ntiles; };
+
+/* buffers[0..ntiles-1] the tiles of one tile row, buffers[ntiles] the vector of their rows' sums */
+static void zlange_rowsums_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zlange_rowsums_args *a = cl_arg;
+    double *sums = (double *)STARPU_VECTOR_GET_PTR(buffers[a->ntiles]);
+    int m = (int)STARPU_VECTOR_GET_NX(buffers[a->ntiles]);
+    for (int i = 0; i < m; i++)
+        sums[i] = 0;
+    for (int t = 0; t < a->ntiles; t++) {
+        const starsolve_complex64_t *A = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[t]);
+        size_t ld = SS_LD(buffers[t]);
+        for (int j = 0; j < SS_COLS(buffers[t]); j++)
+            for (int i = 0; i < m; i++)
+                sums[i] += cabs(A[i + j * ld]);
+    }
+}
+
+static struct starpu_perfmodel model_zlange_rowsums = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zlange_rowsums",
+};
+
+static struct starpu_codelet cl_zlange_rowsums = {
+    .where = STARPU_CPU,
+    .cpu_funcs = { zlange_rowsums_cpu },
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &model_zlange_rowsums,
+    .name = "zlange_rowsums",
+    .callback_func = ss_trace_task_done,
+};
+
+void insert_zlange_rowsums(int ntiles, const starpu_data_handle_t *tiles, starpu_data_handle_t sums, int prio)
+{
+    struct zlange_rowsums_args *a = malloc(sizeof *a);
+    *a = (struct zlange_rowsums_args){ ntiles };
+    struct starpu_data_descr *descr = malloc(((size_t)ntiles + 1) * sizeof *descr);
+    for (int t = 0; t < ntiles; t++)
+        descr[t] = (struct starpu_data_descr){ tiles[t], STARPU_R };
+    descr[ntiles] = (struct starpu_data_descr){ sums, STARPU_W };
+    int ret = ss_task_insert(&cl_zlange_rowsums, STARPU_CL_ARGS, a, sizeof *a,
+                                 STARPU_DATA_MODE_ARRAY, descr, ntiles + 1,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
+                                 STARPU_NAME, "zlange_rowsums", 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlange_rowsums");
+    free(descr);
+}
