@@ -1,9 +1,12 @@
-/* Row sums of |a_ij| over a row of tiles: the pieces of the infinity norm
- * ||A||_inf = max_i sum_j |a_ij| (the RBT solver's stopping criterion). The
- * tiles of one tile row go to one task, so each task owns its rows' sums.
- * CPU only: it runs on the cores while the GPUs factor, and LAPACK's lange on
- * the calling thread took longer than the factorization (3.5 s for 40000 on
- * the H100 machine, bench/NOTES.md). */
+/* Norms for the RBT solver's stopping criterion, CPU only:
+ *  - row sums of |a_ij| over a row of tiles: the pieces of ||A||_inf =
+ *    max_i sum_j |a_ij|. The tiles of one tile row go to one task, so each
+ *    task owns its rows' sums. It runs on the cores while the GPUs factor:
+ *    LAPACK's lange on the calling thread took longer than the factorization
+ *    (3.5 s for 40000 on the H100 machine, bench/NOTES.md);
+ *  - the largest |a_ij| of each column of a few tall tiles (residuals and
+ *    iterates, n x nrhs): one task, so that the caller acquires one small
+ *    vector instead of every tile (each acquire of a tile cost milliseconds). */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -55,5 +58,64 @@ void insert_zlange_rowsums(int ntiles, const starpu_data_handle_t *tiles, starpu
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
                                  STARPU_NAME, "zlange_rowsums", 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlange_rowsums");
+    free(descr);
+}
+
+struct zlange_colmax_args { int mt, nt, nb, nrows; };
+
+/* buffers[0..mt*nt-1] the tiles (tile (i, j) at i + j * mt), buffers[mt*nt] the vector of column maxima */
+static void zlange_colmax_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zlange_colmax_args *a = cl_arg;
+    int ntiles = a->mt * a->nt;
+    double *out = (double *)STARPU_VECTOR_GET_PTR(buffers[ntiles]);
+    int ncols = (int)STARPU_VECTOR_GET_NX(buffers[ntiles]);
+    for (int c = 0; c < ncols; c++)
+        out[c] = 0;
+    for (int j = 0; j < a->nt; j++)
+        for (int i = 0; i < a->mt; i++) {
+            void *t = buffers[i + j * a->mt];
+            const starsolve_complex64_t *A = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(t);
+            int rows = ss_min(SS_ROWS(t), a->nrows - i * a->nb);
+            for (int c = 0; c < SS_COLS(t); c++) {
+                double *o = &out[j * a->nb + c];
+                for (int r = 0; r < rows; r++) {
+                    double v = cabs(A[r + (size_t)c * SS_LD(t)]);
+                    if (v > *o || isnan(v))   /* a NaN stays */
+                        *o = isnan(*o) ? *o : v;
+                }
+            }
+        }
+}
+
+static struct starpu_perfmodel model_zlange_colmax = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zlange_colmax",
+};
+
+static struct starpu_codelet cl_zlange_colmax = {
+    .where = STARPU_CPU,
+    .cpu_funcs = { zlange_colmax_cpu },
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &model_zlange_colmax,
+    .name = "zlange_colmax",
+    .callback_func = ss_trace_task_done,
+};
+
+void insert_zlange_colmax(int mt, int nt, int nb, int nrows, const starpu_data_handle_t *tiles, starpu_data_handle_t out,
+                          int prio)
+{
+    struct zlange_colmax_args *a = malloc(sizeof *a);
+    *a = (struct zlange_colmax_args){ mt, nt, nb, nrows };
+    int ntiles = mt * nt;
+    struct starpu_data_descr *descr = malloc(((size_t)ntiles + 1) * sizeof *descr);
+    for (int t = 0; t < ntiles; t++)
+        descr[t] = (struct starpu_data_descr){ tiles[t], STARPU_R };
+    descr[ntiles] = (struct starpu_data_descr){ out, STARPU_W };
+    int ret = ss_task_insert(&cl_zlange_colmax, STARPU_CL_ARGS, a, sizeof *a,
+                                 STARPU_DATA_MODE_ARRAY, descr, ntiles + 1,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
+                                 STARPU_NAME, "zlange_colmax", 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlange_colmax");
     free(descr);
 }

@@ -33,3 +33,19 @@ void pzlange_rowsums(const starsolve_desc_t *A, starpu_data_handle_t *sums)
     }
     free(row);
 }
+
+void pzlange_colmax(const starsolve_desc_t *A, int nrows, starpu_data_handle_t out)
+{
+    insert_zlange_colmax(A->mt, A->nt, A->nb, nrows, A->tiles, out, 0);
+}
+
+void pzlacpy_pad_rows(const starsolve_desc_t *A, starsolve_desc_t *B)
+{
+    for (int j = 0; j < B->nt; j++)
+        for (int i = 0; i < B->mt; i++) {
+            if (i < A->mt)
+                insert_zlacpy_pad(ss_tile(A, i, j), ss_tile(B, i, j), -1, 0);
+            else
+                insert_zlaset(0.0, 0.0, ss_tile(B, i, j), 0);
+        }
+}
