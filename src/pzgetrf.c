@@ -118,10 +118,30 @@ static int ooc_slab_columns(const starsolve_desc_t *A)
     return (int)ss_max(1, (int)ss_min((size_t)A->nt, width));
 }
 
+/* With GPUs, whether the per-step swaps with panel copies (submit_panel) fit: the
+ * copies of L's columns live until the updates of their step ran, which column
+ * priorities can hold back, so they may take up to half the matrix again on each
+ * GPU. Past half of the smallest GPU's memory, the swaps wait for the end instead
+ * (no copies; StarPU would otherwise evict tiles to make room for them). */
+static int panel_copies_fit(const starsolve_desc_t *A)
+{
+    int cuda[STARPU_NMAXWORKERS];
+    int count = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, cuda, STARPU_NMAXWORKERS);
+    if (count <= 0)
+        return 0;
+    double matrix = (double)A->m * A->n * A->elemsize;
+    for (int w = 0; w < count; w++) {
+        starpu_ssize_t total = starpu_memory_get_total(starpu_worker_get_memory_node(cuda[w]));
+        if (total > 0 && matrix > 0.5 * (double)total)
+            return 0;
+    }
+    return 1;
+}
+
 void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req)
 {
     int kt = ss_min(A->mt, A->nt), fused = ss_ctx.update_tiles > 1;
-    int copy_panel = starpu_cuda_worker_get_count() > 0 && !A->ooc && !ss_ctx.mpi;
+    int copy_panel = !A->ooc && !ss_ctx.mpi && panel_copies_fit(A);
     struct getrf_step s = {
         .A = A, .piv = piv, .req = req, .kt = kt, .fused = fused,
         .swaps_per_step = copy_panel || ss_ctx.mpi, .copy_panel = copy_panel,
