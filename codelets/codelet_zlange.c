@@ -45,20 +45,27 @@ static struct starpu_codelet cl_zlange_rowsums = {
     .callback_func = ss_trace_task_done,
 };
 
+/* One task of cl on ntiles tiles read and one vector written (both codelets' buffer layout) */
+static void insert_tiles_to_vector(struct starpu_codelet *cl, void *args, size_t args_size, int ntiles,
+                                   const starpu_data_handle_t *tiles, starpu_data_handle_t out, int prio)
+{
+    struct starpu_data_descr *descr = malloc(((size_t)ntiles + 1) * sizeof *descr);
+    for (int t = 0; t < ntiles; t++)
+        descr[t] = (struct starpu_data_descr){ tiles[t], STARPU_R };
+    descr[ntiles] = (struct starpu_data_descr){ out, STARPU_W };
+    int ret = ss_task_insert(cl, STARPU_CL_ARGS, args, args_size,
+                                 STARPU_DATA_MODE_ARRAY, descr, ntiles + 1,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
+                                 STARPU_NAME, cl->name, 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert of a norm codelet");
+    free(descr);
+}
+
 void insert_zlange_rowsums(int ntiles, const starpu_data_handle_t *tiles, starpu_data_handle_t sums, int prio)
 {
     struct zlange_rowsums_args *a = malloc(sizeof *a);
     *a = (struct zlange_rowsums_args){ ntiles };
-    struct starpu_data_descr *descr = malloc(((size_t)ntiles + 1) * sizeof *descr);
-    for (int t = 0; t < ntiles; t++)
-        descr[t] = (struct starpu_data_descr){ tiles[t], STARPU_R };
-    descr[ntiles] = (struct starpu_data_descr){ sums, STARPU_W };
-    int ret = ss_task_insert(&cl_zlange_rowsums, STARPU_CL_ARGS, a, sizeof *a,
-                                 STARPU_DATA_MODE_ARRAY, descr, ntiles + 1,
-                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
-                                 STARPU_NAME, "zlange_rowsums", 0);
-    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlange_rowsums");
-    free(descr);
+    insert_tiles_to_vector(&cl_zlange_rowsums, a, sizeof *a, ntiles, tiles, sums, prio);
 }
 
 struct zlange_colmax_args { int mt, nt, nb, nrows; };
@@ -81,8 +88,8 @@ static void zlange_colmax_cpu(void *buffers[], void *cl_arg)
                 double *o = &out[j * a->nb + c];
                 for (int r = 0; r < rows; r++) {
                     double v = cabs(A[r + (size_t)c * SS_LD(t)]);
-                    if (v > *o || isnan(v))   /* a NaN stays */
-                        *o = isnan(*o) ? *o : v;
+                    if (!isnan(*o) && (v > *o || isnan(v)))   /* a NaN, once met, stays */
+                        *o = v;
                 }
             }
         }
@@ -107,15 +114,5 @@ void insert_zlange_colmax(int mt, int nt, int nb, int nrows, const starpu_data_h
 {
     struct zlange_colmax_args *a = malloc(sizeof *a);
     *a = (struct zlange_colmax_args){ mt, nt, nb, nrows };
-    int ntiles = mt * nt;
-    struct starpu_data_descr *descr = malloc(((size_t)ntiles + 1) * sizeof *descr);
-    for (int t = 0; t < ntiles; t++)
-        descr[t] = (struct starpu_data_descr){ tiles[t], STARPU_R };
-    descr[ntiles] = (struct starpu_data_descr){ out, STARPU_W };
-    int ret = ss_task_insert(&cl_zlange_colmax, STARPU_CL_ARGS, a, sizeof *a,
-                                 STARPU_DATA_MODE_ARRAY, descr, ntiles + 1,
-                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
-                                 STARPU_NAME, "zlange_colmax", 0);
-    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlange_colmax");
-    free(descr);
+    insert_tiles_to_vector(&cl_zlange_colmax, a, sizeof *a, mt * nt, tiles, out, prio);
 }

@@ -372,30 +372,6 @@ int starsolve_qr_workspace_create(starsolve_desc_t **T, const starsolve_desc_t *
     return starsolve_desc_create(T, A->prec, A->mt * A->nb, A->n, A->nb);
 }
 
-int ss_desc_from_lapack_padded(starsolve_desc_t *D, const void *lapack, int lda, int m, int n)
-{
-    if (!D || !D->owned || m > D->m || n > D->n || lda < ss_max(1, m)) return -1;
-    size_t es = D->elemsize;
-    for (int j = 0; j < D->nt; j++)
-        for (int i = 0; i < D->mt; i++) {
-            starpu_data_handle_t h = ss_tile(D, i, j);
-            starpu_data_acquire(h, STARPU_W);
-            size_t ld = starpu_matrix_get_local_ld(h);
-            char *t = (char *)starpu_matrix_get_local_ptr(h);
-            int rows = ss_tile_rows(D, i), row0 = i * D->nb;
-            for (int c = 0; c < ss_tile_cols(D, j); c++) {
-                int gj = j * D->nb + c;
-                char *tc = t + (size_t)c * ld * es;
-                int copied = gj < n ? ss_max(0, ss_min(rows, m - row0)) : 0;
-                if (copied)
-                    memcpy(tc, (const char *)lapack + ((size_t)row0 + (size_t)gj * lda) * es, (size_t)copied * es);
-                memset(tc + (size_t)copied * es, 0, (size_t)(rows - copied) * es);
-            }
-            starpu_data_release(h);
-        }
-    return 0;
-}
-
 starpu_data_handle_t ss_register_vector(void *values, size_t count, size_t elemsize)
 {
     starpu_data_handle_t h;

@@ -62,9 +62,6 @@ void ss_tile_copy_lapack(const starsolve_desc_t *A, int i, int j, char *lapack, 
 starpu_data_handle_t ss_scratch_buffer(size_t bytes);
 #define SS_SCRATCH_BYTES(buf) ((size_t)STARPU_VECTOR_GET_NX(buf) * STARPU_VECTOR_GET_ELEMSIZE(buf))
 
-/* Owned D = the m x n LAPACK array in its leading part, zeros elsewhere (right-hand
- * sides of an augmented system). Returns 0, or -1 on a bad argument. */
-int ss_desc_from_lapack_padded(starsolve_desc_t *D, const void *lapack, int lda, int m, int n);
 /* A vector of count values in host memory as a StarPU handle (unregister with
  * starpu_data_unregister before freeing the values). */
 starpu_data_handle_t ss_register_vector(void *values, size_t count, size_t elemsize);

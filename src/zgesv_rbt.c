@@ -120,23 +120,23 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
     /* F the randomized matrix, X the iterate (N rows, the padding included), Xbest the best
      * one so far, W a correction, R a residual and Bd the right-hand sides (n rows) */
     starsolve_desc_t *F = NULL, *X = NULL, *Xbest = NULL, *W = NULL, *R = NULL, *Bd = NULL, *dA = NULL;
-    starsolve_complex64_t *b0 = malloc((size_t)n * nrhs * sizeof *b0), *x = malloc((size_t)N * nrhs * sizeof *x);
+    starsolve_complex64_t *x = malloc((size_t)N * nrhs * sizeof *x);   /* the best iterate on its way to B */
     double *norms = malloc(2 * (size_t)nrhs * sizeof *norms);   /* ||r_j||_inf, then ||x_j||_inf */
-    if (!wu || !b0 || !x || !norms
+    if (!wu || !x || !norms
         /* F needs no home copy: StarPU allocates its tiles where they are used (with GPUs,
          * there only) instead of page-locking an N x N host allocation per call, and
          * its final tiles are not sent home (ss_tile_send_home) */
         || starsolve_desc_create_ooc(&F, STARSOLVE_Z, N, N, nbr) || starsolve_desc_create(&X, STARSOLVE_Z, N, nrhs, nbr)
         || starsolve_desc_create(&Xbest, STARSOLVE_Z, N, nrhs, nbr) || starsolve_desc_create(&W, STARSOLVE_Z, N, nrhs, nbr)
         || starsolve_desc_create(&R, STARSOLVE_Z, n, nrhs, nbr) || starsolve_desc_create(&Bd, STARSOLVE_Z, n, nrhs, nbr)) {
-        free(wu); free(b0); free(x); free(norms);
+        free(wu); free(x); free(norms);
         starsolve_desc_destroy(F); starsolve_desc_destroy(X); starsolve_desc_destroy(Xbest);
         starsolve_desc_destroy(W); starsolve_desc_destroy(R); starsolve_desc_destroy(Bd);
         return -1000;   /* out of memory */
     }
     starpu_data_handle_t hnorms[2];
     for (int v = 0; v < 2; v++)
-        starpu_vector_data_register(&hnorms[v], STARPU_MAIN_RAM, (uintptr_t)(norms + (size_t)v * nrhs), nrhs, sizeof *norms);
+        hnorms[v] = ss_register_vector(norms + (size_t)v * nrhs, nrhs, sizeof *norms);
     uint64_t state = 0x5eed5eed2026ULL;
     random_butterflies(wu, (size_t)2 * depth * N, &state);
     for (int l = 0; l < depth; l++) {
@@ -159,8 +159,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
     int have_norm = rowsums && hsums;
     if (have_norm) {
         for (int i = 0; i < dA->mt; i++)
-            starpu_vector_data_register(&hsums[i], STARPU_MAIN_RAM, (uintptr_t)(rowsums + (size_t)i * nbr),
-                                        ss_tile_rows(dA, i), sizeof *rowsums);
+            hsums[i] = ss_register_vector(rowsums + (size_t)i * nbr, ss_tile_rows(dA, i), sizeof *rowsums);
         pzlange_rowsums(dA, hsums);
     }
     int info = starsolve_request_wait(req);
@@ -174,8 +173,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
     free(hsums);
     if (info == 0) {
         /* X = V A_r^-1 U^T [B; 0] */
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n, nrhs, B, ldb, b0, n);
-        starsolve_desc_from_lapack(Bd, b0, n);
+        starsolve_desc_from_lapack(Bd, B, ldb);
         pzlacpy_pad_rows(Bd, X);
         solve_randomized(F, X, depth, hu, hv);
         phase_end(times ? &times->solve : NULL, &t0, req);
@@ -218,6 +216,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
         phase_end(times ? &times->refine : NULL, &t0, req);
     }
     starsolve_request_wait(req);
+    starsolve_request_destroy(req);
     /* F's contents are not wanted any more: nothing to bring anywhere when its tiles go */
     for (size_t t = 0; t < (size_t)F->mt * F->nt; t++)
         starpu_data_invalidate_submit(F->tiles[t]);
@@ -231,7 +230,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
         starpu_data_unregister(hnorms[v]);
     starsolve_desc_destroy(Bd); starsolve_desc_destroy(R); starsolve_desc_destroy(W);
     starsolve_desc_destroy(Xbest); starsolve_desc_destroy(X); starsolve_desc_destroy(F);
-    free(wu); free(b0); free(x); free(norms);
+    free(wu); free(x); free(norms);
     if (times)
         times->cleanup = now() - cleanup_from;
     return info;
