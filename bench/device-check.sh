@@ -13,7 +13,7 @@
 #   rbt     bench/rbt.sh at 20000 and 40000 (RBT_SIZES) on one GPU, library tile sizes
 #   panel   bench/panel_cost: one LU panel, one potrf tile, one column GEMM, each alone
 #   trace   for each of TRACE_OPS (default "getrf potrf getrf_nopiv") at n = TRACE_N
-#           (default 40000): calibrate at 8192, two runs under FxT, then
+#           (default 40000): calibrate at 8192 and TRACE_N, TRACE_NITER (default 2) runs under FxT, then
 #           bench/trace-summary.sh on the second run (trace-OP.txt: per worker,
 #           per codelet in stream order, panel overlap, 50 ms timeline)
 #   gpu     bench/gpu.sh with the remaining options (e.g. --ops "getrf potrf")
@@ -92,12 +92,21 @@ if wants trace; then
     for i in 1 2 3; do
       STARPU_CALIBRATE=1 $(driver_of $op "$root/bin") -n 8192 -ngpus 1 --csv > /dev/null 2>&1
     done
+    # the panels' and updates' regression models predict within the sizes seen (gpu.sh)
+    STARPU_CALIBRATE=1 $(driver_of $op "$root/bin") -n "${TRACE_N:-40000}" -ngpus 1 --csv > /dev/null 2>&1
     rm -rf "$out/fxt-$op" && mkdir -p "$out/fxt-$op"
-    $(driver_of $op "$root/bin") -n "${TRACE_N:-40000}" -ngpus 1 -niter 2 -fxt "$out/fxt-$op" 2>&1 | grep -v '^\[starpu'
+    $(driver_of $op "$root/bin") -n "${TRACE_N:-40000}" -ngpus 1 -niter "${TRACE_NITER:-2}" -fxt "$out/fxt-$op" 2>&1 | grep -v '^\[starpu'
     LAST_RUN=1 bash "$here/trace-summary.sh" "$out/fxt-$op" 50 > "$out/trace-$op.txt" 2>&1
     grep -A30 '^GPU workers' "$out/trace-$op.txt"
     # keep the task records (compressed) and drop the rest: a device call returns few files
     gzip -c "$out/fxt-$op/tasks.rec" > "$out/tasks-$op.rec.gz" 2>/dev/null
+    # and what the GPU workers' threads did between tasks (trace.rec: FetchingInput,
+    # Progressing, Sleeping, ...), and the bus transfers (paje links): latencies
+    gpus=$(awk -F'\t' '$1 == 7 && $4 == "W" && $6 !~ /^CPU/ { sub(/^w/, "", $3); print $3 }' "$out/fxt-$op/paje.trace")
+    awk -v gpus="$gpus" 'BEGIN { RS = ""; n = split(gpus, g, "\n"); for (i = 1; i <= n; i++) keep["W: " g[i]] = 1 }
+         { for (f = 1; f <= NF; f++) if ($f in keep) { print $0 "\n"; break } }' FS='\n' "$out/fxt-$op/trace.rec" |
+      gzip > "$out/states-$op.rec.gz"
+    awk -F'\t' '$1 == 18 || $1 == 19' "$out/fxt-$op/paje.trace" | gzip > "$out/links-$op.gz"
     rm -rf "$out/fxt-$op"
   done
 fi

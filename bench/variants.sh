@@ -4,17 +4,19 @@
 # drift of the machine falls on every variant alike.
 #
 #   bash bench/variants.sh [--op getrf|getrf_nopiv|potrf|geqrf] [--sizes "16384 40000"] [--niter 2]
-#                          [--rounds 1] [--ngpus 1] BINDIR OUTDIR "FLAGS 1" "FLAGS 2" ...
+#                          [--rounds 1] [--ngpus 1] [--check 1] BINDIR OUTDIR "FLAGS 1" "FLAGS 2" ...
 #
 # e.g. bash bench/variants.sh --op getrf --sizes 40000 bin out "-update-tiles 1" "-update-tiles 0"
-# Every run is checked (-check). Before timing, each variant runs once at n=8192
-# with STARPU_CALIBRATE=1 (perfmodels in OUTDIR/starpu-home), and the first run of
+# A flag set may start with NAME=value words: environment settings for its runs.
+# Every run is checked (-check) unless --check 0 (timing sweeps: at n = 40000 the
+# generation and the check take most of a run's minute; the checks section tests accuracy). Before timing, each variant runs three times at n=8192
+# and once at the largest size with STARPU_CALIBRATE=1 (perfmodels in OUTDIR/starpu-home), and the first run of
 # every size counts as calibration too: the table keeps the best of the later ones
 # (--niter 2: one calibrating, one timed; raise it for more).
 # Output: one line per size and variant (best seconds, TF/s, berr), raw CSV in OUTDIR/variants.csv.
 set -u
-op=getrf sizes="16384 40000" niter=2 rounds=1 ngpus=1
-usage="usage: bash bench/variants.sh [--op OP] [--sizes S] [--niter K] [--rounds R] [--ngpus G] BINDIR OUTDIR FLAGS..."
+op=getrf sizes="16384 40000" niter=2 rounds=1 ngpus=1 check=1
+usage="usage: bash bench/variants.sh [--op OP] [--sizes S] [--niter K] [--rounds R] [--ngpus G] [--check 0|1] BINDIR OUTDIR FLAGS..."
 while [ $# -gt 0 ]; do
   case $1 in
     --op) op=$2; shift 2 ;;
@@ -22,6 +24,7 @@ while [ $# -gt 0 ]; do
     --niter) niter=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --ngpus) ngpus=$2; shift 2 ;;
+    --check) check=$2; shift 2 ;;
     --*) echo "$usage" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -38,16 +41,31 @@ export STARPU_HOME=${STARPU_HOME:-$out/starpu-home} STARPU_SILENT=1
 mkdir -p "$STARPU_HOME"
 csv=$out/variants.csv
 
+# A flag set's leading NAME=value words are environment settings for its runs
+# (e.g. "STARPU_CUDA_THREAD_PER_WORKER=1 -ncpus 4"); run_variant FLAGS ARGS...
+run_variant() {
+  local envs=() words=()
+  # shellcheck disable=SC2086 # a flag set is a list of words
+  set -- $1 "${@:2}"
+  while [ $# -gt 0 ] && [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do envs+=("$1"); shift; done
+  words=("$@")
+  # shellcheck disable=SC2086 # driver is a list of words
+  env "${envs[@]}" $driver "${words[@]}"
+}
+# the panels' and updates' regression models predict within the sizes seen (gpu.sh)
+largest=$(printf '%s\n' $sizes | sort -g | tail -1)
 for flags in "$@"; do
-  # shellcheck disable=SC2086 # flags and driver are lists of words
-  STARPU_CALIBRATE=1 $driver -n 8192 -ngpus "$ngpus" $flags -niter 3 --csv > /dev/null 2>&1
+  STARPU_CALIBRATE=1 run_variant "$flags" -n 8192 -ngpus "$ngpus" -niter 3 --csv > /dev/null 2>&1
+  [ "$largest" -gt 8192 ] && STARPU_CALIBRATE=1 run_variant "$flags" -n "$largest" -ngpus "$ngpus" -niter 1 --csv > /dev/null 2>&1
 done
 declare -A best
 for n in $sizes; do
   for r in $(seq "$rounds"); do
     for flags in "$@"; do
-      # shellcheck disable=SC2086
-      line=$($driver -n "$n" -ngpus "$ngpus" $flags -niter "$niter" -check --csv 2>>"$out/variants.err" \
+      checkflag=-check
+      [ "$check" = 0 ] && checkflag=
+      # shellcheck disable=SC2086 # checkflag is empty or one word
+      line=$(run_variant "$flags" -n "$n" -ngpus "$ngpus" -niter "$niter" $checkflag --csv 2>>"$out/variants.err" \
              | tee -a "$csv" | grep -v '^driver' | tail -n +2 | sort -t, -k10 -g | head -1)
       [ -n "$line" ] || line="failed"
       key="$n|$flags"

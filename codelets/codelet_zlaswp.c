@@ -102,7 +102,8 @@ static void zlaswp_cuda(void *buffers[], void *cl_arg)
 #endif
 
 static struct starpu_perfmodel model_zlaswp = {
-    .type = STARPU_HISTORY_BASED,
+    .type = STARPU_NL_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements) */
+    .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_zlaswp",
 };
 

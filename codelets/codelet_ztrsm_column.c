@@ -96,7 +96,8 @@ size_t ss_ztrsm_column_scratch_bytes(int nb)
 }
 
 static struct starpu_perfmodel model_ztrsm_column = {
-    .type = STARPU_HISTORY_BASED,
+    .type = STARPU_NL_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements) */
+    .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_ztrsm_column",
 };
 

@@ -17,7 +17,7 @@ void driver_opts_init(struct driver_opts *o, const struct driver_spec *spec)
 {
     *o = (struct driver_opts){
         .spec = spec, .n = 4096, .nb = 0, .nrhs = 1, .ncpus = -1, .ngpus = -1, .sched = NULL,
-        .check = 0, .niter = 1, .seed = 1, .streams = 2, .panel_leaf = 0, .update_tiles = 0, .prec = 'd', .csv = 0, .m = -1,
+        .check = 0, .niter = 1, .seed = 1, .streams = 2, .panel_leaf = 0, .gpu_only_tile = 512, .update_tiles = 0, .prec = 'd', .csv = 0, .m = -1,
     };
 }
 
@@ -33,7 +33,8 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
         { "-n", DRIVER_FLAG_INT, &o->n, 1, NULL, "N", "order of A; default 4096" },
         { "-nb", DRIVER_FLAG_INT, &o->nb, 0, NULL, "NB", "tile size; 0: the library's default (256 CPU-only, 1024 with GPUs)" },
         { "-nrhs", DRIVER_FLAG_INT, &o->nrhs, 0, NULL, "R", "right-hand sides; 0: factorization only; default 1" },
-        { "-ncpus", DRIVER_FLAG_INT, &o->ncpus, -1, NULL, "C", "CPU workers; -1: StarPU's choice (STARPU_NCPU, else all free cores)" },
+        { "-ncpus", DRIVER_FLAG_INT, &o->ncpus, -1, NULL, "C", "CPU workers; -1: StarPU's choice (STARPU_NCPU, else all free cores, one left to the\n"
+          "              program with GPUs)" },
         { "-ngpus", DRIVER_FLAG_INT, &o->ngpus, -1, NULL, "G", "CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs)" },
         { "-sched", DRIVER_FLAG_STRING, &o->sched, 0, NULL, "S",
           "StarPU scheduler; default STARPU_SCHED, else dmdas (STARPU_SCHED, when set, wins)" },
@@ -52,6 +53,9 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
         { "-panel-leaf", DRIVER_FLAG_INT, &o->panel_leaf, 0, NULL, "W",
           "GPU LU panel: halve it recursively down to width W, then cuSOLVER getrf; 0 (default):\n"
           "              cuSOLVER getrf on the whole panel (starsolve_config_t.gpu_panel_leaf)" },
+        { "-gpu-only-tile", DRIVER_FLAG_INT, &o->gpu_only_tile, 0, NULL, "T",
+          "with GPUs, tasks on tiles of order T and up run on GPUs only; 1: CPU workers take no\n"
+          "              tile task; 0: any; default 512 (starsolve_config_t.gpu_only_tile)" },
         { "-update-tiles", DRIVER_FLAG_INT, &o->update_tiles, 0, NULL, "K",
           "LU and Cholesky trailing updates: at most K tile GEMMs per task; 0 (default): one per\n"
           "              task on CPUs only, a whole tile column with GPUs (starsolve_config_t.update_tiles)" },
@@ -255,6 +259,7 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     cfg.pin_lapack = !o->nopin;
     cfg.cuda_streams = o->streams;
     cfg.gpu_panel_leaf = o->panel_leaf;
+    cfg.gpu_only_tile = o->gpu_only_tile;
     cfg.update_tiles = o->update_tiles;
     if (o->ooc) {
         struct stat st;

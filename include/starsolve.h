@@ -21,7 +21,8 @@ typedef double _Complex starsolve_complex64_t;
 /* ---- runtime ---------------------------------------------------------- */
 
 typedef struct starsolve_config {
-    int ncpus;          /* CPU workers; -1: StarPU's choice (STARPU_NCPU, else all cores not driving a GPU) */
+    int ncpus;          /* CPU workers; -1: StarPU's choice (STARPU_NCPU, else all cores not driving a GPU,
+                           less one left to the calling thread when GPUs are used) */
     int ngpus;          /* CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs) */
     const char *sched;  /* StarPU scheduling policy; NULL: STARPU_SCHED, else "dmdas" */
     int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs) */

@@ -42,6 +42,28 @@ static void heteroprio_buckets(unsigned sched_ctx)
     }
 }
 
+/* Cores StarPU leaves to the application when it picks the number of CPU workers.
+ * With GPUs, one: the calling thread submits the tasks and registers and
+ * unregisters the tiles, and the CUDA runtime has threads of its own; with a
+ * CPU worker (which spins while idle) on every core besides the GPU's driver
+ * thread, an LU of order 40000 on an H100 took 1.44-2.11 s from run to run and
+ * its solve 0.64-0.69 s, against 1.44-1.53 s and 0.32 s with one core left
+ * free (bench/NOTES.md, session 10). Without GPUs the workers are the work. */
+static int reserved_cores(const starsolve_config_t *cfg)
+{
+    if (cfg->ncpus >= 0 || getenv("STARPU_NCPU") || getenv("STARPU_NCPUS"))
+        return 0;
+    const char *ncuda = getenv("STARPU_NCUDA");
+    if (ncuda ? atoi(ncuda) == 0 : cfg->ngpus == 0)
+        return 0;
+#ifdef STARSOLVE_USE_CUDA
+    int devices = 0;
+    return cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0 ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
 int starsolve_init(const starsolve_config_t *cfg_in)
 {
     starsolve_config_t cfg;
@@ -55,6 +77,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     starpu_conf_init(&conf);     /* STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED still take precedence */
     conf.ncpus = cfg.ncpus;
     conf.ncuda = cfg.ngpus;
+    conf.reserve_ncpus = reserved_cores(&cfg);
     conf.nopencl = 0;
     /* dmdas: data-aware and priority-aware, what tiled factorizations want by default */
     conf.sched_policy_name = cfg.sched ? cfg.sched : "dmdas";
@@ -249,14 +272,32 @@ int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
     /* judge the task by its largest tile (matrix buffer); vectors (butterflies, pivots)
      * say nothing of the work. Not by the tile it writes alone: a column update that
      * ends on the small corner tile still multiplies full tiles above it (judged by its
-     * last tile, CPU workers ran 122 tasks for 2.6 s in a GPU LU of order 40000) */
+     * last tile, CPU workers ran 122 tasks for 2.6 s in a GPU LU of order 40000).
+     * A descriptor's tile counts as its matrix's tile size (desc.c), edge tiles too:
+     * the last 64 x 64 panel of an LU of order 40000 went to a CPU worker, which waited
+     * for the tile to come home, and the factorization ended 100-200 ms later. */
     int order = 0;
     for (unsigned b = 0; b < STARPU_TASK_GET_NBUFFERS(task); b++) {
         starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, b);
-        if (starpu_data_get_interface_id(h) == STARPU_MATRIX_INTERFACE_ID)
-            order = ss_max(order, ss_max((int)starpu_matrix_get_nx(h), (int)starpu_matrix_get_ny(h)));
+        if (starpu_data_get_interface_id(h) != STARPU_MATRIX_INTERFACE_ID)
+            continue;
+        int matrix_nb = (int)(uintptr_t)starpu_data_get_user_data(h);
+        order = ss_max(order, matrix_nb > 0 ? matrix_nb
+                                            : ss_max((int)starpu_matrix_get_nx(h), (int)starpu_matrix_get_ny(h)));
     }
     return order < ss_ctx.gpu_only_tile;
+}
+
+size_t ss_perfmodel_matrix_elements(struct starpu_task *task, unsigned nimpl)
+{
+    (void)nimpl;
+    size_t elements = 0;
+    for (unsigned b = 0; b < STARPU_TASK_GET_NBUFFERS(task); b++) {
+        starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, b);
+        if (starpu_data_get_interface_id(h) == STARPU_MATRIX_INTERFACE_ID)
+            elements += (size_t)starpu_matrix_get_nx(h) * starpu_matrix_get_ny(h);
+    }
+    return elements;
 }
 
 int ss_ensure_init(void)

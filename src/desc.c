@@ -55,6 +55,13 @@ static char *tile_address(const starsolve_desc_t *A, int i, int j, size_t *ld)
     return ss_lapack_tile(A, A->base, A->lda, i, j);
 }
 
+/* A tile's user data is its matrix's tile size: ss_can_execute judges a task by
+ * it, so that the small tiles at a matrix's edge count as the matrix's tiles. */
+static void mark_tile(starpu_data_handle_t h, const starsolve_desc_t *A)
+{
+    starpu_data_set_user_data(h, (void *)(uintptr_t)A->nb);
+}
+
 static void register_tiles(starsolve_desc_t *A)
 {
     for (int j = 0; j < A->nt; j++)
@@ -65,6 +72,7 @@ static void register_tiles(starsolve_desc_t *A)
             if (A->ooc || A->P * A->Q > 1) {
                 starpu_matrix_data_register(h, -1, 0, (uint32_t)ss_tile_rows(A, i), ss_tile_rows(A, i),
                                             ss_tile_cols(A, j), A->elemsize);
+                mark_tile(*h, A);
                 ss_mpi_register(*h, A->owner(A, i, j));
                 continue;
             }
@@ -72,6 +80,7 @@ static void register_tiles(starsolve_desc_t *A)
             char *p = tile_address(A, i, j, &ld);
             starpu_matrix_data_register(h, STARPU_MAIN_RAM, (uintptr_t)p, ld, ss_tile_rows(A, i), ss_tile_cols(A, j),
                                         A->elemsize);
+            mark_tile(*h, A);
             ss_mpi_register(*h, A->owner(A, i, j));
         }
 }
@@ -324,6 +333,7 @@ starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int i, int j, 
 {
     starpu_data_handle_t h;
     starpu_matrix_data_register(&h, -1, 0, (uint32_t)m, (uint32_t)m, (uint32_t)n, A->elemsize);
+    mark_tile(h, A);
     ss_mpi_register(h, A->owner(A, i, j));
     return h;
 }

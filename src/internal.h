@@ -132,6 +132,17 @@ void ss_trace_task_done(void *arg);
 /* Codelet hook: may this worker run this task? With CUDA workers, tiles of
  * order >= starsolve_config_t.gpu_only_tile are GPU work only. */
 int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+/* Perfmodel size of a task whose tiles vary in number or height within one
+ * factorization (a panel of the rows left, a column update over the tiles
+ * below the diagonal): the elements of its matrix buffers. Those codelets use
+ * non-linear regression models (a size^b + c) on it: a history-based model
+ * keys on the exact shape and counts as calibrated after ten runs of that
+ * shape, which a panel of a given height gets once per factorization, so at
+ * n = 40000 every panel ran uncalibrated and dmdas placed it by queue length
+ * (bench/NOTES.md, session 10). The regression is valid from ten samples over
+ * different sizes, within 0.9x to 1.1x of the sizes seen: one calibrating run
+ * at the largest order covers all smaller ones. */
+size_t ss_perfmodel_matrix_elements(struct starpu_task *task, unsigned nimpl);
 /* StarPU-MPI (src/mpi.c). Under MPI every handle a task touches needs an owner
  * process and a tag; these are no-ops in one process. */
 void ss_mpi_register(starpu_data_handle_t h, int owner);

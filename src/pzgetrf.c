@@ -83,7 +83,12 @@ static void finish_step(struct getrf_step *s, int k)
         ss_workspace_release(s->linv[k]);
     for (int i = k + 1; i < A->mt && s->copy_panel; i++)
         ss_workspace_release(s->lcopy[i - k - 1]);
-    for (int i = k + 1; i < A->mt; i++)
+    /* Let StarPU evict L(:,k) from a GPU that is short of memory: wont_use also
+     * copies the tiles home at idle priority. In core with panel copies the GPU
+     * keeps them, and later panels' swaps rewrite them before they go home for
+     * good, so that copy is wasted (2.9 GB at n = 40000, against the matrix's
+     * upload in the first steps; bench/NOTES.md, session 10). */
+    for (int i = k + 1; i < A->mt && !s->copy_panel; i++)
         starpu_data_wont_use(ss_tile(A, i, k));
     /* row k of U is final (later swaps start below it) */
     for (int j = k; j < A->nt; j++)
