@@ -26,8 +26,7 @@ int main(int argc, char **argv)
                    "-check prints berr = ||A - QR||/(||A|| n eps), orth = ||I - Q^H Q||/(n eps) and\n"
                    "resid = ||B - A X||/(||A|| ||X|| max(m,n) eps) (LAPACK's xQRT16).\n"
                    "Under mpirun with -P: the QR of A scattered over a P x (processes/P) grid, timed; with\n"
-                   "-check Q is formed by a distributed ungqr and process 0 checks the factors (no gels).\n"
-                   "For now -P 1 only: on grids of several process rows the distributed QR can hang.",
+                   "-check Q is formed by a distributed ungqr and process 0 checks the factors (no gels).",
         .flags = flags,
         .distributed = 1,
         .flops = qr_flops,

@@ -138,15 +138,6 @@ int run_zqr(const struct driver_opts *o)
     const starsolve_complex64_t one = 1.0, zero = 0.0;
     /* under mpirun (-P) process 0 alone holds, generates and checks the matrices; no least squares */
     const int dist = o->P > 0, holds = !dist || starsolve_mpi_rank() == 0;
-    /* Known bug: on grids of more than one process row the distributed QR sometimes
-     * never finishes (one process waits for a tile no other one sends; seen with one
-     * and with two CPU workers per process, bench/NOTES.md). Refused rather than hung. */
-    if (dist && o->P > 1) {
-        if (holds)
-            driver_error(o, "-P above 1 is refused for now: the distributed QR can hang on grids of several "
-                            "process rows (bench/NOTES.md); use -P 1");
-        return DRIVER_USAGE;
-    }
     const int m = o->m, n = o->n, nrhs = dist ? 0 : o->nrhs, mn = m > n ? m : n, k = m < n ? m : n;
     const size_t asize = (size_t)m * n, bsize = (size_t)mn * nrhs;
     /* the exact checks form Q (m x k) and multiply: O(m n k), fine up to a few thousand;

@@ -80,10 +80,27 @@ int ss_mpi_owns(int owner) { return !ss_ctx.mpi || owner == STARPU_MPI_PER_NODE 
 
 void ss_mpi_wait_for_all(void)
 {
-    if (ss_ctx.mpi)
-        starpu_mpi_wait_for_all(MPI_COMM_WORLD);
-    else
+    if (!ss_ctx.mpi) {
         starpu_task_wait_for_all();
+        return;
+    }
+    /* StarPU-MPI 1.3's barrier (inside starpu_mpi_wait_for_all) runs MPI_Barrier on
+     * StarPU-MPI's thread, which meanwhile matches no incoming message. It waits for
+     * the requests not yet handed to MPI, not for a receive still waiting for its
+     * message. A tile written by a task that runs on another process (QR's tpqrt and
+     * tpmqrt write a tile of row k and one of row i, two process rows when P > 1)
+     * goes back to its owner by such a receive, and no task of the owner waits for
+     * it: the owner's task count drops to zero and its StarPU-MPI thread blocks in
+     * MPI_Barrier. Past MPI's eager limit the writer's send completes only once the
+     * owner posts the receive, and until then the send holds the tile, so the
+     * writer's starpu_task_wait_for_all never returns and it never reaches the barrier.
+     * So every process first finishes its tasks, the sends they hold included, and
+     * the processes meet in a barrier on this thread, while StarPU-MPI's thread keeps
+     * matching messages; StarPU-MPI's own barrier has nothing left to stall. MPI calls
+     * from this thread need MPI_THREAD_MULTIPLE, as ss_mpi_reduce_info's (ss_mpi_start). */
+    starpu_task_wait_for_all();
+    MPI_Barrier(MPI_COMM_WORLD);
+    starpu_mpi_wait_for_all(MPI_COMM_WORLD);
 }
 
 int ss_mpi_reduce_info(int info)

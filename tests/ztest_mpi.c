@@ -116,8 +116,12 @@ static void dist_qr(int m, int n, int nb, int P, int Q, unsigned seed)
         starsolve_desc_scatter(A, A0, lda, ROOT);
         starsolve_request_t *req = starsolve_request_create();
         int submitted = starsolve_zgeqrf_tile_async(A, T, req);
+        /* wait in between, as the drivers do: the factorization's last messages (tiles
+         * written on another process going home) must complete with no ungqr task behind them */
+        int finfo = starsolve_request_wait(req);
         submitted = submitted ? submitted : starsolve_zungqr_tile_async(A, T, Qd, req);
         info = starsolve_request_wait(req);
+        info = finfo ? finfo : info;
         starsolve_request_destroy(req);
         starsolve_desc_gather(A, F, lda, ROOT);
         starsolve_desc_gather(Qd, Qm, lda, ROOT);
@@ -181,6 +185,12 @@ int test_zmpi(void)
         }
         dist_qr(100, 60, 16, P, Q, 14);   /* tall, partial tiles */
         dist_qr(40, 40, 16, P, Q, 15);
+        /* full tiles above OpenMPI's shared-memory eager limit (4 KB; 6.4 KB in single
+         * precision at nb = 40): a tile that tpqrt or tpmqrt writes on another process goes
+         * home by a message whose receive must be posted before it completes (issue 10: the
+         * hang on grids of several process rows) */
+        dist_qr(170, 130, 48, P, Q, 16);   /* last tile column 34 wide: its tpqrt moves 6.5 KB and more */
+        dist_qr(90, 150, 40, P, Q, 17);    /* wide */
     }
     return (int)(testing_counts.failed - failed_before);
 }
