@@ -91,7 +91,13 @@ void insert_zgerbt(starpu_data_handle_t A11, starpu_data_handle_t A12, starpu_da
     struct zgerbt_args *a = malloc(sizeof *a);
     *a = (struct zgerbt_args){ row0, col0, h };
     double m = starpu_matrix_get_nx(A11), n = starpu_matrix_get_ny(A11);
+    /* Distributed, the four tiles may live on up to four processes. The task runs with
+     * A11 (STARPU_EXECUTE_ON_DATA, ignored by plain starpu_task_insert): left to choose,
+     * StarPU-MPI 1.3 weighs each handle's owner and indexes its per-process sizes with
+     * the butterflies' owner STARPU_MPI_PER_NODE (-2), writing before its array (heap
+     * corruption, crashes at random later). */
     int ret = ss_task_insert(&cl_zgerbt,
+                                 STARPU_EXECUTE_ON_DATA, A11,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, A11, STARPU_RW, A12, STARPU_RW, A21, STARPU_RW, A22,
                                  STARPU_R, u, STARPU_R, v,
@@ -164,7 +170,9 @@ void insert_zgerbt_rhs(starpu_data_handle_t B1, starpu_data_handle_t B2, starpu_
 {
     struct zgerbt_rhs_args *a = malloc(sizeof *a);
     *a = (struct zgerbt_rhs_args){ row0, h, transposed };
+    /* with B1, as zgerbt's tasks run with A11 (the same StarPU-MPI 1.3 defect otherwise) */
     int ret = ss_task_insert(&cl_zgerbt_rhs,
+                                 STARPU_EXECUTE_ON_DATA, B1,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, B1, STARPU_RW, B2, STARPU_R, u,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),

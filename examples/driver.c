@@ -465,6 +465,32 @@ int driver_factor_dist(const struct driver_opts *o, starsolve_prec_t prec, void 
     return info;
 }
 
+int driver_solve_dist(const struct driver_opts *o, starsolve_prec_t prec, int nb, const void *A, int lda, void *B,
+                      int ldb, int nrhs, driver_dist_solver_t solve, void *arg, struct driver_result *r)
+{
+    const int root = 0, P = o->P, Q = starsolve_mpi_size() / o->P;
+    starsolve_desc_t *dA = NULL, *dB = NULL;
+    int info = starsolve_desc_create_dist(&dA, prec, o->n, o->n, nb, P, Q);
+    if (info == 0)
+        info = starsolve_desc_create_dist(&dB, prec, o->n, nrhs, nb, P, Q);
+    if (info == 0)
+        info = starsolve_desc_scatter(dA, A, lda, root);
+    if (info == 0)
+        info = starsolve_desc_scatter(dB, B, ldb, root);
+    starsolve_request_t *ready = info == 0 ? starsolve_request_create() : NULL;
+    if (ready) {
+        starsolve_request_wait(ready);   /* every process ready (it waits on all of them): the clock starts together */
+        starsolve_request_destroy(ready);
+        driver_time_t t0 = driver_now();
+        info = solve(o, dA, dB, r, arg);
+        r->seconds = driver_now() - t0;
+        starsolve_desc_gather(dB, B, ldb, root);   /* A was only read: root still has it */
+    }
+    starsolve_desc_destroy(dB);
+    starsolve_desc_destroy(dA);
+    return info;
+}
+
 /* ---- output ----------------------------------------------------------- */
 
 void driver_bound_begin(const struct driver_opts *o)

@@ -177,6 +177,16 @@ typedef int (*driver_dist_solve_t)(const struct driver_opts *o, starsolve_desc_t
 int driver_factor_dist(const struct driver_opts *o, starsolve_prec_t prec, void *A, int lda, void *B, int ldb,
                        int nrhs, int *ipiv, enum driver_pivots pivots, driver_ooc_submit_t factor, driver_dist_solve_t solve,
                        struct driver_result *r);
+/* -P (under mpirun), for a solver that only reads A and overwrites B with X (starpu_rbt):
+ * A (n x n) and B (n x nrhs), in LAPACK layout on process 0 only (NULL elsewhere), are
+ * scattered over a P x (processes/P) grid of distributed descriptors of tile size nb;
+ * `solve` runs on every process, timed (r->seconds), and returns its info (the same on
+ * every process); X comes back into B on process 0. arg goes to `solve` as it is.
+ * Returns solve's info, or a negative value when the descriptors could not be made. */
+typedef int (*driver_dist_solver_t)(const struct driver_opts *o, starsolve_desc_t *A, starsolve_desc_t *B,
+                                    struct driver_result *r, void *arg);
+int driver_solve_dist(const struct driver_opts *o, starsolve_prec_t prec, int nb, const void *A, int lda, void *B,
+                      int ldb, int nrhs, driver_dist_solver_t solve, void *arg, struct driver_result *r);
 /* The host memory (MiB) StarPU may use for tiles with -ooc: -host-mb, else a quarter of
  * the matrix or three columns of tiles, whichever is more. */
 int driver_ooc_host_mb(const struct driver_opts *o);

@@ -11,6 +11,9 @@ static double rbt_flops(const struct driver_opts *o)
     return 2.0 / 3.0 * n * n * n;
 }
 
+/* the tile size gesv_rbt takes: the result line reports it, and with -P the distributed tiles have it */
+static int rbt_tile_size(const struct driver_opts *o) { return starsolve_get_nb_rbt(o->n, o->depth); }
+
 int main(int argc, char **argv)
 {
     struct driver_opts o;
@@ -30,9 +33,12 @@ int main(int argc, char **argv)
         .name = "starpu_rbt",
         .purpose = "Random butterfly transformation solver (starsolve_<p>gesv_rbt): A_r = U^T A V, LU of A_r\n"
                    "without pivoting, solve, iterative refinement on A. The time is the whole solve; GF/s\n"
-                   "count gesv's 2/3 n^3. -check prints resid = ||b - Ax||/(||A|| ||x|| n eps).",
+                   "count gesv's 2/3 n^3. -check prints resid = ||b - Ax||/(||A|| ||x|| n eps). With -P under\n"
+                   "mpirun: starsolve_<p>gesv_rbt_tile on distributed descriptors.",
         .flags = flags,
         .flops = rbt_flops,
+        .tile_size = rbt_tile_size,
+        .distributed = 1,
     };
     driver_opts_init(&o, &spec);
     o.depth = 2;
@@ -50,6 +56,10 @@ int main(int argc, char **argv)
     }
     if (o.nrhs < 1) {
         fprintf(stderr, "starpu_rbt: -nrhs must be at least 1 (gesv_rbt solves a system)\n");
+        return DRIVER_USAGE;
+    }
+    if (o.P > 0 && o.fallback) {   /* the fallback is the LAPACK-layout gesv: one process's matrix */
+        fprintf(stderr, "starpu_rbt: -fallback does not go with -P\n");
         return DRIVER_USAGE;
     }
     switch (o.prec) {

@@ -80,6 +80,11 @@ int  starsolve_set_nb(int nb);   /* returns -1 if nb < 1 */
  * while LU with pivoting keeps 1024 (a 2048-wide panel costs more than it saves). */
 typedef enum { STARSOLVE_GETRF, STARSOLVE_GETRF_NOPIV, STARSOLVE_POTRF } starsolve_factorization_t;
 int  starsolve_get_nb_for(starsolve_factorization_t factorization, int n);
+/* The tile size the RBT solver takes for order n and butterfly depth `depth`
+ * (starsolve_<p>gesv_rbt; a good nb for starsolve_<p>gesv_rbt_tile): the tile
+ * size of LU without pivoting, lowered so that the padded order
+ * 2^depth ceil(ceil(n / 2^depth) / nb) nb exceeds n least. */
+int  starsolve_get_nb_rbt(int n, int depth);
 /* Tile GEMMs per trailing-update task of LU and Cholesky (starsolve_config_t.update_tiles):
  * the value in use (INT_MAX: a whole tile column), and a way to change it between calls
  * (0: automatic again). */
@@ -312,6 +317,23 @@ int starsolve_cgesv_rbt_timed(int n, int nrhs, starsolve_complex32_t *A, int lda
                               int depth, int max_refine, int *iters, starsolve_rbt_times_t *times);
 int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb,
                               int depth, int max_refine, int *iters, starsolve_rbt_times_t *times);
+
+/* The RBT solver on tile descriptors, on one process or distributed (starsolve_desc_create_dist,
+ * every process calls it): A (n x n, only read) and B (n x nrhs, the same nb and process grid)
+ * hold A and B; B gets X. The same algorithm, returns and *iters as gesv_rbt, with the tiles
+ * of A: the randomized matrix has order N = 2^depth ceil(ceil(n / 2^depth) / nb) nb (nb from
+ * starsolve_get_nb_rbt pads least). Synchronous, unlike the *_tile_async routines: each
+ * refinement step's stopping test waits for the residual's norms (combined over the
+ * processes, so that all of them take the same decision). times: NULL, or as *_timed's.
+ * Negative returns: -1 A, -2 B, -3 depth (0 .. 16), -4 max_refine. */
+int starsolve_sgesv_rbt_tile(const starsolve_desc_t *A, starsolve_desc_t *B, int depth, int max_refine, int *iters,
+                             starsolve_rbt_times_t *times);
+int starsolve_dgesv_rbt_tile(const starsolve_desc_t *A, starsolve_desc_t *B, int depth, int max_refine, int *iters,
+                             starsolve_rbt_times_t *times);
+int starsolve_cgesv_rbt_tile(const starsolve_desc_t *A, starsolve_desc_t *B, int depth, int max_refine, int *iters,
+                             starsolve_rbt_times_t *times);
+int starsolve_zgesv_rbt_tile(const starsolve_desc_t *A, starsolve_desc_t *B, int depth, int max_refine, int *iters,
+                             starsolve_rbt_times_t *times);
 
 /* Least squares (op(A) tall) or minimum-norm solution (op(A) wide) of op(A) X = B,
  * A m x n, op 'N' or 'C' ('T' for real types); B is ldb x nrhs, ldb >= max(m, n),

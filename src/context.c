@@ -231,6 +231,18 @@ int starsolve_get_nb_for(starsolve_factorization_t factorization, int n)
     return n >= 32768 ? 2048 : ss_ctx.nb;
 }
 
+int starsolve_get_nb_rbt(int n, int depth)
+{
+    int nb = starsolve_get_nb_for(STARSOLVE_GETRF_NOPIV, n);
+    if (n < 1 || depth < 0 || depth > 16)
+        return nb;
+    /* the butterflies need N = 2^depth q' with halves of whole tiles: q = ceil(n / 2^depth)
+     * cut in k = ceil(q / nb) tiles of ceil(q / k) rows pads least (k tiles of nb could add
+     * nearly a tile per butterfly block) */
+    long parts = 1L << depth, q = ((long)n + parts - 1) / parts, k = (q + nb - 1) / nb;
+    return (int)((q + k - 1) / k);
+}
+
 int starsolve_get_update_tiles(void) { return ss_ctx.update_tiles; }
 
 int starsolve_set_update_tiles(int tiles)

@@ -382,12 +382,17 @@ int starsolve_qr_workspace_create(starsolve_desc_t **T, const starsolve_desc_t *
     return starsolve_desc_create(T, A->prec, A->mt * A->nb, A->n, A->nb);
 }
 
-starpu_data_handle_t ss_register_vector(void *values, size_t count, size_t elemsize)
+starpu_data_handle_t ss_register_vector_owned(void *values, size_t count, size_t elemsize, int owner)
 {
     starpu_data_handle_t h;
     starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)values, (uint32_t)count, elemsize);
-    ss_mpi_register(h, ss_mpi_local_owner());
+    ss_mpi_register(h, owner);
     return h;
+}
+
+starpu_data_handle_t ss_register_vector(void *values, size_t count, size_t elemsize)
+{
+    return ss_register_vector_owned(values, count, elemsize, ss_mpi_local_owner());
 }
 
 starpu_data_handle_t ss_register_matrix(void *values, int ld, int m, int n, size_t elemsize)

@@ -65,6 +65,10 @@ starpu_data_handle_t ss_scratch_buffer(size_t bytes);
 /* A vector of count values in host memory as a StarPU handle (unregister with
  * starpu_data_unregister before freeing the values). */
 starpu_data_handle_t ss_register_vector(void *values, size_t count, size_t elemsize);
+/* The same, owned by process `owner` under StarPU-MPI (a distributed descriptor's
+ * A->owner(A, i, j)): the tasks that write it run there. Every process registers
+ * it, in the same order as every other distributed registration (tags). */
+starpu_data_handle_t ss_register_vector_owned(void *values, size_t count, size_t elemsize, int owner);
 /* An m x n LAPACK-layout matrix (leading dimension ld) in host memory as a StarPU handle. */
 starpu_data_handle_t ss_register_matrix(void *values, int ld, int m, int n, size_t elemsize);
 
@@ -152,6 +156,13 @@ int ss_mpi_start(struct starpu_conf *conf);     /* starpu_mpi_init_conf; -1 if b
 void ss_mpi_stop(void);
 void ss_mpi_wait_for_all(void);
 int ss_mpi_reduce_info(int info);               /* the smallest positive info over the processes */
+/* Elementwise over the processes, in place, for host-side results that every
+ * process must see the same (a distributed solver's stopping test): the sum,
+ * and the largest value with a NaN anywhere giving NaN (MPI_MAX leaves NaNs to
+ * the implementation). v: count reals of realsize bytes (float or double: generic
+ * sources hold their precision's real type). No-ops in one process. */
+void ss_mpi_sum_reals(void *v, int count, size_t realsize);
+void ss_mpi_max_reals(void *v, int count, size_t realsize);
 /* Start StarPU with defaults if the caller did not (LAPACK drop-in use). */
 int ss_ensure_init(void);
 /* Message on stderr when verbose; returns info so callers can `return ss_arg_error(...)`. */

@@ -6,6 +6,7 @@
  * none), there is one process: registration does nothing and the distributed
  * API reports that it is missing. */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,53 @@ int ss_mpi_reduce_info(int info)
     int mine = info > 0 ? info : INT_MAX, first;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     return first == INT_MAX ? 0 : first;
+}
+
+/* The reals of v (float or double) go through doubles: a float becomes a double
+ * exactly, and a sum of floats comes back rounded once. */
+static double real_at(const void *v, size_t realsize, int i)
+{
+    return realsize == sizeof(float) ? (double)((const float *)v)[i] : ((const double *)v)[i];
+}
+
+static void real_set(void *v, size_t realsize, int i, double x)
+{
+    if (realsize == sizeof(float))
+        ((float *)v)[i] = (float)x;
+    else
+        ((double *)v)[i] = x;
+}
+
+void ss_mpi_sum_reals(void *v, int count, size_t realsize)
+{
+    if (!ss_ctx.mpi || count <= 0)
+        return;
+    double *sum = malloc((size_t)count * sizeof *sum);
+    STARPU_ASSERT_MSG(sum, "ss_mpi_sum_reals: out of memory");
+    for (int i = 0; i < count; i++)
+        sum[i] = real_at(v, realsize, i);
+    MPI_Allreduce(MPI_IN_PLACE, sum, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < count; i++)
+        real_set(v, realsize, i, sum[i]);
+    free(sum);
+}
+
+void ss_mpi_max_reals(void *v, int count, size_t realsize)
+{
+    if (!ss_ctx.mpi || count <= 0)
+        return;
+    /* the values with their NaNs as -inf, then one flag per value: 1 where some process had a NaN */
+    double *both = malloc(2 * (size_t)count * sizeof *both);
+    STARPU_ASSERT_MSG(both, "ss_mpi_max_reals: out of memory");
+    for (int i = 0; i < count; i++) {
+        double x = real_at(v, realsize, i);
+        both[i] = isnan(x) ? -INFINITY : x;
+        both[count + i] = isnan(x) ? 1.0 : 0.0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, both, 2 * count, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (int i = 0; i < count; i++)
+        real_set(v, realsize, i, both[count + i] > 0 ? NAN : both[i]);
+    free(both);
 }
 
 /* The arguments of a collective copy, judged the same on every process: root alone
@@ -227,6 +275,8 @@ int ss_mpi_local_owner(void) { return 0; }
 int ss_mpi_owns(int owner) { (void)owner; return 1; }
 void ss_mpi_wait_for_all(void) { starpu_task_wait_for_all(); }
 int ss_mpi_reduce_info(int info) { return info; }
+void ss_mpi_sum_reals(void *v, int count, size_t realsize) { (void)v; (void)count; (void)realsize; }
+void ss_mpi_max_reals(void *v, int count, size_t realsize) { (void)v; (void)count; (void)realsize; }
 
 static int scatter_dist(starsolve_desc_t *A, const void *lapack, int lda, int root)
 {

@@ -1,5 +1,7 @@
 /* Tile loops of iterative refinement: residuals and corrections as tasks, so
- * they run where the tiles are, and the row sums behind ||A||_inf. */
+ * they run where the tiles are, and the norms of its stopping test: row sums
+ * behind ||A||_inf and column maxima, as partial results per process of a
+ * distributed descriptor (the caller combines them). */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
@@ -23,20 +25,55 @@ void pzgeadd(starsolve_complex64_t alpha, const starsolve_desc_t *A, starsolve_d
             insert_zgeadd(alpha, ss_tile(A, i, j), ss_tile(B, i, j), 0);
 }
 
+/* One task per tile row and process column: each reads the tiles of its row that one
+ * process holds (columns j = q, q + Q, ...), so it runs there and moves no tile; the
+ * caller adds the Q partial sums of a row. One process: one task per tile row. */
 void pzlange_rowsums(const starsolve_desc_t *A, starpu_data_handle_t *sums)
 {
-    starpu_data_handle_t *row = malloc((size_t)A->nt * sizeof *row);
-    for (int i = 0; i < A->mt; i++) {
-        for (int j = 0; j < A->nt; j++)
-            row[j] = ss_tile(A, i, j);
-        insert_zlange_rowsums(A->nt, row, sums[i], 0);
-    }
+    starpu_data_handle_t *row = malloc(((size_t)A->nt + 1) * sizeof *row);
+    for (int q = 0; q < A->Q; q++)
+        for (int i = 0; i < A->mt; i++) {
+            int ntiles = 0;
+            for (int j = q; j < A->nt; j += A->Q)
+                row[ntiles++] = ss_tile(A, i, j);
+            /* no tile here (Q > nt): the task still writes zeros, so every vector has a value */
+            insert_zlange_rowsums(ntiles, row, sums[i + (size_t)q * A->mt], 0);
+        }
     free(row);
 }
 
-void pzlange_colmax(const starsolve_desc_t *A, int nrows, starpu_data_handle_t out)
+/* One task per tile column and process row, on the tiles of the first nrows rows
+ * that one process holds (tile rows i = p, p + P, ...). The codelet clips its
+ * tiles as if they were consecutive from the first one's row 0, to nrows: handed
+ * the local count L - 1 before the last tile (global tile row r), nrows - r nb + (L - 1) nb
+ * clips that last tile at global row nrows, and no other. */
+void pzlange_colmax(const starsolve_desc_t *A, int nrows, starpu_data_handle_t *out)
 {
-    insert_zlange_colmax(A->mt, A->nt, A->nb, nrows, A->tiles, out, 0);
+    int rowtiles = ss_min(A->mt, (nrows + A->nb - 1) / A->nb);
+    starpu_data_handle_t *col = malloc(((size_t)rowtiles + 1) * sizeof *col);
+    for (int j = 0; j < A->nt; j++)
+        for (int p = 0; p < A->P; p++) {
+            int ntiles = 0, last = 0;
+            for (int i = p; i < rowtiles; i += A->P) {
+                col[ntiles++] = ss_tile(A, i, j);
+                last = i;
+            }
+            int clip = ntiles ? nrows - (last - (ntiles - 1)) * A->nb : 0;
+            /* no tile here (P > tile rows): the task still writes zeros */
+            insert_zlange_colmax(ntiles, 1, A->nb, clip, col, out[p + (size_t)j * A->P], 0);
+        }
+    free(col);
+}
+
+/* B = the first B->m rows of A: zeros, then B += A (the codelets take B's rows); a
+ * copy codelet would copy A's whole tile, longer than B's last one */
+void pzlacpy_head(const starsolve_desc_t *A, starsolve_desc_t *B)
+{
+    for (int j = 0; j < B->nt; j++)
+        for (int i = 0; i < B->mt; i++) {
+            insert_zlaset(0.0, 0.0, ss_tile(B, i, j), 0);
+            insert_zgeadd(1.0, ss_tile(A, i, j), ss_tile(B, i, j), 0);
+        }
 }
 
 void pzlacpy_pad_rows(const starsolve_desc_t *A, starsolve_desc_t *B)

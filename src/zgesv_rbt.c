@@ -2,13 +2,21 @@
  * A_r = U^T A V without pivoting, solve A_r Y = U^T B, X = V Y, then refine on
  * A itself (Baboulin, Khabou, Remy; MAGMA's gesv_rbt).
  *
- * Sizes: the butterflies need N = 2^depth q, and the tile algorithms need the
- * halves of every butterfly block to be whole tiles: q is cut in k tiles of
- * order nbr = ceil(q / k), k = ceil(q / nb) (nb: LU without pivoting's tile size
- * for order n, starsolve_get_nb_for), and A is augmented to
- * diag(A, I) of order N = 2^depth k nbr (at most 2^depth (k + 1) - 1 more than n).
- * The randomized matrix lives in an owned tiled copy; A itself is only read
- * (by the residuals of the refinement) and is not modified.
+ * Sizes: the butterflies need N = 2^depth q', and the tile algorithms need the
+ * halves of every butterfly block to be whole tiles of A's nb: with
+ * q = ceil(n / 2^depth) and k = ceil(q / nb), A is augmented to diag(A, I) of
+ * order N = 2^depth k nb. The LAPACK-layout routine tiles A with
+ * starsolve_get_nb_rbt's nb = ceil(q / k), which pads least (at most
+ * 2^depth (k + 1) - 1 rows). The randomized matrix lives in a tiled copy
+ * distributed as A; A itself is only read (by the residuals of the refinement).
+ *
+ * Distributed (StarPU-MPI): every process inserts the same tasks and takes the
+ * same decisions. The butterflies are small: each process draws the same ones
+ * and holds its own copy. The norms come as partial vectors, one per process
+ * that holds tiles of a tile row (row sums) or a tile column (column maxima);
+ * each process reads the vectors it owns and the partial results are combined
+ * over all processes (ss_mpi_sum_reals, ss_mpi_max_reals), so that the
+ * stopping test sees the same numbers everywhere.
  *
  * Refinement in working precision: r = B - A X, stop when every column has
  * ||r||_inf <= ||x||_inf ||A||_inf eps sqrt(n) (LAPACK's criterion), else solve
@@ -20,9 +28,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
-#include <lapacke.h>
 #include "algorithms.h"
 
 /* Butterfly entries exp(t / 10), t uniform in [-1/2, 1/2) as in MAGMA: positive,
@@ -80,6 +86,221 @@ static void phase_end(ss_seconds_t *slot, ss_seconds_t *t0, starsolve_request_t 
     *t0 = t;
 }
 
+/* Workspaces of the solve, distributed as A (same nb, same process grid). No home
+ * copy for F: StarPU allocates its tiles where they are used (with GPUs, there only)
+ * instead of page-locking an N x N host allocation per call, and its final tiles
+ * are not sent home (ss_tile_send_home). */
+static int workspace(const starsolve_desc_t *A, starsolve_desc_t **W, int m, int n, int no_home)
+{
+    if (A->P * A->Q > 1)
+        return starsolve_desc_create_dist(W, STARSOLVE_Z, m, n, A->nb, A->P, A->Q);
+    return no_home ? starsolve_desc_create_ooc(W, STARSOLVE_Z, m, n, A->nb)
+                   : starsolve_desc_create(W, STARSOLVE_Z, m, n, A->nb);
+}
+
+/* The larger of two column maxima as zlange_colmax's: a NaN, once met, stays */
+static double colmax_join(double a, double b)
+{
+    return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
+}
+
+/* Column maxima of M (R or X) into norms[0 .. nrhs) from the partial vectors of
+ * pzlange_colmax (one per process row and tile column) that this process owns;
+ * distributed, the caller takes the maximum over the processes. */
+static void column_norms(const starsolve_desc_t *M, starpu_data_handle_t *parts, const double *values, double *norms)
+{
+    int nrhs = M->n;
+    for (int c = 0; c < nrhs; c++)
+        norms[c] = 0;
+    for (int j = 0; j < M->nt; j++)
+        for (int p = 0; p < M->P; p++) {
+            if (!ss_mpi_owns(M->owner(M, p, j)))
+                continue;
+            starpu_data_handle_t h = parts[p + (size_t)j * M->P];
+            starpu_data_acquire(h, STARPU_R);
+            const double *v = values + (size_t)p * nrhs + (size_t)j * M->nb;
+            for (int c = 0; c < ss_tile_cols(M, j); c++)
+                norms[j * M->nb + c] = colmax_join(norms[j * M->nb + c], v[c]);
+            starpu_data_release(h);
+        }
+}
+
+/* ||A||_inf from the partial row sums (pzlange_rowsums, already submitted): the sums
+ * this process owns, added over the processes of a distributed A. rows: room for n reals. */
+static double inf_norm(const starsolve_desc_t *A, starpu_data_handle_t *parts, const double *values, double *rows)
+{
+    int n = A->m;
+    for (int r = 0; r < n; r++)
+        rows[r] = 0;
+    for (int q = 0; q < A->Q; q++)
+        for (int i = 0; i < A->mt; i++) {
+            if (!ss_mpi_owns(A->owner(A, i, q)))
+                continue;
+            starpu_data_handle_t h = parts[i + (size_t)q * A->mt];
+            starpu_data_acquire(h, STARPU_R);
+            const double *v = values + (size_t)q * n + (size_t)i * A->nb;
+            for (int r = 0; r < ss_tile_rows(A, i); r++)
+                rows[i * A->nb + r] += v[r];
+            starpu_data_release(h);
+        }
+    if (A->P * A->Q > 1)
+        ss_mpi_sum_reals(rows, n, sizeof *rows);
+    double anorm = 0;
+    for (int r = 0; r < n; r++)   /* a NaN row sum makes the norm NaN, as lange's */
+        anorm = rows[r] > anorm || isnan(rows[r]) ? rows[r] : anorm;
+    return anorm;
+}
+
+/* The order of the augmented matrix for n, depth and tile size nb (long: it may not fit an int) */
+static long augmented_order(int n, int depth, int nb)
+{
+    long parts = 1L << depth, q = ((long)n + parts - 1) / parts, k = (q + nb - 1) / nb;
+    return parts * k * nb;
+}
+
+/* The solve on tile descriptors whose arguments were checked: A n x n, B n x nrhs,
+ * n, nrhs > 0, the same nb and process grid. t0: when the call began (times). */
+static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int depth, int max_refine, int *iters,
+                          starsolve_rbt_times_t *times, ss_seconds_t t0)
+{
+    const int n = A->n, nrhs = B->n, N = (int)augmented_order(n, depth, A->nb);
+    const size_t P = A->P, Q = A->Q;
+    const starsolve_complex64_t one = 1.0;
+
+    /* the butterflies: depth levels of N entries, for U and for V */
+    double *wu = malloc(((size_t)2 * depth * N + 1) * sizeof *wu);
+    starpu_data_handle_t hu[16], hv[16];
+    /* host memory of the norms: the partial column maxima of R and of X (P vectors of
+     * a tile column each, nrhs entries per process row), the partial row sums (Q vectors
+     * of a tile row, n entries per process column), the combined row sums (n) and column
+     * norms (||r_j||_inf, then ||x_j||_inf) */
+    double *normvals = malloc((2 * P * nrhs + Q * n + (size_t)n + 2 * (size_t)nrhs) * sizeof *normvals);
+    double *rowvals = normvals + 2 * P * nrhs, *rows = rowvals + Q * n, *norms = rows + n;
+    starpu_data_handle_t *hcol = malloc((2 * P * B->nt + (size_t)A->mt * Q) * sizeof *hcol);
+    starpu_data_handle_t *hrow = hcol + 2 * P * B->nt;
+    /* F the randomized matrix, X the iterate (N rows, the padding included), Xbest the best
+     * one so far, W a correction, R a residual (n rows) */
+    starsolve_desc_t *F = NULL, *X = NULL, *Xbest = NULL, *W = NULL, *R = NULL;
+    if (!wu || !normvals || !hcol || workspace(A, &F, N, N, 1) || workspace(A, &X, N, nrhs, 0)
+        || workspace(A, &Xbest, N, nrhs, 0) || workspace(A, &W, N, nrhs, 0) || workspace(A, &R, n, nrhs, 0)) {
+        free(wu); free(normvals); free(hcol);
+        starsolve_desc_destroy(F); starsolve_desc_destroy(X); starsolve_desc_destroy(Xbest);
+        starsolve_desc_destroy(W); starsolve_desc_destroy(R);
+        return -1000;   /* out of memory */
+    }
+    /* each partial vector lives with the tiles it is computed from (pzlange_colmax, pzlange_rowsums) */
+    for (int v = 0; v < 2; v++)
+        for (int j = 0; j < R->nt; j++)
+            for (size_t p = 0; p < P; p++)
+                hcol[v * P * R->nt + p + j * P] =
+                    ss_register_vector_owned(normvals + (v * P + p) * nrhs + (size_t)j * R->nb, ss_tile_cols(R, j),
+                                             sizeof(double), R->owner(R, (int)p, j));
+    for (size_t q = 0; q < Q; q++)
+        for (int i = 0; i < A->mt; i++)
+            hrow[i + q * A->mt] = ss_register_vector_owned(rowvals + q * n + (size_t)i * A->nb, ss_tile_rows(A, i),
+                                                           sizeof(double), A->owner(A, i, (int)q));
+    /* every process draws the same butterflies and keeps its own copy */
+    double *wv = wu + (size_t)depth * N;
+    uint64_t state = 0x5eed5eed2026ULL;
+    random_butterflies(wu, (size_t)2 * depth * N, &state);
+    for (int l = 0; l < depth; l++) {
+        hu[l] = ss_register_vector(wu + (size_t)l * N, N, sizeof(double));
+        hv[l] = ss_register_vector(wv + (size_t)l * N, N, sizeof(double));
+    }
+    starsolve_request_t *req = starsolve_request_create();
+
+    phase_end(times ? &times->setup : NULL, &t0, req);
+    /* F = U^T diag(A, I) V, factored without pivoting */
+    pzlacpy_augment(A, F);
+    pzgerbt(F, depth, hu, hv);
+    phase_end(times ? &times->randomize : NULL, &t0, req);
+    pzgetrf_nopiv(F, req);
+    /* ||A||_inf for the stopping criterion: row sums by tasks on the CPU cores while the
+     * GPUs factor (A is only read by both) */
+    pzlange_rowsums(A, hrow);
+    int info = starsolve_request_wait(req);
+    phase_end(times ? &times->factor : NULL, &t0, req);
+    double anorm = inf_norm(A, hrow, rowvals, rows);
+    if (info == 0) {
+        /* X = V A_r^-1 U^T [B; 0] */
+        pzlacpy_pad_rows(B, X);
+        solve_randomized(F, X, depth, hu, hv);
+        phase_end(times ? &times->solve : NULL, &t0, req);
+
+        /* Everything stays in tasks but the column norms: acquiring the residual's
+         * and the iterate's tiles one by one cost 150-300 ms per step at n = 40000
+         * on an H100 (bench/NOTES.md). */
+        double scale = anorm * DBL_EPSILON * sqrt((double)n);   /* LAPACK's criterion */
+        double best_ratio = INFINITY;
+        for (int step = 0;; step++) {
+            /* R = B - A X (X's first n rows: A's tiles use the first rows of X's) */
+            pzlacpy_pad_rows(B, R);
+            pzresidual(A, X, R);
+            pzlange_colmax(R, n, hcol);
+            pzlange_colmax(X, n, hcol + P * R->nt);
+            column_norms(R, hcol, normvals, norms);
+            column_norms(X, hcol + P * R->nt, normvals + P * nrhs, norms + nrhs);
+            if (R->P * R->Q > 1)   /* one reduction for both: every process then takes the same decision */
+                ss_mpi_max_reals(norms, 2 * nrhs, sizeof *norms);
+            double ratio = worst_column(nrhs, norms, norms + nrhs, scale);
+            if (ratio < best_ratio || step == 0) {
+                best_ratio = ratio;
+                pzlacpy_pad_rows(X, Xbest);
+            }
+            if (ratio <= 1.0)
+                break;
+            if (step == max_refine) {
+                info = n + 1;   /* not converged: B gets the best iterate */
+                break;
+            }
+            /* X += V A_r^-1 U^T [R; 0] */
+            pzlacpy_pad_rows(R, W);
+            solve_randomized(F, W, depth, hu, hv);
+            pzgeadd(one, W, X);
+            if (iters)
+                *iters = step + 1;
+        }
+        pzlacpy_head(Xbest, B);
+        phase_end(times ? &times->refine : NULL, &t0, req);
+    }
+    starsolve_request_wait(req);
+    starsolve_request_destroy(req);
+    /* F's contents are not wanted any more: nothing to bring anywhere when its tiles go */
+    for (size_t t = 0; t < (size_t)F->mt * F->nt; t++)
+        starpu_data_invalidate_submit(F->tiles[t]);
+    ss_seconds_t cleanup_from = now();
+    for (int l = 0; l < depth; l++) {
+        starpu_data_unregister(hu[l]);
+        starpu_data_unregister(hv[l]);
+    }
+    for (size_t h = 0; h < 2 * P * R->nt + (size_t)A->mt * Q; h++)
+        starpu_data_unregister(hcol[h]);
+    starsolve_desc_destroy(R); starsolve_desc_destroy(W);
+    starsolve_desc_destroy(Xbest); starsolve_desc_destroy(X); starsolve_desc_destroy(F);
+    free(wu); free(normvals); free(hcol);
+    if (times)
+        times->cleanup = now() - cleanup_from;
+    return info;
+}
+
+int starsolve_zgesv_rbt_tile(const starsolve_desc_t *A, starsolve_desc_t *B, int depth, int max_refine, int *iters,
+                             starsolve_rbt_times_t *times)
+{
+    const char *me = "starsolve_zgesv_rbt_tile";
+    if (!A || A->prec != STARSOLVE_Z || A->m != A->n) return ss_arg_error(me, -1);
+    if (!B || B->prec != STARSOLVE_Z || B->m != A->n || B->nb != A->nb || B->P != A->P || B->Q != A->Q)
+        return ss_arg_error(me, -2);
+    if (depth < 0 || depth > 16) return ss_arg_error(me, -3);
+    if (max_refine < 0) return ss_arg_error(me, -4);
+    if (augmented_order(A->n, depth, A->nb) > INT32_MAX) return ss_arg_error(me, -1);
+    if (iters)
+        *iters = 0;
+    if (times)
+        *times = (starsolve_rbt_times_t){ 0 };
+    if (A->n == 0 || B->n == 0) return 0;
+    return gesv_rbt_tiles(A, B, depth, max_refine, iters, times, now());
+}
+
 int starsolve_zgesv_rbt(int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb,
                         int depth, int max_refine, int *iters)
 {
@@ -106,132 +327,19 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
     if (ss_ensure_init()) return -1000;
     ss_seconds_t t0 = now();
 
-    const int parts = 1 << depth, q = (n + parts - 1) / parts;
-    /* the tile size of LU without pivoting at this order (2048 on GPUs from 32768) */
-    const int nb = starsolve_get_nb_for(STARSOLVE_GETRF_NOPIV, n);
-    const int k = (q + nb - 1) / nb, nbr = (q + k - 1) / k;
-    if ((double)parts * k * nbr > INT32_MAX) return ss_arg_error(me, -1);
-    const int N = parts * k * nbr;
-    const starsolve_complex64_t one = 1.0;
-
-    /* the butterflies: depth levels of N entries, for U and for V */
-    double *wu = malloc(((size_t)2 * depth * N + 1) * sizeof *wu), *wv = wu + (size_t)depth * N;
-    starpu_data_handle_t hu[16], hv[16];
-    /* F the randomized matrix, X the iterate (N rows, the padding included), Xbest the best
-     * one so far, W a correction, R a residual and Bd the right-hand sides (n rows) */
-    starsolve_desc_t *F = NULL, *X = NULL, *Xbest = NULL, *W = NULL, *R = NULL, *Bd = NULL, *dA = NULL;
-    starsolve_complex64_t *x = malloc((size_t)N * nrhs * sizeof *x);   /* the best iterate on its way to B */
-    double *norms = malloc(2 * (size_t)nrhs * sizeof *norms);   /* ||r_j||_inf, then ||x_j||_inf */
-    if (!wu || !x || !norms
-        /* F needs no home copy: StarPU allocates its tiles where they are used (with GPUs,
-         * there only) instead of page-locking an N x N host allocation per call, and
-         * its final tiles are not sent home (ss_tile_send_home) */
-        || starsolve_desc_create_ooc(&F, STARSOLVE_Z, N, N, nbr) || starsolve_desc_create(&X, STARSOLVE_Z, N, nrhs, nbr)
-        || starsolve_desc_create(&Xbest, STARSOLVE_Z, N, nrhs, nbr) || starsolve_desc_create(&W, STARSOLVE_Z, N, nrhs, nbr)
-        || starsolve_desc_create(&R, STARSOLVE_Z, n, nrhs, nbr) || starsolve_desc_create(&Bd, STARSOLVE_Z, n, nrhs, nbr)) {
-        free(wu); free(x); free(norms);
-        starsolve_desc_destroy(F); starsolve_desc_destroy(X); starsolve_desc_destroy(Xbest);
-        starsolve_desc_destroy(W); starsolve_desc_destroy(R); starsolve_desc_destroy(Bd);
-        return -1000;   /* out of memory */
-    }
-    starpu_data_handle_t hnorms[2];
-    for (int v = 0; v < 2; v++)
-        hnorms[v] = ss_register_vector(norms + (size_t)v * nrhs, nrhs, sizeof *norms);
-    uint64_t state = 0x5eed5eed2026ULL;
-    random_butterflies(wu, (size_t)2 * depth * N, &state);
-    for (int l = 0; l < depth; l++) {
-        hu[l] = ss_register_vector(wu + (size_t)l * N, N, sizeof(double));
-        hv[l] = ss_register_vector(wv + (size_t)l * N, N, sizeof(double));
-    }
-    starsolve_request_t *req = starsolve_request_create();
-
-    phase_end(times ? &times->setup : NULL, &t0, req);
-    /* F = U^T diag(A, I) V, factored without pivoting */
-    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, nbr, A, lda);   /* A, read only, tiled as F */
-    pzlacpy_augment(dA, F);
-    pzgerbt(F, depth, hu, hv);
-    phase_end(times ? &times->randomize : NULL, &t0, req);
-    pzgetrf_nopiv(F, req);
-    /* ||A||_inf for the stopping criterion: row sums by tasks on the CPU cores while the
-     * GPUs factor (A is only read by both) */
-    double *rowsums = malloc((size_t)n * sizeof *rowsums);
-    starpu_data_handle_t *hsums = malloc((size_t)dA->mt * sizeof *hsums);
-    int have_norm = rowsums && hsums;
-    if (have_norm) {
-        for (int i = 0; i < dA->mt; i++)
-            hsums[i] = ss_register_vector(rowsums + (size_t)i * nbr, ss_tile_rows(dA, i), sizeof *rowsums);
-        pzlange_rowsums(dA, hsums);
-    }
-    int info = starsolve_request_wait(req);
-    phase_end(times ? &times->factor : NULL, &t0, req);
-    double anorm = have_norm ? 0 : INFINITY;
-    for (int i = 0; have_norm && i < dA->mt; i++)
-        starpu_data_unregister(hsums[i]);
-    for (int i = 0; have_norm && i < n; i++)   /* a NaN row sum makes the norm NaN, as lange's */
-        anorm = rowsums[i] > anorm || isnan(rowsums[i]) ? rowsums[i] : anorm;
-    free(rowsums);
-    free(hsums);
-    if (info == 0) {
-        /* X = V A_r^-1 U^T [B; 0] */
-        starsolve_desc_from_lapack(Bd, B, ldb);
-        pzlacpy_pad_rows(Bd, X);
-        solve_randomized(F, X, depth, hu, hv);
-        phase_end(times ? &times->solve : NULL, &t0, req);
-
-        /* Everything stays in tasks but the 2 nrhs column norms: acquiring the
-         * residual's and the iterate's tiles one by one cost 150-300 ms per
-         * step at n = 40000 on an H100 (bench/NOTES.md). */
-        double scale = anorm * DBL_EPSILON * sqrt((double)n);   /* LAPACK's criterion */
-        double best_ratio = INFINITY;
-        for (int step = 0;; step++) {
-            /* R = B - A X (X's first n rows: A's tiles use the first rows of X's) */
-            pzlacpy_pad_rows(Bd, R);
-            pzresidual(dA, X, R);
-            pzlange_colmax(R, n, hnorms[0]);
-            pzlange_colmax(X, n, hnorms[1]);
-            starpu_data_acquire(hnorms[0], STARPU_R);
-            starpu_data_acquire(hnorms[1], STARPU_R);
-            double ratio = worst_column(nrhs, norms, norms + nrhs, scale);
-            starpu_data_release(hnorms[0]);
-            starpu_data_release(hnorms[1]);
-            if (ratio < best_ratio || step == 0) {
-                best_ratio = ratio;
-                pzlacpy_pad_rows(X, Xbest);
-            }
-            if (ratio <= 1.0)
-                break;
-            if (step == max_refine) {
-                info = n + 1;   /* not converged: B gets the best iterate */
-                break;
-            }
-            /* X += V A_r^-1 U^T [R; 0] */
-            pzlacpy_pad_rows(R, W);
-            solve_randomized(F, W, depth, hu, hv);
-            pzgeadd(one, W, X);
-            if (iters)
-                *iters = step + 1;
-        }
-        starsolve_desc_to_lapack(Xbest, x, N);
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n, nrhs, x, N, B, ldb);
-        phase_end(times ? &times->refine : NULL, &t0, req);
-    }
-    starsolve_request_wait(req);
-    starsolve_request_destroy(req);
-    /* F's contents are not wanted any more: nothing to bring anywhere when its tiles go */
-    for (size_t t = 0; t < (size_t)F->mt * F->nt; t++)
-        starpu_data_invalidate_submit(F->tiles[t]);
+    /* the tile size that pads least (2048 on GPUs from 32768 on, as LU without pivoting's) */
+    const int nb = starsolve_get_nb_rbt(n, depth);
+    if (augmented_order(n, depth, nb) > INT32_MAX) return ss_arg_error(me, -1);
+    /* A, only read, and B, written once at the end (left as it is when the factorization fails) */
+    starsolve_desc_t *dA = NULL, *dB = NULL;
+    int info = -1000;
+    if (!starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, nb, A, lda)
+        && !starsolve_desc_create_lapack(&dB, STARSOLVE_Z, n, nrhs, nb, B, ldb))
+        info = gesv_rbt_tiles(dA, dB, depth, max_refine, iters, times, t0);
     ss_seconds_t cleanup_from = now();
+    starsolve_desc_destroy(dB);   /* brings B's tiles home */
     starsolve_desc_destroy(dA);
-    for (int l = 0; l < depth; l++) {
-        starpu_data_unregister(hu[l]);
-        starpu_data_unregister(hv[l]);
-    }
-    for (int v = 0; v < 2; v++)
-        starpu_data_unregister(hnorms[v]);
-    starsolve_desc_destroy(Bd); starsolve_desc_destroy(R); starsolve_desc_destroy(W);
-    starsolve_desc_destroy(Xbest); starsolve_desc_destroy(X); starsolve_desc_destroy(F);
-    free(wu); free(x); free(norms);
     if (times)
-        times->cleanup = now() - cleanup_from;
+        times->cleanup += now() - cleanup_from;
     return info;
 }

@@ -3,8 +3,9 @@
  * Every process runs the same calls (tests/test_mpi.sh starts 4 under mpirun);
  * process 0 generates the matrix, scatters it, gathers the factors and judges
  * them with the same scaled residuals as the one-process tests (<= 30):
- * Cholesky, LU without and with pivoting, their solves, and QR. */
+ * Cholesky, LU without and with pivoting, their solves, QR, and the RBT solver. */
 #include <complex.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 /* gen/tests/ has no testing.h: found as $(srcdir)/include/../tests/testing.h */
@@ -138,6 +139,73 @@ static void dist_qr(int m, int n, int nb, int P, int Q, unsigned seed)
     free(A0); free(F); free(Qm);
 }
 
+/* The RBT solver over a P x Q grid, A and B distributed alike: the solve residual
+ * of the one-process tests (<= 30) within max_refine steps, A as it was. With a NaN
+ * in A (nan_at >= 0: its column-major index) no iterate meets the criterion: info
+ * n + 1 after max_refine steps, the same on every process (the stopping test reads
+ * norms combined over the processes; a process deciding otherwise would hang). */
+static void dist_rbt(int n, int nrhs, int nb, int depth, int max_refine, int P, int Q, long nan_at, unsigned seed)
+{
+    int me = starsolve_mpi_rank(), lda = n + 1, ldb = n + 2, iters = -1;
+    starsolve_complex64_t *A0 = NULL, *Aback = NULL, *B0 = NULL, *X = NULL;
+    if (me == ROOT) {
+        A0 = test_znew_matrix(lda, n);
+        Aback = test_znew_matrix(lda, n);
+        B0 = test_znew_matrix(ldb, nrhs);
+        X = test_znew_matrix(ldb, nrhs);
+        gen_zmatrix(n, n, A0, lda, seed);
+        gen_zmatrix(n, nrhs, B0, ldb, seed + 1);
+        if (nan_at >= 0)
+            A0[nan_at % n + nan_at / n * lda] = NAN;
+    }
+    starsolve_desc_t *A = NULL, *B = NULL;
+    int info = starsolve_desc_create_dist(&A, STARSOLVE_Z, n, n, nb, P, Q);
+    info = info ? info : starsolve_desc_create_dist(&B, STARSOLVE_Z, n, nrhs, nb, P, Q);
+    if (TEST_CHECK(info == 0, "RBT n=%d nb=%d grid %dx%d: descriptors: %d", n, nb, P, Q, info)) {
+        starsolve_desc_scatter(A, A0, lda, ROOT);
+        starsolve_desc_scatter(B, B0, ldb, ROOT);
+        info = starsolve_zgesv_rbt_tile(A, B, depth, max_refine, &iters, NULL);
+        starsolve_desc_gather(A, Aback, lda, ROOT);
+        starsolve_desc_gather(B, X, ldb, ROOT);
+        if (me == ROOT && nan_at >= 0) {
+            TEST_CHECK(info == n + 1 && iters == max_refine,
+                       "RBT n=%d nb=%d depth=%d grid %dx%d, a NaN in A: info %d (want n+1 = %d), iters %d (want %d)", n,
+                       nb, depth, P, Q, info, n + 1, iters, max_refine);
+        } else if (me == ROOT) {
+            double r = check_zsolve('N', n, nrhs, A0, lda, X, ldb, B0, ldb);
+            TEST_CHECK(info == 0 && check_passes(r) && iters >= 0 && iters <= max_refine
+                           && test_zsame_matrix(n, n, Aback, lda, A0, lda),
+                       "RBT n=%d nrhs=%d nb=%d depth=%d grid %dx%d: info %d, iters %d, ||b-Ax||/(||A|| ||x|| n eps) %.3g, "
+                       "A %s", n, nrhs, nb, depth, P, Q, info, iters, r,
+                       test_zsame_matrix(n, n, Aback, lda, A0, lda) ? "unchanged" : "changed");
+        }
+    }
+    starsolve_desc_destroy(B);
+    starsolve_desc_destroy(A);
+    free(A0); free(Aback); free(B0); free(X);
+}
+
+/* The RBT solver's bad arguments, the same on every process */
+static void rbt_bad_arguments(int P, int Q)
+{
+    starsolve_desc_t *A = NULL, *B = NULL, *Bnb = NULL;
+    int info = starsolve_desc_create_dist(&A, STARSOLVE_Z, 20, 20, 8, P, Q);
+    info = info ? info : starsolve_desc_create_dist(&B, STARSOLVE_Z, 20, 2, 8, P, Q);
+    info = info ? info : starsolve_desc_create_dist(&Bnb, STARSOLVE_Z, 20, 2, 4, P, Q);
+    if (TEST_CHECK(info == 0, "RBT arguments, grid %dx%d: descriptors: %d", P, Q, info)) {
+        int wide = starsolve_zgesv_rbt_tile(B, B, 2, 5, NULL, NULL);
+        int other_nb = starsolve_zgesv_rbt_tile(A, Bnb, 2, 5, NULL, NULL);
+        int depth = starsolve_zgesv_rbt_tile(A, B, 17, 5, NULL, NULL);
+        int refine = starsolve_zgesv_rbt_tile(A, B, 2, -1, NULL, NULL);
+        TEST_CHECK(wide == -1 && other_nb == -2 && depth == -3 && refine == -4,
+                   "gesv_rbt_tile grid %dx%d: A not square %d (want -1), B of another nb %d (-2), depth 17 %d (-3), "
+                   "max_refine -1 %d (-4)", P, Q, wide, other_nb, depth, refine);
+    }
+    starsolve_desc_destroy(Bnb);
+    starsolve_desc_destroy(B);
+    starsolve_desc_destroy(A);
+}
+
 /* A grid that does not match the processes is a bad argument, on every process. */
 static void bad_grid(void)
 {
@@ -191,6 +259,13 @@ int test_zmpi(void)
          * hang on grids of several process rows) */
         dist_qr(170, 130, 48, P, Q, 16);   /* last tile column 34 wide: its tpqrt moves 6.5 KB and more */
         dist_qr(90, 150, 40, P, Q, 17);    /* wide */
+        /* RBT: orders that neither nb nor 2^depth divides (the augmented matrix pads them),
+         * nrhs > 1, tiles above the eager limit (nb 40: 12.8 KB in double, 6.4 KB in single);
+         * the butterflies' tile pairs and quadruples span process rows and columns */
+        dist_rbt(150, 3, 40, 2, 10, P, Q, -1, 18);    /* N = 160: 4 x 4 tiles */
+        dist_rbt(203, 2, 40, 1, 10, P, Q, -1, 19);    /* N = 240: 6 x 6 tiles, 3 per butterfly half */
+        dist_rbt(90, 1, 32, 2, 3, P, Q, 3 + 5 * 90, 20);   /* a NaN in A: no convergence, everywhere */
+        rbt_bad_arguments(P, Q);
     }
     return (int)(testing_counts.failed - failed_before);
 }
