@@ -61,14 +61,9 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
         starsolve_complex64_t *panel = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[1 + a->ntiles]);
         STARPU_ASSERT_MSG((size_t)m * n * sizeof *panel <= SS_SCRATCH_BYTES(buffers[1 + a->ntiles]),
                           "zgetrf_panel: a %d x %d panel does not fit the scratch buffer", m, n);
-        for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
-            LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(buffers[1 + t]), n,
-                                (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), SS_LD(buffers[1 + t]),
-                                panel + row, m);
+        cpu_zcopy_tile_column(a->ntiles, buffers + 1, n, panel, m, 0);
         info = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, panel, m, ipiv);
-        for (int t = 0, row = 0; t < a->ntiles; row += SS_ROWS(buffers[1 + t]), t++)
-            LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(buffers[1 + t]), n, panel + row, m,
-                                (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1 + t]), SS_LD(buffers[1 + t]));
+        cpu_zcopy_tile_column(a->ntiles, buffers + 1, n, panel, m, 1);
     }
     ss_piv_finish_panel(v, npiv, a->offset);
     if (info > 0)
@@ -86,21 +81,6 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef STARSOLVE_USE_CUDA
-/* Gather the panel's tiles into one m x n column-major block in GPU memory
- * (to_tiles = 0) or scatter the block back (to_tiles = 1). */
-static void copy_panel(void *buffers[], int ntiles, int m, int n, void *panel, int to_tiles, cudaStream_t stream)
-{
-    size_t esz = sizeof(starsolve_complex64_t);
-    for (int t = 0, row = 0; t < ntiles; row += SS_ROWS(buffers[1 + t]), t++) {
-        char *block = (char *)panel + (size_t)row * esz, *tile = (char *)STARPU_MATRIX_GET_PTR(buffers[1 + t]);
-        size_t ldtile = (size_t)SS_LD(buffers[1 + t]) * esz, rows = SS_ROWS(buffers[1 + t]) * esz;
-        if (to_tiles)
-            SS_CUDA(cudaMemcpy2DAsync(tile, ldtile, block, (size_t)m * esz, rows, n, cudaMemcpyDeviceToDevice, stream));
-        else
-            SS_CUDA(cudaMemcpy2DAsync(block, (size_t)m * esz, tile, ldtile, rows, n, cudaMemcpyDeviceToDevice, stream));
-    }
-}
-
 /* Recursive LU of the m x n block A (m >= n) in GPU memory, after Toledo:
  * factor the left half, apply its swaps to the right half, solve for U12,
  * update A22 with one GEMM, factor A22's columns, apply their swaps to the
@@ -195,7 +175,7 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     /* the rest is cuSOLVER's workspace: each getrf call checks that it fits */
     cuDoubleComplex *work = panel + (size_t)m * n;
     size_t work_elems = (bytes - used) / esz;
-    copy_panel(buffers, a->ntiles, m, n, panel, 0, stream);
+    cuda_zcopy_tile_column(a->ntiles, buffers + 1, n, panel, m, 0, stream);
     /* cuSOLVER's getrf drops NaNs (a panel with one comes back NaN-free with
      * info 0); LAPACK lets them spread. So a panel that holds a NaN leaves
      * getrf all NaN, and the NaN reaches the trailing matrix and the solution. */
@@ -206,7 +186,7 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
                                    .work = work, .work_elems = work_elems, .leaf = a->leaf, .leaf_info = dinfo };
     getrf_recursive(&rec, m, n, 0, panel, m, dpiv);
     ss_cuda_fill_nan_if(sizeof(double), reals, panel, dnan, stream);
-    copy_panel(buffers, a->ntiles, m, n, panel, 1, stream);
+    cuda_zcopy_tile_column(a->ntiles, buffers + 1, n, panel, m, 1, stream);
     for (int t = 1, row = SS_ROWS(buffers[1]); t < a->ntiles && a->with_copies; row += SS_ROWS(buffers[1 + t]), t++) {
         void *copy = panel_copies(buffers, a)[t - 1];
         SS_CUDA(cudaMemcpy2DAsync((void *)STARPU_MATRIX_GET_PTR(copy), (size_t)SS_LD(copy) * esz, panel + row,

@@ -176,3 +176,34 @@ void insert_zlacpy_pad(starpu_data_handle_t A, starpu_data_handle_t F, int pad_f
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio), STARPU_NAME, "zlacpy_pad", 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlacpy_pad");
 }
+
+/* A column of tiles (StarPU matrix interfaces, top to bottom, n columns each)
+ * to one m x n column-major block of leading dimension ldb (to_tiles 0), or the
+ * block back to the tiles (to_tiles 1): the panel codelets factor the column as
+ * one tall matrix with LAPACK or cuSOLVER. */
+void cpu_zcopy_tile_column(int ntiles, void *const *tiles, int n, starsolve_complex64_t *block, int ldb, int to_tiles)
+{
+    for (int t = 0, row = 0; t < ntiles; row += SS_ROWS(tiles[t]), t++) {
+        starsolve_complex64_t *tile = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(tiles[t]);
+        if (to_tiles)
+            LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(tiles[t]), n, block + row, ldb, tile, SS_LD(tiles[t]));
+        else
+            LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', SS_ROWS(tiles[t]), n, tile, SS_LD(tiles[t]), block + row, ldb);
+    }
+}
+
+#ifdef STARSOLVE_USE_CUDA
+void cuda_zcopy_tile_column(int ntiles, void *const *tiles, int n, void *block, int ldb, int to_tiles,
+                            cudaStream_t stream)
+{
+    size_t esz = sizeof(starsolve_complex64_t);
+    for (int t = 0, row = 0; t < ntiles; row += SS_ROWS(tiles[t]), t++) {
+        char *part = (char *)block + (size_t)row * esz, *tile = (char *)STARPU_MATRIX_GET_PTR(tiles[t]);
+        size_t ldtile = (size_t)SS_LD(tiles[t]) * esz, rows = (size_t)SS_ROWS(tiles[t]) * esz;
+        if (to_tiles)
+            SS_CUDA(cudaMemcpy2DAsync(tile, ldtile, part, (size_t)ldb * esz, rows, n, cudaMemcpyDeviceToDevice, stream));
+        else
+            SS_CUDA(cudaMemcpy2DAsync(part, (size_t)ldb * esz, tile, ldtile, rows, n, cudaMemcpyDeviceToDevice, stream));
+    }
+}
+#endif

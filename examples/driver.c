@@ -58,7 +58,8 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
           "              tile task; 0: any; default 512 (starsolve_config_t.gpu_only_tile)" },
         { "-update-tiles", DRIVER_FLAG_INT, &o->update_tiles, 0, NULL, "K",
           "LU and Cholesky trailing updates: at most K tile GEMMs per task; 0 (default): one per\n"
-          "              task on CPUs only, a whole tile column with GPUs (starsolve_config_t.update_tiles)" },
+          "              task on CPUs only, a whole tile column with GPUs (starsolve_config_t.update_tiles);\n"
+          "              QR factors by panels of whole tile columns when K > 1, by tiles otherwise" },
         { "-bound", DRIVER_FLAG_SWITCH, &o->bound, 0, NULL, NULL,
           "also print two lower bounds on each factorization and time / bound: StarPU's (a linear\n"
           "              program over the workers and the calibrated task times, no dependencies; GLPK)\n"

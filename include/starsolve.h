@@ -42,7 +42,9 @@ typedef struct starsolve_config {
     int update_tiles;   /* trailing updates of LU, LU without pivoting and Cholesky: tile GEMMs of one
                            tile column per task. 0 (default): 1 without CUDA workers (CPU cores balance
                            best on single tiles), the whole column with them (an H100 runs a 1024 tile
-                           GEMM in about the time StarPU spends on a task); K > 0: at most K */
+                           GEMM in about the time StarPU spends on a task); K > 0: at most K.
+                           QR (geqrf) factors by panels of whole tile columns when K > 1 (the
+                           tile algorithm's chain of small tasks starved a GPU), by tiles otherwise */
     const char *disk_swap; /* a directory where StarPU moves tiles of out-of-core descriptors
                            (starsolve_desc_create_ooc) when host memory runs short: StarPU's disk
                            backend (STARPU_DISK_SWAP); NULL (default): none */
@@ -218,7 +220,11 @@ int starsolve_cpotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_
 int starsolve_zpotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_desc_t *B, starsolve_request_t *req);
 
 /* QR: A = Q R by tiles. T holds the triangular factors of the block
- * reflectors, one tile per tile of A: create it with starsolve_qr_workspace_create.
+ * reflectors, one tile per tile of A: create it with starsolve_qr_workspace_create
+ * (StarPU allocates its tiles where geqrf writes them). With GPUs (whole-column
+ * updates, starsolve_config_t.update_tiles) geqrf factors panels of whole tile
+ * columns as LAPACK's geqrf does, on CPU workers alone PLASMA's tile algorithm;
+ * T records which, and unmqr/ungqr follow it (a T that geqrf has not filled is a bad argument).
  * unmqr/ormqr: C = op(Q) C (side 'L', C with A's rows) or C op(Q) (side 'R', C with A's
  * rows as its columns); trans 'N' or 'C' ('T' for real types); C with A's nb. ungqr/orgqr: Q (A's rows, at most m
  * columns) = the leading columns of the factorization's Q. */

@@ -379,7 +379,10 @@ int starsolve_qr_workspace_create(starsolve_desc_t **T, const starsolve_desc_t *
      * distributed like A's: T(i,j) lives with A(i,j) */
     if (A->P * A->Q > 1)
         return starsolve_desc_create_dist(T, A->prec, A->mt * A->nb, A->n, A->nb, A->P, A->Q);
-    return starsolve_desc_create(T, A->prec, A->mt * A->nb, A->n, A->nb);
+    /* No home copy: StarPU allocates a tile where a task first writes it. The panel
+     * algorithm (pzgeqrf.c) writes only the diagonal tiles, and a pinned host
+     * allocation of A's size (12.8 GB at n = 40000 in double) would cost seconds. */
+    return starsolve_desc_create_ooc(T, A->prec, A->mt * A->nb, A->n, A->nb);
 }
 
 starpu_data_handle_t ss_register_vector_owned(void *values, size_t count, size_t elemsize, int owner)

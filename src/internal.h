@@ -21,6 +21,8 @@ struct starsolve_desc {
     size_t lda;                    /* borrowed: the caller's leading dimension */
     size_t pinned_bytes;           /* borrowed: bytes of the caller's array we page-locked, 0 if none */
     starpu_data_handle_t *tiles;   /* mt*nt handles, tile (i,j) at i + j*mt */
+    /* a QR workspace T: which of pzgeqrf's algorithms filled it (none yet: unmqr and ungqr refuse it) */
+    enum { SS_QR_NONE, SS_QR_TILES, SS_QR_PANELS } qr_algorithm;
     int P, Q;                      /* process grid of a distributed descriptor (src/mpi.c); 1 x 1 otherwise */
     /* Which process owns tile (i,j): 0 in one process, 2D block-cyclic over P x Q with StarPU-MPI */
     int (*owner)(const struct starsolve_desc *A, int i, int j);

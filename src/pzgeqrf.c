@@ -12,11 +12,53 @@
  * (tpmqrt). The diagonal tile's reflectors are first copied to a padded
  * scratch tile (lacpy_v), so that the row updates read the copy while tpqrt
  * rewrites R in the tile itself. T (desc from starsolve_qr_workspace_create)
- * keeps one k x k triangular factor per tile of the lower trapezoid. */
+ * keeps one k x k triangular factor per tile of the lower trapezoid.
+ *
+ * With whole-column updates (GPUs: starsolve_config_t.update_tiles), LAPACK's
+ * algorithm on tiles instead (pzgeqrf_panels below). On an H100 the tile
+ * algorithm ran at 3.8 TF/s at n = 40000 (bench/NOTES.md): its tpqrt tasks
+ * form a chain of mt - k tasks per step, each too small for the GPU, so the
+ * critical path is O(mt nt) small tasks. */
+#include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
 
-void pzgeqrf(starsolve_desc_t *A, starsolve_desc_t *T)
+/* Step k: Householder QR of the whole tile column k from the diagonal down
+ * (one task: cuSOLVER geqrf and larft on the GPU), then, for each tile column
+ * j right of it, one task applies the panel's block reflector to the column,
+ * two tall GEMMs and a TRMM (codelet_zlarfb_tiles.c). Nothing rewrites a panel
+ * after its step (no swaps, unlike LU), so the updates read the panel's tiles
+ * in place, and row k of R and column k of V are final: they go home while
+ * the factorization runs. T(k,k) keeps panel k's T. The critical path is the
+ * nt panels; the priorities run panel k+1's column first (lookahead). */
+static void pzgeqrf_panels(starsolve_desc_t *A, starsolve_desc_t *T)
+{
+    int mt = A->mt, nt = A->nt, kt = ss_min(mt, nt);
+    starpu_data_handle_t *V = malloc((size_t)mt * sizeof *V), *C = malloc((size_t)mt * sizeof *C);
+    starpu_data_handle_t panel_scratch = ss_scratch_buffer(ss_zgeqrf_panel_scratch_bytes(A->m, ss_min(A->nb, A->n)));
+    starpu_data_handle_t update_scratch = ss_scratch_buffer(ss_zlarfb_tiles_scratch_bytes(A->nb));
+    for (int k = 0; k < kt; k++) {
+        for (int i = k; i < mt; i++)
+            V[i - k] = ss_tile(A, i, k);
+        insert_zgeqrf_panel(mt - k, V, ss_tile(T, k, k), panel_scratch, ss_prio_panel(nt, k));
+        for (int j = k + 1; j < nt; j++) {
+            for (int i = k; i < mt; i++)
+                C[i - k] = ss_tile(A, i, j);
+            insert_zlarfb_tiles('L', 'C', mt - k, V, ss_tile(T, k, k), C, update_scratch, ss_prio_update(nt, j));
+        }
+        for (int j = k; j < nt; j++)
+            ss_tile_send_home(A, k, j);
+        for (int i = k + 1; i < mt; i++)
+            ss_tile_send_home(A, i, k);
+    }
+    ss_workspace_release(panel_scratch);
+    ss_workspace_release(update_scratch);
+    free(V);
+    free(C);
+}
+
+/* The tile algorithm, as PLASMA (flat tree). */
+static void pzgeqrf_tiles(starsolve_desc_t *A, starsolve_desc_t *T)
 {
     int mt = A->mt, nt = A->nt, kt = ss_min(mt, nt);
     for (int k = 0; k < kt; k++) {
@@ -37,4 +79,16 @@ void pzgeqrf(starsolve_desc_t *A, starsolve_desc_t *T)
                                j == k + 1 ? step + 1 : step);
         }
     }
+}
+
+void pzgeqrf(starsolve_desc_t *A, starsolve_desc_t *T)
+{
+    /* A column task reads and writes whole tile columns: not under StarPU-MPI,
+     * where they span processes, nor out of core, where they may not fit. */
+    int panels = ss_ctx.update_tiles > 1 && !ss_ctx.mpi && !A->ooc && A->P * A->Q == 1;
+    T->qr_algorithm = panels ? SS_QR_PANELS : SS_QR_TILES;
+    if (panels)
+        pzgeqrf_panels(A, T);
+    else
+        pzgeqrf_tiles(A, T);
 }

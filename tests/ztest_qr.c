@@ -185,6 +185,10 @@ static void gels_bad_arguments(void)
     starsolve_request_t *req = starsolve_request_create();
     TEST_CHECK(starsolve_zgeqrf_tile_async(dA, dWrong, req) == -2, "zgeqrf_tile with a 4 x 6 T for an 8 x 6 A: -2");
     TEST_CHECK(starsolve_zgeqrf_tile_async(dA, dT, NULL) == -3, "zgeqrf_tile without a request: -3");
+    TEST_CHECK(starsolve_zungqr_tile_async(dA, dT, dC, req) == -2, "zungqr_tile with a T that geqrf has not filled: -2");
+    TEST_CHECK(starsolve_zunmqr_tile_async('L', 'N', dA, dT, dC, req) == -4, "zunmqr_tile with a T that geqrf has not filled: -4");
+    starsolve_desc_from_lapack(dA, (starsolve_complex64_t[48]){ 1, 2, 3, 4, 5, 6, 7, 8, 0, 1 }, 8);
+    TEST_CHECK(starsolve_zgeqrf_tile_async(dA, dT, req) == 0, "zgeqrf_tile of an 8 x 6 A: 0");
     TEST_CHECK(starsolve_zunmqr_tile_async('X', 'N', dA, dT, dC, req) == -1, "zunmqr_tile side 'X': -1");
     TEST_CHECK(starsolve_zunmqr_tile_async('R', 'N', dA, dT, dC, req) == -5, "zunmqr_tile side 'R' with C of A's rows, not columns: -5");
     TEST_CHECK(starsolve_zunmqr_tile_async('L', 'X', dA, dT, dC, req) == -2, "zunmqr_tile trans 'X': -2");
@@ -195,9 +199,25 @@ static void gels_bad_arguments(void)
     starsolve_desc_destroy(dT); starsolve_desc_destroy(dWrong); starsolve_desc_destroy(dC); starsolve_desc_destroy(dA);
 }
 
+static void qr_all_shapes(void);
+
 int test_zqr(void)
 {
     long before = testing_counts.failed;
+    /* 1: PLASMA's tile algorithm (CPU workers' default); 1000: LAPACK's panels with
+     * whole-column updates (GPUs' default, pzgeqrf.c); then automatic again */
+    static const int update_tiles[] = { 1, 1000 };
+    for (size_t u = 0; u < sizeof update_tiles / sizeof update_tiles[0]; u++) {
+        TEST_CHECK(starsolve_set_update_tiles(update_tiles[u]) == 0, "starsolve_set_update_tiles(%d)", update_tiles[u]);
+        qr_all_shapes();
+    }
+    TEST_CHECK(starsolve_set_update_tiles(0) == 0, "starsolve_set_update_tiles(0)");
+    gels_bad_arguments();
+    return (int)(testing_counts.failed - before);
+}
+
+static void qr_all_shapes(void)
+{
     static const struct { int m, n, nb; } tile[] = {
         { 1, 1, 32 }, { 50, 50, 16 }, { 200, 120, 32 }, { 120, 200, 32 }, { 1000, 20, 64 },
         { 37, 1, 8 }, { 30, 30, 64 }, { 130, 130, 32 },
@@ -214,6 +234,4 @@ int test_zqr(void)
     }
     gels_rank_deficient(80, 50, 16);
     gels_rank_deficient(50, 80, 16);
-    gels_bad_arguments();
-    return (int)(testing_counts.failed - before);
 }
