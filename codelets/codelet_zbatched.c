@@ -2,11 +2,14 @@
  * of `count` consecutive matrices of a strided batch. The chunk's matrices,
  * pivots, tau and infos are each one StarPU vector (the bytes from the first
  * matrix to the end of the last), so StarPU moves a chunk in one transfer.
- * CPU: a loop of LAPACKE calls on one core. CUDA: for now the vendor's batched
- * routines (cuBLAS getrfBatched, getrsBatched, geqrfBatched; cuSOLVER
- * potrfBatched, potrsBatched), where they apply: square getrf/getrs, m >= n
- * geqrf, one right-hand side in potrs; other chunks run on CPUs. Our own
- * kernels for small sizes are to replace them (issue 6). */
+ * CPU: a loop of LAPACKE calls on one core. CUDA, factorizations: our kernels
+ * (zbatched_cuda.c, codelets/cuda/batched.cu) on every shape whose panel fits
+ * in a thread block's shared memory (m up to about 1024), or with
+ * starsolve_set_batch_vendor(1) the vendor's batched routines (cuBLAS
+ * getrfBatched, geqrfBatched; cuSOLVER potrfBatched) where they apply: square
+ * getrf, m >= n geqrf. Solves: the vendor's (cuBLAS getrsBatched, cuSOLVER
+ * potrsBatched: square getrs, one right-hand side in potrs). Chunks no GPU
+ * variant takes run on CPUs. */
 #include <complex.h>
 #include <stdlib.h>
 #include "codelets.h"
@@ -101,7 +104,7 @@ static cuDoubleComplex **device_pointers(void *buf, long stride, int count, int 
     return d;
 }
 
-static void zgetrf_batch_cuda(void *buffers[], void *cl_arg)
+static void zgetrf_batch_vendor(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
     cudaStream_t stream = ss_cuda_stream();
@@ -116,7 +119,7 @@ static void zgetrf_batch_cuda(void *buffers[], void *cl_arg)
     SS_CUDA(cudaStreamSynchronize(stream));
 }
 
-static void zpotrf_batch_cuda(void *buffers[], void *cl_arg)
+static void zpotrf_batch_vendor(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
@@ -125,7 +128,7 @@ static void zpotrf_batch_cuda(void *buffers[], void *cl_arg)
     SS_CUDA(cudaStreamSynchronize(ss_cuda_stream()));
 }
 
-static void zgeqrf_batch_cuda(void *buffers[], void *cl_arg)
+static void zgeqrf_batch_vendor(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
     cudaStream_t stream = ss_cuda_stream();
@@ -136,6 +139,47 @@ static void zgeqrf_batch_cuda(void *buffers[], void *cl_arg)
     STARPU_ASSERT_MSG(info == 0, "cublasZgeqrfBatched: argument %d", -info);
     SS_CUDA(cudaMemsetAsync((void *)STARPU_VECTOR_GET_PTR(buffers[2]), 0, (size_t)a->count * sizeof(int), stream));
     SS_CUDA(cudaStreamSynchronize(stream));
+}
+
+/* Ours: the whole chunk in one call of the blocked algorithm, asynchronous on the
+ * worker's stream (the codelets are STARPU_CUDA_ASYNC); the workspace is the
+ * worker's device scratch (growing it waits for the stream's earlier work). */
+static void zgetrf_batch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_batch_args *a = cl_arg;
+    if (a->vendor) {
+        zgetrf_batch_vendor(buffers, cl_arg);
+        return;
+    }
+    void *work = ss_cuda_dwork(ss_zbatch_cuda_work_bytes(SS_BATCH_GETRF, a->m, a->n, a->count, 0) + 256);
+    ss_zbatch_getrf_cuda(ss_cublas_handle(), ss_cuda_stream(), a->m, a->n, (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                         a->lda, a->strideA, (int *)STARPU_VECTOR_GET_PTR(buffers[1]), a->strideIpiv,
+                         (int *)STARPU_VECTOR_GET_PTR(buffers[2]), a->count, 0, work);
+}
+
+static void zpotrf_batch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_batch_args *a = cl_arg;
+    if (a->vendor) {
+        zpotrf_batch_vendor(buffers, cl_arg);
+        return;
+    }
+    void *work = ss_cuda_dwork(ss_zbatch_cuda_work_bytes(SS_BATCH_POTRF, a->n, a->n, a->count, 0) + 256);
+    ss_zbatch_potrf_cuda(ss_cublas_handle(), ss_cuda_stream(), a->uplo, a->n, (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                         a->lda, a->strideA, (int *)STARPU_VECTOR_GET_PTR(buffers[1]), a->count, 0, work);
+}
+
+static void zgeqrf_batch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_batch_args *a = cl_arg;
+    if (a->vendor) {
+        zgeqrf_batch_vendor(buffers, cl_arg);
+        return;
+    }
+    void *work = ss_cuda_dwork(ss_zbatch_cuda_work_bytes(SS_BATCH_GEQRF, a->m, a->n, a->count, 0) + 256);
+    ss_zbatch_geqrf_cuda(ss_cublas_handle(), ss_cuda_stream(), a->m, a->n, (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                         a->lda, a->strideA, (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[1]), a->strideTau,
+                         (int *)STARPU_VECTOR_GET_PTR(buffers[2]), a->count, 0, work);
 }
 
 static void zgetrs_batch_cuda(void *buffers[], void *cl_arg)
@@ -167,13 +211,18 @@ static void zpotrs_batch_cuda(void *buffers[], void *cl_arg)
 }
 #endif
 
-/* Where the vendor's batched routine does not apply, only CPUs take the chunk. */
+/* Where the GPU variant does not apply (our kernels: the panel does not fit in
+ * shared memory; the vendor's: the shapes above), only CPUs take the chunk. */
 static int vendor_applies(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
     (void)nimpl;
     if (starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER)
         return 1;
     const struct ss_batch_args *a = task->cl_arg;
+#ifdef STARSOLVE_USE_CUDA
+    if (!a->vendor && (a->op == SS_BATCH_GETRF || a->op == SS_BATCH_POTRF || a->op == SS_BATCH_GEQRF))
+        return ss_zbatch_cuda_applies(a->op, a->m, a->n, 0);
+#endif
     switch (a->op) {
     case SS_BATCH_GETRF: case SS_BATCH_GETRS: return a->m == a->n;
     case SS_BATCH_GEQRF: return a->m >= a->n;
@@ -194,7 +243,7 @@ static struct starpu_codelet cl_zgetrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
     .cpu_funcs = { zgetrf_batch_cpu },
 #ifdef STARSOLVE_USE_CUDA
-    .cuda_funcs = { zgetrf_batch_cuda },
+    .cuda_funcs = { zgetrf_batch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
     .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgetrf_batch, .name = "zgetrf_batch", .callback_func = ss_trace_task_done,
 };
@@ -202,7 +251,7 @@ static struct starpu_codelet cl_zpotrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
     .cpu_funcs = { zpotrf_batch_cpu },
 #ifdef STARSOLVE_USE_CUDA
-    .cuda_funcs = { zpotrf_batch_cuda },
+    .cuda_funcs = { zpotrf_batch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
     .nbuffers = 2, .modes = { STARPU_RW, STARPU_W }, .model = &model_zpotrf_batch, .name = "zpotrf_batch", .callback_func = ss_trace_task_done,
 };
@@ -210,7 +259,7 @@ static struct starpu_codelet cl_zgeqrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
     .cpu_funcs = { zgeqrf_batch_cpu },
 #ifdef STARSOLVE_USE_CUDA
-    .cuda_funcs = { zgeqrf_batch_cuda },
+    .cuda_funcs = { zgeqrf_batch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
     .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgeqrf_batch, .name = "zgeqrf_batch", .callback_func = ss_trace_task_done,
 };
@@ -245,6 +294,7 @@ void insert_zbatch(const struct ss_batch_args *args, int count, const starpu_dat
     struct ss_batch_args *a = malloc(sizeof *a);
     *a = *args;
     a->count = count;
+    a->vendor = ss_ctx.batch_vendor;
     struct starpu_task *task = starpu_task_create();
     task->cl = codelet[a->op];
     task->cl_arg = a;
