@@ -47,6 +47,8 @@ size_t ss_zbatch_cuda_work_bytes(int op, int m, int n, int count, int nb)
 {
     size_t es = sizeof(cuDoubleComplex), c = (size_t)count;
     size_t jb = (size_t)ss_cuda_batch_panel_width(op, m, n, es, nb);
+    if (jb >= (size_t)n)
+        return 0;   /* one panel holds every column: no update, no workspace */
     switch (op) {
     case SS_BATCH_GETRF: return ss_align(c * jb * jb * es) + ss_align(c * jb * (size_t)n * es);
     case SS_BATCH_POTRF: return ss_align(c * jb * jb * es);

@@ -389,13 +389,14 @@ __global__ void __launch_bounds__(256) geqrf_panel(int m, int j0, int jb, T *Aal
         Tk[e] = Ts[e];
 }
 
-// ---- a strided batch of m x n copies (the TRSM result back into the matrices)
+// ---- a strided batch of m x n copies (the TRSM result back into the matrices),
+// a block per matrix (gridDim.y would cap the batch at 65535)
 template <typename T>
 __global__ void batch_copy(int m, int n, const T *src, int lds, long long ss, T *dst, int ldd, long long sd)
 {
-    const T *s = src + (size_t)blockIdx.y * ss;
-    T *d = dst + (size_t)blockIdx.y * sd;
-    for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < m * n; e += gridDim.x * blockDim.x)
+    const T *s = src + (size_t)blockIdx.x * ss;
+    T *d = dst + (size_t)blockIdx.x * sd;
+    for (int e = threadIdx.x; e < m * n; e += blockDim.x)
         d[e % m + (size_t)(e / m) * ldd] = s[e % m + (size_t)(e / m) * lds];
 }
 
@@ -413,9 +414,9 @@ static size_t panel_bytes(int op, int mr, int jb, size_t es)
 }
 // The whole matrix as one panel while it takes at most WHOLE_BYTES (several
 // blocks then share an SM); otherwise the widest of 32, 16, 8, 4 columns within
-// PANEL_BYTES; MAX_BYTES is what a block may take on sm_90 (227 KB), the limit
-// for a width asked for explicitly.
-static const size_t WHOLE_BYTES = 64 << 10, PANEL_BYTES = 96 << 10, MAX_BYTES = 227 << 10;
+// PANEL_BYTES; MAX_BYTES, the limit for a width asked for explicitly, stays below
+// what a block may take on sm_90 (227 KB), the kernels' static variables included.
+static const size_t WHOLE_BYTES = 64 << 10, PANEL_BYTES = 96 << 10, MAX_BYTES = 224 << 10;
 
 static int threads_for(int mr)
 {
@@ -498,8 +499,7 @@ extern "C" void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int
 {
     if (m <= 0 || n <= 0 || count <= 0)
         return;
-    int per = m * n, blocks = (per + 255) / 256;
-    dim3 grid(blocks < 8 ? blocks : 8, count);
+    int grid = count;
     switch (es) {
     case 4: batch_copy<float><<<grid, 256, 0, stream>>>(m, n, (const float *)src, lds, ss, (float *)dst, ldd, sd); break;
     case 8: batch_copy<double><<<grid, 256, 0, stream>>>(m, n, (const double *)src, lds, ss, (double *)dst, ldd, sd); break;
