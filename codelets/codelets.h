@@ -168,7 +168,7 @@ void ss_cuda_cbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long lo
 void ss_cuda_zbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
                                 void *V, void *Tm, int count, cudaStream_t stream);
 /* The panel width for op (SS_BATCH_GETRF, _POTRF, _GEQRF) on m x n matrices of es-byte
- * elements: `asked` if > 0 and its panel fits, else min(m, n) when the whole matrix fits
+ * elements: `asked` (at most 64) if > 0 and its panel fits, else min(m, n) when the whole matrix fits
  * in 64 KB of shared memory, else the widest of 32, 16, 8, 4 columns whose m-row panel
  * fits in 96 KB; 0 when none fits. */
 int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int asked);

@@ -111,33 +111,46 @@ __device__ R block_reduce(R v, bool max, R *red)
     return r;
 }
 
-// the panel of one matrix: rows j0.. of columns j0..j0+jb-1, into S (ld mr); `lower_of` reads
-// element (r, q) of the panel through the conjugate transpose (Cholesky's uplo U)
+// The panel of one matrix, rows j0..j0+mr-1 of columns j0..j0+jb-1, to and from S
+// (ld mr); transposed: element (r, q) of the panel is conj(A(j0+q, j0+r)) (Cholesky's
+// uplo U); lower_only: only r >= q. Consecutive threads take consecutive elements
+// of A (down a column of the panel, or with `transposed` along the jb rows of A).
 template <typename T>
 __device__ void load_panel(const T *A, int lda, int j0, int mr, int jb, T *S, bool transposed, bool lower_only)
 {
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
+    if (transposed) {
+        for (int e = threadIdx.x; e < mr * jb; e += blockDim.x) {
+            int q = e % jb, r = e / jb;
+            if (!lower_only || r >= q)
+                S[r + (size_t)q * mr] = conj_(A[(j0 + q) + (size_t)(j0 + r) * lda]);
+        }
+        return;
+    }
     for (int q = warp; q < jb; q += nw)
         for (int r = (lower_only ? q : 0) + lane; r < mr; r += 32)
-            S[r + (size_t)q * mr] = transposed ? conj_(A[(j0 + q) + (size_t)(j0 + r) * lda])
-                                               : A[(j0 + r) + (size_t)(j0 + q) * lda];
+            S[r + (size_t)q * mr] = A[(j0 + r) + (size_t)(j0 + q) * lda];
 }
 
 template <typename T>
 __device__ void store_panel(T *A, int lda, int j0, int mr, int jb, const T *S, bool transposed, bool lower_only)
 {
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
-    for (int q = warp; q < jb; q += nw)
-        for (int r = (lower_only ? q : 0) + lane; r < mr; r += 32) {
-            T v = S[r + (size_t)q * mr];
-            if (transposed)
-                A[(j0 + q) + (size_t)(j0 + r) * lda] = conj_(v);
-            else
-                A[(j0 + r) + (size_t)(j0 + q) * lda] = v;
+    if (transposed) {
+        for (int e = threadIdx.x; e < mr * jb; e += blockDim.x) {
+            int q = e % jb, r = e / jb;
+            if (!lower_only || r >= q)
+                A[(j0 + q) + (size_t)(j0 + r) * lda] = conj_(S[r + (size_t)q * mr]);
         }
+        return;
+    }
+    for (int q = warp; q < jb; q += nw)
+        for (int r = (lower_only ? q : 0) + lane; r < mr; r += 32)
+            A[(j0 + r) + (size_t)(j0 + q) * lda] = S[r + (size_t)q * mr];
 }
 
-// ---- LU panel. Shared memory: S (mr x jb), then jb ints of panel pivots.
+// ---- LU panel. Shared memory: S (mr x jb), then ints: jb panel pivots, the
+// composed permutation of the panel's rows (mr), the rows it moves (<= 2 jb).
 // Linv (jb x jb per matrix, or null when no columns follow the panel): inv(L11).
 template <typename T>
 __global__ void __launch_bounds__(256) getrf_panel(int m, int n, int j0, int jb, T *Aall, int lda, long long sA,
@@ -147,8 +160,8 @@ __global__ void __launch_bounds__(256) getrf_panel(int m, int n, int j0, int jb,
     extern __shared__ __align__(16) unsigned char smem[];
     const int mr = m - j0, tid = threadIdx.x, nt = blockDim.x, lane = tid % 32, warp = tid / 32, nw = nt / 32;
     T *A = Aall + (size_t)blockIdx.x * sA, *S = (T *)smem;
-    int *piv = (int *)(S + (size_t)mr * jb);
-    __shared__ int pivot_row, zero_col;
+    int *piv = (int *)(S + (size_t)mr * jb), *perm = piv + jb, *moved = perm + mr;
+    __shared__ int pivot_row, zero_col, nmoved;
     if (tid == 0)
         zero_col = -1;
     load_panel(A, lda, j0, mr, jb, S, false, false);
@@ -202,19 +215,50 @@ __global__ void __launch_bounds__(256) getrf_panel(int m, int n, int j0, int jb,
         ipiv[j0 + c] = j0 + piv[c] + 1;
     if (tid == 0 && zero_col >= 0 && info[blockIdx.x] == 0)   // an earlier panel's zero pivot comes first
         info[blockIdx.x] = j0 + zero_col + 1;
-    // the panel's swaps on every other column, each thread a column, all swaps in order
-    for (int col = tid; col < n; col += nt) {
+    // The panel's swaps on every other column, all at once: composed into one
+    // permutation (row r of the result is row perm[r] before the swaps), which
+    // moves at most 2 jb rows; a warp per column gathers those rows, then writes
+    // them (applied one after the other, the swaps would go at memory latency).
+    for (int r = tid; r < mr; r += nt)
+        perm[r] = r;
+    __syncthreads();
+    if (tid == 0) {
+        for (int c = 0; c < jb; c++) {
+            int p = piv[c], t = perm[c];
+            perm[c] = perm[p];
+            perm[p] = t;
+        }
+        int count = 0;
+        for (int c = 0; c < jb; c++)   // the rows that can move: 0..jb-1 and the pivot rows below
+            if (perm[c] != c)
+                moved[count++] = c;
+        for (int c = 0; c < jb; c++) {
+            int p = piv[c], seen = 0;
+            if (p < jb || perm[p] == p)
+                continue;
+            for (int i = 0; i < count; i++)
+                seen |= moved[i] == p;
+            if (!seen)
+                moved[count++] = p;
+        }
+        nmoved = count;
+    }
+    __syncthreads();
+    // At most 128 rows move whenever columns lie outside the panel: panels of <= 64
+    // columns move <= 2 jb rows, and a whole wide matrix (m < n, in 64 KB: m < 128)
+    // as one panel moves only its m rows. 4 per lane.
+    for (int col = warp; col < n && nmoved > 0; col += nw) {
         if (col >= j0 && col < j0 + jb)
             continue;
-        T *a = A + (size_t)col * lda + j0;
-        for (int c = 0; c < jb; c++) {
-            int p = piv[c];
-            if (p != c) {
-                T t = a[c];
-                a[c] = a[p];
-                a[p] = t;
-            }
-        }
+        T *a = A + (size_t)col * lda + j0, v[4];
+        for (int i = 0; i < 4; i++)
+            if (lane + 32 * i < nmoved)
+                v[i] = a[perm[moved[lane + 32 * i]]];
+        __syncwarp();
+        for (int i = 0; i < 4; i++)
+            if (lane + 32 * i < nmoved)
+                a[moved[lane + 32 * i]] = v[i];
+        __syncwarp();
     }
     if (Linv) {   // inv(L11), unit lower triangular: column q solves L11 x = e_q
         T *Li = Linv + (size_t)blockIdx.x * jb * jb;
@@ -407,7 +451,7 @@ static size_t panel_bytes(int op, int mr, int jb, size_t es)
 {
     size_t b = (size_t)mr * jb * es;
     if (op == OP_GETRF)
-        b += (size_t)jb * sizeof(int);
+        b += ((size_t)3 * jb + mr) * sizeof(int);
     else if (op == OP_GEQRF)
         b += ((size_t)2 * jb + (size_t)jb * jb) * es + 33 * (es == 16 || es == 8 ? 8 : 4);
     return b;
@@ -449,8 +493,9 @@ extern "C" int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int as
     int k = m < n ? m : n;
     if (k <= 0)
         return 1;
-    if (asked > 0) {
+    if (asked > 0) {   // at most 64: the LU swaps hold 2 jb rows per warp in registers
         int jb = asked < k ? asked : k;
+        jb = jb < 64 ? jb : 64;
         return panel_bytes(op, m, jb, es) <= MAX_BYTES ? jb : 0;
     }
     if (panel_bytes(op, m, k, es) <= WHOLE_BYTES)
