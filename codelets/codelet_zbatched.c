@@ -239,13 +239,16 @@ static struct starpu_perfmodel model_zgetrs_batch = { .type = STARPU_HISTORY_BAS
 static struct starpu_perfmodel model_zpotrs_batch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zpotrs_batch" };
 static struct starpu_perfmodel model_zgeqrs_batch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zgeqrs_batch" };
 
+/* ipiv and tau are RW although every value in them is written: a chunk's vector
+ * spans the gaps between matrices' pivots or tau (stride > min(m, n)), and on a GPU
+ * a W buffer would come back to the caller's gaps uninitialized. */
 static struct starpu_codelet cl_zgetrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
     .cpu_funcs = { zgetrf_batch_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zgetrf_batch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-    .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgetrf_batch, .name = "zgetrf_batch", .callback_func = ss_trace_task_done,
+    .nbuffers = 3, .modes = { STARPU_RW, STARPU_RW, STARPU_W }, .model = &model_zgetrf_batch, .name = "zgetrf_batch", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zpotrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
@@ -261,7 +264,7 @@ static struct starpu_codelet cl_zgeqrf_batch = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zgeqrf_batch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-    .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgeqrf_batch, .name = "zgeqrf_batch", .callback_func = ss_trace_task_done,
+    .nbuffers = 3, .modes = { STARPU_RW, STARPU_RW, STARPU_W }, .model = &model_zgeqrf_batch, .name = "zgeqrf_batch", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zgetrs_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
