@@ -313,8 +313,11 @@ void insert_zbatch(const struct ss_batch_args *args, int count, const starpu_dat
 /* ---- variable sizes: a chunk is `count` matrices, each its own StarPU matrix
  * handle (buffers 0 .. count-1), then per matrix its pivots or tau (buffers
  * count .. 2 count - 1, getrf and geqrf), then the chunk's infos (last buffer).
- * CPU only: the vendor's batched routines take one size per call. */
-struct zvbatch_args { int op, count; char uplo; };
+ * CPU: LAPACKE per matrix. CUDA: our batched kernels on each matrix alone (a
+ * batch of one: a few launches per matrix, all queued on the worker's stream),
+ * when every matrix's panel fits in shared memory (gpu_ok, decided at insertion);
+ * the vendor's batched routines take one size per call. */
+struct zvbatch_args { int op, count, gpu_ok; char uplo; };
 
 static void zvbatch_cpu(void *buffers[], void *cl_arg)
 {
@@ -334,11 +337,49 @@ static void zvbatch_cpu(void *buffers[], void *cl_arg)
     }
 }
 
+#ifdef STARSOLVE_USE_CUDA
+static void zvbatch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zvbatch_args *a = cl_arg;
+    int *info = (int *)STARPU_VECTOR_GET_PTR(buffers[STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1]);
+    size_t bytes = 0;   /* the largest workspace of the chunk, taken once (growing it waits for the stream) */
+    for (int k = 0; k < a->count; k++) {
+        size_t b = ss_zbatch_cuda_work_bytes(a->op, SS_ROWS(buffers[k]), SS_COLS(buffers[k]), 1, 0);
+        bytes = b > bytes ? b : bytes;
+    }
+    void *work = ss_cuda_dwork(bytes + 256);
+    cublasHandle_t h = ss_cublas_handle();
+    cudaStream_t s = ss_cuda_stream();
+    for (int k = 0; k < a->count; k++) {
+        int m = SS_ROWS(buffers[k]), n = SS_COLS(buffers[k]), lda = SS_LD(buffers[k]);
+        cuDoubleComplex *A = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[k]);
+        long long sA = (long long)lda * n;   /* one matrix: the stride is never stepped over */
+        if (a->op == SS_BATCH_GETRF)
+            ss_zbatch_getrf_cuda(h, s, m, n, A, lda, sA, (int *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]),
+                                 ss_min(m, n), info + k, 1, 0, work);
+        else if (a->op == SS_BATCH_POTRF)
+            ss_zbatch_potrf_cuda(h, s, a->uplo, n, A, lda, sA, info + k, 1, 0, work);
+        else
+            ss_zbatch_geqrf_cuda(h, s, m, n, A, lda, sA, (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]),
+                                 ss_min(m, n), info + k, 1, 0, work);
+    }
+}
+#endif
+
+static int zvbatch_fits(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+    (void)nimpl;
+    return starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER || ((const struct zvbatch_args *)task->cl_arg)->gpu_ok;
+}
+
 static struct starpu_perfmodel model_zvbatch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zvbatch" };
 
 static struct starpu_codelet cl_zvbatch = {
-    .where = STARPU_CPU,
+    .where = SS_WHERE_CPU_CUDA, .can_execute = zvbatch_fits,
     .cpu_funcs = { zvbatch_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zvbatch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zvbatch,
     .name = "zvbatch",
@@ -357,7 +398,12 @@ void insert_zvbatch(int op, char uplo, int count, const starpu_data_handle_t *A,
     }
     d[nh - 1] = (struct starpu_data_descr){ info, STARPU_W };
     struct zvbatch_args *a = malloc(sizeof *a);
-    *a = (struct zvbatch_args){ op, count, uplo };
+    *a = (struct zvbatch_args){ .op = op, .count = count, .gpu_ok = 0, .uplo = uplo };
+#ifdef STARSOLVE_USE_CUDA
+    a->gpu_ok = 1;   /* every matrix's panel fits in a thread block's shared memory */
+    for (int k = 0; k < count; k++)
+        a->gpu_ok &= ss_zbatch_cuda_applies(op, (int)starpu_matrix_get_nx(A[k]), (int)starpu_matrix_get_ny(A[k]), 0);
+#endif
     int ret = ss_task_insert(&cl_zvbatch, STARPU_CL_ARGS, a, sizeof *a, STARPU_DATA_MODE_ARRAY, d, nh,
                                  STARPU_NAME, "zvbatch", STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zvbatch");
