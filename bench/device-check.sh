@@ -16,6 +16,13 @@
 #           (default 40000): calibrate at 8192 and TRACE_N, TRACE_NITER (default 2) runs under FxT, then
 #           bench/trace-summary.sh on the second run (trace-OP.txt: per worker,
 #           per codelet in stream order, panel overlap, 50 ms timeline)
+#   batched our batched GPU kernels (issue 6): bench/batched_gpu -test in s, d, c, z (LU,
+#           Cholesky L/U, QR at 1..512 with singular / non-SPD members, automatic and
+#           forced panel widths), then the table ours vs cuBLAS/cuSOLVER's batched routines,
+#           double, m = BATCHED_SIZES (default 16 32 64 128 256 512), about BATCHED_MIB
+#           (1024) MiB of matrices in GPU memory, no host copies; then test_batched with a
+#           CUDA worker and starpu_batched -vendor -ngpus 1 at m = 64 and 256 (the library
+#           call, transfers included, ours vs the vendor's routines in the CUDA variant)
 #   gpu     bench/gpu.sh with the remaining options (e.g. --ops "getrf potrf")
 #   variants bench/variants.sh with the remaining arguments: its options, then one
 #           flag set per variant (not together with gpu: both take the rest of the line)
@@ -109,6 +116,29 @@ if wants trace; then
     awk -F'\t' '$1 == 18 || $1 == 19' "$out/fxt-$op/paje.trace" | gzip > "$out/links-$op.gz"
     rm -rf "$out/fxt-$op"
   done
+fi
+
+if wants batched; then
+  stamp "batched: kernel tests (s d c z)"
+  timeout 150 batched_gpu -test > "$out/batched-test.log" 2>&1
+  echo "batched_gpu -test rc=$? $(grep -c '^ok' "$out/batched-test.log") ok, $(grep -c '^FAIL' "$out/batched-test.log") FAIL"
+  grep -E '^FAIL|failed$' "$out/batched-test.log" | head -20
+  stamp "batched: ours vs the vendor's on the GPU, double, no copies"
+  timeout 200 batched_gpu -sizes "${BATCHED_SIZES:-16 32 64 128 256 512}" -mib "${BATCHED_MIB:-1024}" -niter 3 2>&1 |
+    tee "$out/batched-gpu.log"
+  stamp "batched: test_batched with one CUDA worker; starpu_batched -vendor -ngpus 1"
+  STARSOLVE_TEST_GPUS=1 timeout 90 test_batched > "$out/test_batched-gpu.log" 2>&1
+  echo "test_batched rc=$? $(tail -1 "$out/test_batched-gpu.log")"
+  for op in getrf potrf geqrf; do
+    for m in 64 256; do
+      # within one 10-minute device call: no new driver run past 8 minutes
+      [ "$SECONDS" -lt 480 ] || { echo "$op m=$m: skipped (time)"; continue; }
+      batch=$(( 256 * 1024 * 1024 / (8 * m * m) ))
+      STARPU_CALIBRATE=1 timeout 40 starpu_batched -op $op -m $m -batch $batch -ngpus 1 > /dev/null 2>&1
+      echo "$op m=$m batch=$batch: $(timeout 40 starpu_batched -op $op -m $m -batch $batch -ngpus 1 -niter 3 -check -vendor 2>&1 |
+        grep -E 'reference \(|FAIL|rror' | tail -2)"
+    done
+  done | tee "$out/batched-driver.log"
 fi
 
 if wants gpu; then

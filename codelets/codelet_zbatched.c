@@ -2,11 +2,14 @@
  * of `count` consecutive matrices of a strided batch. The chunk's matrices,
  * pivots, tau and infos are each one StarPU vector (the bytes from the first
  * matrix to the end of the last), so StarPU moves a chunk in one transfer.
- * CPU: a loop of LAPACKE calls on one core. CUDA: for now the vendor's batched
- * routines (cuBLAS getrfBatched, getrsBatched, geqrfBatched; cuSOLVER
- * potrfBatched, potrsBatched), where they apply: square getrf/getrs, m >= n
- * geqrf, one right-hand side in potrs; other chunks run on CPUs. Our own
- * kernels for small sizes are to replace them (issue 6). */
+ * CPU: a loop of LAPACKE calls on one core. CUDA, factorizations: our kernels
+ * (zbatched_cuda.c, codelets/cuda/batched.cu) on every shape whose panel fits
+ * in a thread block's shared memory (m up to about 1024), or with
+ * starsolve_set_batch_vendor(1) the vendor's batched routines (cuBLAS
+ * getrfBatched, geqrfBatched; cuSOLVER potrfBatched) where they apply: square
+ * getrf, m >= n geqrf. Solves: the vendor's (cuBLAS getrsBatched, cuSOLVER
+ * potrsBatched: square getrs, one right-hand side in potrs). Chunks no GPU
+ * variant takes run on CPUs. */
 #include <complex.h>
 #include <stdlib.h>
 #include "codelets.h"
@@ -101,7 +104,7 @@ static cuDoubleComplex **device_pointers(void *buf, long stride, int count, int 
     return d;
 }
 
-static void zgetrf_batch_cuda(void *buffers[], void *cl_arg)
+static void zgetrf_batch_vendor(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
     cudaStream_t stream = ss_cuda_stream();
@@ -116,7 +119,7 @@ static void zgetrf_batch_cuda(void *buffers[], void *cl_arg)
     SS_CUDA(cudaStreamSynchronize(stream));
 }
 
-static void zpotrf_batch_cuda(void *buffers[], void *cl_arg)
+static void zpotrf_batch_vendor(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
     cuDoubleComplex **dA = device_pointers(buffers[0], a->strideA, a->count, 0);
@@ -125,7 +128,7 @@ static void zpotrf_batch_cuda(void *buffers[], void *cl_arg)
     SS_CUDA(cudaStreamSynchronize(ss_cuda_stream()));
 }
 
-static void zgeqrf_batch_cuda(void *buffers[], void *cl_arg)
+static void zgeqrf_batch_vendor(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
     cudaStream_t stream = ss_cuda_stream();
@@ -136,6 +139,47 @@ static void zgeqrf_batch_cuda(void *buffers[], void *cl_arg)
     STARPU_ASSERT_MSG(info == 0, "cublasZgeqrfBatched: argument %d", -info);
     SS_CUDA(cudaMemsetAsync((void *)STARPU_VECTOR_GET_PTR(buffers[2]), 0, (size_t)a->count * sizeof(int), stream));
     SS_CUDA(cudaStreamSynchronize(stream));
+}
+
+/* Ours: the whole chunk in one call of the blocked algorithm, asynchronous on the
+ * worker's stream (the codelets are STARPU_CUDA_ASYNC); the workspace is the
+ * worker's device scratch (growing it waits for the stream's earlier work). */
+static void zgetrf_batch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_batch_args *a = cl_arg;
+    if (a->vendor) {
+        zgetrf_batch_vendor(buffers, cl_arg);
+        return;
+    }
+    void *work = ss_cuda_dwork(ss_zbatch_cuda_work_bytes(SS_BATCH_GETRF, a->m, a->n, a->count, 0) + 256);
+    ss_zbatch_getrf_cuda(ss_cublas_handle(), ss_cuda_stream(), a->m, a->n, (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                         a->lda, a->strideA, (int *)STARPU_VECTOR_GET_PTR(buffers[1]), a->strideIpiv,
+                         (int *)STARPU_VECTOR_GET_PTR(buffers[2]), a->count, 0, work);
+}
+
+static void zpotrf_batch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_batch_args *a = cl_arg;
+    if (a->vendor) {
+        zpotrf_batch_vendor(buffers, cl_arg);
+        return;
+    }
+    void *work = ss_cuda_dwork(ss_zbatch_cuda_work_bytes(SS_BATCH_POTRF, a->n, a->n, a->count, 0) + 256);
+    ss_zbatch_potrf_cuda(ss_cublas_handle(), ss_cuda_stream(), a->uplo, a->n, (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                         a->lda, a->strideA, (int *)STARPU_VECTOR_GET_PTR(buffers[1]), a->count, 0, work);
+}
+
+static void zgeqrf_batch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_batch_args *a = cl_arg;
+    if (a->vendor) {
+        zgeqrf_batch_vendor(buffers, cl_arg);
+        return;
+    }
+    void *work = ss_cuda_dwork(ss_zbatch_cuda_work_bytes(SS_BATCH_GEQRF, a->m, a->n, a->count, 0) + 256);
+    ss_zbatch_geqrf_cuda(ss_cublas_handle(), ss_cuda_stream(), a->m, a->n, (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                         a->lda, a->strideA, (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[1]), a->strideTau,
+                         (int *)STARPU_VECTOR_GET_PTR(buffers[2]), a->count, 0, work);
 }
 
 static void zgetrs_batch_cuda(void *buffers[], void *cl_arg)
@@ -167,13 +211,18 @@ static void zpotrs_batch_cuda(void *buffers[], void *cl_arg)
 }
 #endif
 
-/* Where the vendor's batched routine does not apply, only CPUs take the chunk. */
+/* Where the GPU variant does not apply (our kernels: the panel does not fit in
+ * shared memory; the vendor's: the shapes above), only CPUs take the chunk. */
 static int vendor_applies(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
     (void)nimpl;
     if (starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER)
         return 1;
     const struct ss_batch_args *a = task->cl_arg;
+#ifdef STARSOLVE_USE_CUDA
+    if (!a->vendor && (a->op == SS_BATCH_GETRF || a->op == SS_BATCH_POTRF || a->op == SS_BATCH_GEQRF))
+        return ss_zbatch_cuda_applies(a->op, a->m, a->n, 0);
+#endif
     switch (a->op) {
     case SS_BATCH_GETRF: case SS_BATCH_GETRS: return a->m == a->n;
     case SS_BATCH_GEQRF: return a->m >= a->n;
@@ -190,19 +239,22 @@ static struct starpu_perfmodel model_zgetrs_batch = { .type = STARPU_HISTORY_BAS
 static struct starpu_perfmodel model_zpotrs_batch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zpotrs_batch" };
 static struct starpu_perfmodel model_zgeqrs_batch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zgeqrs_batch" };
 
+/* ipiv and tau are RW although every value in them is written: a chunk's vector
+ * spans the gaps between matrices' pivots or tau (stride > min(m, n)), and on a GPU
+ * a W buffer would come back to the caller's gaps uninitialized. */
 static struct starpu_codelet cl_zgetrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
     .cpu_funcs = { zgetrf_batch_cpu },
 #ifdef STARSOLVE_USE_CUDA
-    .cuda_funcs = { zgetrf_batch_cuda },
+    .cuda_funcs = { zgetrf_batch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-    .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgetrf_batch, .name = "zgetrf_batch", .callback_func = ss_trace_task_done,
+    .nbuffers = 3, .modes = { STARPU_RW, STARPU_RW, STARPU_W }, .model = &model_zgetrf_batch, .name = "zgetrf_batch", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zpotrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
     .cpu_funcs = { zpotrf_batch_cpu },
 #ifdef STARSOLVE_USE_CUDA
-    .cuda_funcs = { zpotrf_batch_cuda },
+    .cuda_funcs = { zpotrf_batch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
     .nbuffers = 2, .modes = { STARPU_RW, STARPU_W }, .model = &model_zpotrf_batch, .name = "zpotrf_batch", .callback_func = ss_trace_task_done,
 };
@@ -210,9 +262,9 @@ static struct starpu_codelet cl_zgeqrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
     .cpu_funcs = { zgeqrf_batch_cpu },
 #ifdef STARSOLVE_USE_CUDA
-    .cuda_funcs = { zgeqrf_batch_cuda },
+    .cuda_funcs = { zgeqrf_batch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-    .nbuffers = 3, .modes = { STARPU_RW, STARPU_W, STARPU_W }, .model = &model_zgeqrf_batch, .name = "zgeqrf_batch", .callback_func = ss_trace_task_done,
+    .nbuffers = 3, .modes = { STARPU_RW, STARPU_RW, STARPU_W }, .model = &model_zgeqrf_batch, .name = "zgeqrf_batch", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zgetrs_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
@@ -245,6 +297,7 @@ void insert_zbatch(const struct ss_batch_args *args, int count, const starpu_dat
     struct ss_batch_args *a = malloc(sizeof *a);
     *a = *args;
     a->count = count;
+    a->vendor = ss_ctx.batch_vendor;
     struct starpu_task *task = starpu_task_create();
     task->cl = codelet[a->op];
     task->cl_arg = a;
@@ -260,8 +313,11 @@ void insert_zbatch(const struct ss_batch_args *args, int count, const starpu_dat
 /* ---- variable sizes: a chunk is `count` matrices, each its own StarPU matrix
  * handle (buffers 0 .. count-1), then per matrix its pivots or tau (buffers
  * count .. 2 count - 1, getrf and geqrf), then the chunk's infos (last buffer).
- * CPU only: the vendor's batched routines take one size per call. */
-struct zvbatch_args { int op, count; char uplo; };
+ * CPU: LAPACKE per matrix. CUDA: our batched kernels on each matrix alone (a
+ * batch of one: a few launches per matrix, all queued on the worker's stream),
+ * when every matrix's panel fits in shared memory (gpu_ok, decided at insertion);
+ * the vendor's batched routines take one size per call. */
+struct zvbatch_args { int op, count, gpu_ok; char uplo; };
 
 static void zvbatch_cpu(void *buffers[], void *cl_arg)
 {
@@ -281,11 +337,49 @@ static void zvbatch_cpu(void *buffers[], void *cl_arg)
     }
 }
 
+#ifdef STARSOLVE_USE_CUDA
+static void zvbatch_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zvbatch_args *a = cl_arg;
+    int *info = (int *)STARPU_VECTOR_GET_PTR(buffers[STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1]);
+    size_t bytes = 0;   /* the largest workspace of the chunk, taken once (growing it waits for the stream) */
+    for (int k = 0; k < a->count; k++) {
+        size_t b = ss_zbatch_cuda_work_bytes(a->op, SS_ROWS(buffers[k]), SS_COLS(buffers[k]), 1, 0);
+        bytes = b > bytes ? b : bytes;
+    }
+    void *work = ss_cuda_dwork(bytes + 256);
+    cublasHandle_t h = ss_cublas_handle();
+    cudaStream_t s = ss_cuda_stream();
+    for (int k = 0; k < a->count; k++) {
+        int m = SS_ROWS(buffers[k]), n = SS_COLS(buffers[k]), lda = SS_LD(buffers[k]);
+        cuDoubleComplex *A = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[k]);
+        long long sA = (long long)lda * n;   /* one matrix: the stride is never stepped over */
+        if (a->op == SS_BATCH_GETRF)
+            ss_zbatch_getrf_cuda(h, s, m, n, A, lda, sA, (int *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]),
+                                 ss_min(m, n), info + k, 1, 0, work);
+        else if (a->op == SS_BATCH_POTRF)
+            ss_zbatch_potrf_cuda(h, s, a->uplo, n, A, lda, sA, info + k, 1, 0, work);
+        else
+            ss_zbatch_geqrf_cuda(h, s, m, n, A, lda, sA, (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]),
+                                 ss_min(m, n), info + k, 1, 0, work);
+    }
+}
+#endif
+
+static int zvbatch_fits(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+    (void)nimpl;
+    return starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER || ((const struct zvbatch_args *)task->cl_arg)->gpu_ok;
+}
+
 static struct starpu_perfmodel model_zvbatch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zvbatch" };
 
 static struct starpu_codelet cl_zvbatch = {
-    .where = STARPU_CPU,
+    .where = SS_WHERE_CPU_CUDA, .can_execute = zvbatch_fits,
     .cpu_funcs = { zvbatch_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zvbatch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zvbatch,
     .name = "zvbatch",
@@ -304,7 +398,12 @@ void insert_zvbatch(int op, char uplo, int count, const starpu_data_handle_t *A,
     }
     d[nh - 1] = (struct starpu_data_descr){ info, STARPU_W };
     struct zvbatch_args *a = malloc(sizeof *a);
-    *a = (struct zvbatch_args){ op, count, uplo };
+    *a = (struct zvbatch_args){ .op = op, .count = count, .gpu_ok = 0, .uplo = uplo };
+#ifdef STARSOLVE_USE_CUDA
+    a->gpu_ok = 1;   /* every matrix's panel fits in a thread block's shared memory */
+    for (int k = 0; k < count; k++)
+        a->gpu_ok &= ss_zbatch_cuda_applies(op, (int)starpu_matrix_get_nx(A[k]), (int)starpu_matrix_get_ny(A[k]), 0);
+#endif
     int ret = ss_task_insert(&cl_zvbatch, STARPU_CL_ARGS, a, sizeof *a, STARPU_DATA_MODE_ARRAY, d, nh,
                                  STARPU_NAME, "zvbatch", STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zvbatch");

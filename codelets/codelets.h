@@ -133,6 +133,48 @@ void ss_cuda_cgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u
                         int transposed, cudaStream_t stream);
 void ss_cuda_zgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
                         int transposed, cudaStream_t stream);
+/* Panel kernels of the batched factorizations (codelets/cuda/batched.cu; the loops
+ * around them in zbatched_cuda.c): one thread block per matrix of a strided batch,
+ * the panel (rows j0.., columns j0..j0+jb-1) in shared memory.
+ * getrf: pivots to ipiv (1-based, global), the swaps on every other column, info if
+ *        a pivot is zero; Linv (jb x jb per matrix) gets inv(L11) unless NULL;
+ * potrf: uplo U through the conjugate transpose (upper = 1); D (jb x jb per matrix,
+ *        NULL at j0 = 0) is subtracted from the diagonal block; a matrix whose info
+ *        is set is skipped;
+ * geqrf: tau (stride sT), and unless NULL, V (mr x jb per matrix, mr = m - j0, unit
+ *        diagonal and zeros explicit) and larft's T (jb x jb per matrix). */
+void ss_cuda_sbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
+                                long long sP, int *info, void *Linv, int count, cudaStream_t stream);
+void ss_cuda_dbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
+                                long long sP, int *info, void *Linv, int count, cudaStream_t stream);
+void ss_cuda_cbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
+                                long long sP, int *info, void *Linv, int count, cudaStream_t stream);
+void ss_cuda_zbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
+                                long long sP, int *info, void *Linv, int count, cudaStream_t stream);
+void ss_cuda_sbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,
+                                int *info, int count, cudaStream_t stream);
+void ss_cuda_dbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,
+                                int *info, int count, cudaStream_t stream);
+void ss_cuda_cbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,
+                                int *info, int count, cudaStream_t stream);
+void ss_cuda_zbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,
+                                int *info, int count, cudaStream_t stream);
+void ss_cuda_sbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
+                                void *V, void *Tm, int count, cudaStream_t stream);
+void ss_cuda_dbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
+                                void *V, void *Tm, int count, cudaStream_t stream);
+void ss_cuda_cbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
+                                void *V, void *Tm, int count, cudaStream_t stream);
+void ss_cuda_zbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
+                                void *V, void *Tm, int count, cudaStream_t stream);
+/* The panel width for op (SS_BATCH_GETRF, _POTRF, _GEQRF) on m x n matrices of es-byte
+ * elements: `asked` (at most 64) if > 0 and its panel fits, else min(m, n) when the whole matrix fits
+ * in 64 KB of shared memory, else the widest of 32, 16, 8, 4 columns whose m-row panel
+ * fits in 96 KB; 0 when none fits. */
+int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int asked);
+/* count strided m x n copies src -> dst (GPU memory) of es-byte elements */
+void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int lds, long long ss, void *dst, int ldd,
+                        long long sd, int count, cudaStream_t stream);
 /* Bytes rounded up so that consecutive pieces of one scratch buffer stay aligned. */
 static inline size_t ss_align(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 
@@ -191,8 +233,10 @@ static inline char ss_lapack_trans(char t) { return t == 'C' ? 'T' : t; }
 /* Batched routines (codelet_zbatched.c): the operation and its sizes, shared by
  * every chunk of a batch (count: the chunk's matrices, set per chunk). */
 enum { SS_BATCH_GETRF, SS_BATCH_POTRF, SS_BATCH_GEQRF, SS_BATCH_GETRS, SS_BATCH_POTRS, SS_BATCH_GEQRS };
+/* vendor: the CUDA variant calls cuBLAS/cuSOLVER's batched routines instead of our
+ * kernels (starsolve_set_batch_vendor, for comparisons); getrs/potrs always do. */
 struct ss_batch_args {
-    int op, m, n, nrhs, lda, ldb, count;
+    int op, m, n, nrhs, lda, ldb, count, vendor;
     long strideA, strideB, strideIpiv, strideTau;
     char uplo, trans;
 };

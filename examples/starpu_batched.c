@@ -1,7 +1,9 @@
 /* starpu_batched: time and check the batched factorizations (starsolve_<p>getrf_batched,
  * potrf_batched, geqrf_batched) on a batch of random matrices, and with -vendor the
  * reference on the same matrices: on CPUs, an OpenMP loop of LAPACKE calls over as
- * many threads as starsolve has CPU workers. */
+ * many threads as starsolve has CPU workers; with GPUs (-ngpus), the same call with
+ * the vendor's batched routines (cuBLAS/cuSOLVER) in place of our kernels. Kernel
+ * times alone, matrices already in GPU memory: bench/batched_gpu. */
 #include <stdio.h>
 #include <string.h>
 #include "driver.h"
@@ -28,7 +30,8 @@ int main(int argc, char **argv)
         { "-batch", DRIVER_FLAG_INT, &o.batch, 1, NULL, "B", "matrices in the batch; default 1000" },
         { "-chunk", DRIVER_FLAG_INT, &o.chunk, 0, NULL, "C", "matrices per task; 0 (default): automatic" },
         { "-vendor", DRIVER_FLAG_SWITCH, &o.vendor, 0, NULL, NULL,
-          "also time the reference on the same matrices: an OpenMP loop of LAPACKE calls on the CPU workers' cores" },
+          "also time the reference on the same matrices: an OpenMP loop of LAPACKE calls on the CPU workers' cores; "
+          "with GPUs, the same call with cuBLAS/cuSOLVER's batched routines instead of our kernels" },
         { NULL },
     };
     const struct driver_spec spec = {

@@ -95,6 +95,12 @@ int  starsolve_set_update_tiles(int tiles);   /* returns -1 if tiles < 0 */
 /* Matrices per task of the batched routines (0: automatic), and a way to change it between calls. */
 int  starsolve_get_batch_chunk(void);
 int  starsolve_set_batch_chunk(int chunk);   /* returns -1 if chunk < 0 */
+/* What the CUDA workers run for the batched factorizations: our kernels (0, the default)
+ * or the vendor's batched routines (1: cuBLAS getrfBatched and geqrfBatched, cuSOLVER
+ * potrfBatched, where they apply), for comparisons on the same calls. No effect without
+ * CUDA workers. Returns -1 if vendor is neither 0 nor 1. */
+int  starsolve_get_batch_vendor(void);
+int  starsolve_set_batch_vendor(int vendor);
 /* Rows per partition of the SPIKE solver (0: automatic: 2 partitions per CPU worker, each of at
  * least 2 max(kl, ku) rows); partitions always differ by at most one row. */
 int  starsolve_get_spike_psize(void);

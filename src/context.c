@@ -255,6 +255,16 @@ int starsolve_set_update_tiles(int tiles)
     return 0;
 }
 
+int starsolve_get_batch_vendor(void) { return ss_ctx.batch_vendor; }
+
+int starsolve_set_batch_vendor(int vendor)
+{
+    if (vendor != 0 && vendor != 1)
+        return -1;
+    ss_ctx.batch_vendor = vendor;
+    return 0;
+}
+
 int starsolve_get_batch_chunk(void) { return ss_ctx.batch_chunk; }
 
 int starsolve_set_batch_chunk(int chunk)

@@ -108,6 +108,7 @@ struct ss_context {
     int verbose;
     int gpu_only_tile;
     int pin_lapack;
+    int batch_vendor;  /* batched factorizations on CUDA workers: 1 the vendor's routines, 0 ours */
     int batch_chunk;   /* matrices per task of the batched routines; 0: chosen from the sizes */
     int gpu_panel_leaf;  /* > 0: the GPU LU panel recurses down to this width; 0: no recursion */
     int update_tiles;    /* tile GEMMs per trailing-update task (>= 1; INT_MAX: a whole tile column) */

@@ -5,7 +5,10 @@
  * each member is judged alone against the residual bounds of checks/ (<= 30):
  * getrf + getrs, potrf (L and U) + potrs, geqrf (+ geqrs when m >= n). One member
  * is singular (a zero column) or not positive definite: its info must be
- * LAPACK's and the others must not suffer. Chunks of 1, 3 and automatic size.
+ * LAPACK's and the others must not suffer; the gaps of ipiv and tau between members
+ * stay the caller's. Chunks of 1, 3 and automatic size. With STARSOLVE_TEST_GPUS=1 the
+ * scheduler shares the chunks with the CUDA worker (our kernels; bench/batched_gpu -test
+ * runs them on every chunk, outside StarPU).
  * The variable-size routines (vbatched) get a mix of shapes from 0 x 0 to 90 x 76. */
 #include <complex.h>
 #include <math.h>
@@ -43,6 +46,12 @@ static void lu_batch(int m, int n, int chunk)
         double r = check_zgetrf(m, n, A0 + b * sA, lda, A + b * sA, lda, ipiv + b * sP, 1);
         worst = r > worst || isnan(r) ? r : worst;
     }
+    int gaps_kept = 1;   /* ipiv between members (stride > k) is the caller's: still zero */
+    for (int b = 0; b + 1 < batch; b++)
+        for (long g = k; g < sP; g++)
+            gaps_kept &= ipiv[b * sP + g] == 0;
+    TEST_CHECK(gaps_kept, "starsolve_zgetrf_batched m=%d n=%d chunk=%d: the pivots' gaps between members untouched",
+               m, n, chunk);
     TEST_CHECK(ret == 0 && worst_info == 0 && check_passes(worst) && info[bad] > 0 && info[bad] <= zero_col + 1,
                "starsolve_zgetrf_batched m=%d n=%d batch=%d chunk=%d: ret %d, worst ||PA-LU||/(||A|| n eps) = %.3g, "
                "infos of the good members %s, singular member's info %d (want 1..%d)", m, n, batch, chunk, ret, worst,
@@ -127,6 +136,12 @@ static void qr_batch(int m, int n, int chunk)
         worst = r > worst || isnan(r) ? r : worst;
         worst_orth = orth > worst_orth || isnan(orth) ? orth : worst_orth;
     }
+    int gaps_kept = 1;   /* tau between members (stride > k) is the caller's: still zero */
+    for (int b = 0; b + 1 < batch; b++)
+        for (long g = k; g < sT; g++)
+            gaps_kept &= tau[b * sT + g] == 0;
+    TEST_CHECK(gaps_kept, "starsolve_zgeqrf_batched m=%d n=%d chunk=%d: tau's gaps between members untouched",
+               m, n, chunk);
     TEST_CHECK(ret == 0 && worst_info == 0 && check_passes(worst) && check_passes(worst_orth),
                "starsolve_zgeqrf_batched m=%d n=%d batch=%d chunk=%d: ret %d, worst ||A-QR||/(||A|| n eps) = %.3g, "
                "worst ||I-Q^HQ||/(n eps) = %.3g", m, n, batch, chunk, ret, worst, worst_orth);

@@ -1,0 +1,617 @@
+// Panel kernels of the batched LU, Cholesky and QR on the GPU (the loops that
+// call them, with cuBLAS strided-batched GEMMs for the updates, are in
+// codelets/codelet_zbatched_cuda.c). One thread block per matrix: the panel,
+// rows j0..m-1 and columns j0..j0+jb-1 of each matrix, sits in shared memory
+// while the block factors it. When the whole matrix fits (jb = n), the panel
+// kernel is the whole factorization and no GEMM follows: that is the
+// small-size path; larger matrices take panels of jb columns (Haidar et al.,
+// "Towards batched linear solvers on accelerated hardware platforms").
+//   getrf: partial pivoting inside the panel (LAPACK's pivot: the first row of
+//     largest |re| + |im|), then, still in the kernel, all the panel's swaps on
+//     the columns outside the panel, and the inverse of the unit L11 for the
+//     TRSM-as-GEMM that follows;
+//   potrf: left-looking, in "lower" terms: uplo U is read and written through
+//     the conjugate transpose, so one kernel serves both; the panel's diagonal
+//     block arrives with its GEMM update D = L10 L10^H in a workspace (a GEMM
+//     into the matrix would overwrite the triangle LAPACK leaves alone);
+//   geqrf: Householder as LAPACK's geqr2/larfg (same tau and V), then the T
+//     factor of larft (forward, columnwise) and V with its unit diagonal and
+//     zeros made explicit, for the GEMM-based block update.
+// Each matrix's info is LAPACK's: a zero pivot or a failing minor is recorded
+// in its own info and touches no other matrix. One source for all precisions.
+#include <cuda_runtime.h>
+#include <cuComplex.h>
+
+extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
+
+// ---- scalar arithmetic for float, double, float2 and double2 (complex)
+template <typename T> struct real_of { typedef T type; };
+template <> struct real_of<float2> { typedef float type; };
+template <> struct real_of<double2> { typedef double type; };
+
+__device__ inline float re(float a) { return a; }
+__device__ inline double re(double a) { return a; }
+__device__ inline float re(float2 a) { return a.x; }
+__device__ inline double re(double2 a) { return a.x; }
+__device__ inline float im(float) { return 0; }
+__device__ inline double im(double) { return 0; }
+__device__ inline float im(float2 a) { return a.y; }
+__device__ inline double im(double2 a) { return a.y; }
+__device__ inline float conj_(float a) { return a; }
+__device__ inline double conj_(double a) { return a; }
+__device__ inline float2 conj_(float2 a) { return cuConjf(a); }
+__device__ inline double2 conj_(double2 a) { return cuConj(a); }
+__device__ inline float mul(float a, float b) { return a * b; }
+__device__ inline double mul(double a, double b) { return a * b; }
+__device__ inline float2 mul(float2 a, float2 b) { return cuCmulf(a, b); }
+__device__ inline double2 mul(double2 a, double2 b) { return cuCmul(a, b); }
+__device__ inline float sub(float a, float b) { return a - b; }
+__device__ inline double sub(double a, double b) { return a - b; }
+__device__ inline float2 sub(float2 a, float2 b) { return cuCsubf(a, b); }
+__device__ inline double2 sub(double2 a, double2 b) { return cuCsub(a, b); }
+__device__ inline float add(float a, float b) { return a + b; }
+__device__ inline double add(double a, double b) { return a + b; }
+__device__ inline float2 add(float2 a, float2 b) { return cuCaddf(a, b); }
+__device__ inline double2 add(double2 a, double2 b) { return cuCadd(a, b); }
+// complex division scaled against overflow (cuCdiv), as LAPACK's zladiv intends
+__device__ inline float div_(float a, float b) { return a / b; }
+__device__ inline double div_(double a, double b) { return a / b; }
+__device__ inline float2 div_(float2 a, float2 b) { return cuCdivf(a, b); }
+__device__ inline double2 div_(double2 a, double2 b) { return cuCdiv(a, b); }
+// a times a real
+__device__ inline float scale(float a, float s) { return a * s; }
+__device__ inline double scale(double a, double s) { return a * s; }
+__device__ inline float2 scale(float2 a, float s) { return make_float2(a.x * s, a.y * s); }
+__device__ inline double2 scale(double2 a, double s) { return make_double2(a.x * s, a.y * s); }
+template <typename T> __device__ inline T make(typename real_of<T>::type r, typename real_of<T>::type i);
+template <> __device__ inline float make<float>(float r, float) { return r; }
+template <> __device__ inline double make<double>(double r, double) { return r; }
+template <> __device__ inline float2 make<float2>(float r, float i) { return make_float2(r, i); }
+template <> __device__ inline double2 make<double2>(double r, double i) { return make_double2(r, i); }
+// LAPACK's cabs1: the pivot measure of izamax
+template <typename T> __device__ inline typename real_of<T>::type abs1(T a) { return fabs(re(a)) + fabs(im(a)); }
+template <typename T> __device__ inline bool is_zero(T a) { return re(a) == 0 && im(a) == 0; }
+
+// sum over a warp, every lane gets it
+__device__ inline float warp_sum(float v)
+{
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+__device__ inline double warp_sum(double v)
+{
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+__device__ inline float2 warp_sum(float2 v) { return make_float2(warp_sum(v.x), warp_sum(v.y)); }
+__device__ inline double2 warp_sum(double2 v) { return make_double2(warp_sum(v.x), warp_sum(v.y)); }
+
+// the largest (max) or the sum of one real per thread over the block; every thread gets it.
+// red: shared scratch of 33 reals. Ends with the block synchronized.
+template <typename R>
+__device__ R block_reduce(R v, bool max, R *red)
+{
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
+    for (int off = 16; off > 0; off >>= 1) {
+        R o = __shfl_xor_sync(0xffffffffu, v, off);
+        v = max ? fmax(v, o) : v + o;
+    }
+    if (lane == 0)
+        red[warp] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        R r = red[0];
+        for (int w = 1; w < nw; w++)
+            r = max ? fmax(r, red[w]) : r + red[w];
+        red[32] = r;
+    }
+    __syncthreads();
+    R r = red[32];
+    __syncthreads();   // red may be reused right after
+    return r;
+}
+
+// The panel of one matrix, rows j0..j0+mr-1 of columns j0..j0+jb-1, to and from S
+// (ld mr); transposed: element (r, q) of the panel is conj(A(j0+q, j0+r)) (Cholesky's
+// uplo U); lower_only: only r >= q. Consecutive threads take consecutive elements
+// of A (down a column of the panel, or with `transposed` along the jb rows of A).
+template <typename T>
+__device__ void load_panel(const T *A, int lda, int j0, int mr, int jb, T *S, bool transposed, bool lower_only)
+{
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
+    if (transposed) {
+        for (int e = threadIdx.x; e < mr * jb; e += blockDim.x) {
+            int q = e % jb, r = e / jb;
+            if (!lower_only || r >= q)
+                S[r + (size_t)q * mr] = conj_(A[(j0 + q) + (size_t)(j0 + r) * lda]);
+        }
+        return;
+    }
+    for (int q = warp; q < jb; q += nw)
+        for (int r = (lower_only ? q : 0) + lane; r < mr; r += 32)
+            S[r + (size_t)q * mr] = A[(j0 + r) + (size_t)(j0 + q) * lda];
+}
+
+template <typename T>
+__device__ void store_panel(T *A, int lda, int j0, int mr, int jb, const T *S, bool transposed, bool lower_only)
+{
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
+    if (transposed) {
+        for (int e = threadIdx.x; e < mr * jb; e += blockDim.x) {
+            int q = e % jb, r = e / jb;
+            if (!lower_only || r >= q)
+                A[(j0 + q) + (size_t)(j0 + r) * lda] = conj_(S[r + (size_t)q * mr]);
+        }
+        return;
+    }
+    for (int q = warp; q < jb; q += nw)
+        for (int r = (lower_only ? q : 0) + lane; r < mr; r += 32)
+            A[(j0 + r) + (size_t)(j0 + q) * lda] = S[r + (size_t)q * mr];
+}
+
+// ---- LU panel. Shared memory: S (mr x jb), then ints: jb panel pivots, the
+// composed permutation of the panel's rows (mr), the rows it moves (<= 2 jb).
+// Linv (jb x jb per matrix, or null when no columns follow the panel): inv(L11).
+template <typename T>
+__global__ void __launch_bounds__(256) getrf_panel(int m, int n, int j0, int jb, T *Aall, int lda, long long sA,
+                                                   int *ipiv_all, long long sP, int *info, T *Linv)
+{
+    typedef typename real_of<T>::type R;
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int mr = m - j0, tid = threadIdx.x, nt = blockDim.x, lane = tid % 32, warp = tid / 32, nw = nt / 32;
+    T *A = Aall + (size_t)blockIdx.x * sA, *S = (T *)smem;
+    int *piv = (int *)(S + (size_t)mr * jb), *perm = piv + jb, *moved = perm + mr;
+    __shared__ int pivot_row, zero_col, nmoved;
+    if (tid == 0)
+        zero_col = -1;
+    load_panel(A, lda, j0, mr, jb, S, false, false);
+    __syncthreads();
+    for (int c = 0; c < jb; c++) {
+        if (warp == 0) {   // the pivot: the first row of largest |re| + |im| (izamax), NaNs never win
+            R best = -1;
+            int at = mr;
+            for (int r = c + lane; r < mr; r += 32) {
+                R v = abs1(S[r + (size_t)c * mr]);
+                if (v > best) { best = v; at = r; }
+            }
+            for (int off = 16; off > 0; off >>= 1) {
+                R ob = __shfl_xor_sync(0xffffffffu, best, off);
+                int oa = __shfl_xor_sync(0xffffffffu, at, off);
+                if (ob > best || (ob == best && oa < at)) { best = ob; at = oa; }
+            }
+            if (lane == 0) {
+                pivot_row = at < mr ? at : c;
+                piv[c] = pivot_row;
+            }
+        }
+        __syncthreads();
+        int p = pivot_row;
+        if (p != c)
+            for (int q = tid; q < jb; q += nt) {
+                T t = S[c + (size_t)q * mr];
+                S[c + (size_t)q * mr] = S[p + (size_t)q * mr];
+                S[p + (size_t)q * mr] = t;
+            }
+        __syncthreads();
+        T d = S[c + (size_t)c * mr];
+        if (is_zero(d)) {   // LAPACK goes on without scaling; the column below is zero anyway
+            if (tid == 0 && zero_col < 0)
+                zero_col = c;
+        } else {
+            for (int r = c + 1 + tid; r < mr; r += nt)
+                S[r + (size_t)c * mr] = div_(S[r + (size_t)c * mr], d);
+        }
+        __syncthreads();
+        for (int q = c + 1 + warp; q < jb; q += nw) {   // rank-1 update of the panel's remaining columns
+            T u = S[c + (size_t)q * mr];
+            for (int r = c + 1 + lane; r < mr; r += 32)
+                S[r + (size_t)q * mr] = sub(S[r + (size_t)q * mr], mul(S[r + (size_t)c * mr], u));
+        }
+        __syncthreads();
+    }
+    store_panel(A, lda, j0, mr, jb, S, false, false);
+    int *ipiv = ipiv_all + (size_t)blockIdx.x * sP;
+    for (int c = tid; c < jb; c += nt)
+        ipiv[j0 + c] = j0 + piv[c] + 1;
+    if (tid == 0 && zero_col >= 0 && info[blockIdx.x] == 0)   // an earlier panel's zero pivot comes first
+        info[blockIdx.x] = j0 + zero_col + 1;
+    // The panel's swaps on every other column, all at once: composed into one
+    // permutation (row r of the result is row perm[r] before the swaps), which
+    // moves at most 2 jb rows; a warp per column gathers those rows, then writes
+    // them (applied one after the other, the swaps would go at memory latency).
+    for (int r = tid; r < mr; r += nt)
+        perm[r] = r;
+    __syncthreads();
+    if (tid == 0) {
+        for (int c = 0; c < jb; c++) {
+            int p = piv[c], t = perm[c];
+            perm[c] = perm[p];
+            perm[p] = t;
+        }
+        int count = 0;
+        for (int c = 0; c < jb; c++)   // the rows that can move: 0..jb-1 and the pivot rows below
+            if (perm[c] != c)
+                moved[count++] = c;
+        for (int c = 0; c < jb; c++) {
+            int p = piv[c], seen = 0;
+            if (p < jb || perm[p] == p)
+                continue;
+            for (int i = 0; i < count; i++)
+                seen |= moved[i] == p;
+            if (!seen)
+                moved[count++] = p;
+        }
+        nmoved = count;
+    }
+    __syncthreads();
+    // At most 128 rows move whenever columns lie outside the panel: panels of <= 64
+    // columns move <= 2 jb rows, and a whole wide matrix (m < n, in 64 KB: m < 128)
+    // as one panel moves only its m rows. 4 per lane.
+    for (int col = warp; col < n && nmoved > 0; col += nw) {
+        if (col >= j0 && col < j0 + jb)
+            continue;
+        T *a = A + (size_t)col * lda + j0, v[4];
+        for (int i = 0; i < 4; i++)
+            if (lane + 32 * i < nmoved)
+                v[i] = a[perm[moved[lane + 32 * i]]];
+        __syncwarp();
+        for (int i = 0; i < 4; i++)
+            if (lane + 32 * i < nmoved)
+                a[moved[lane + 32 * i]] = v[i];
+        __syncwarp();
+    }
+    if (Linv) {   // inv(L11), unit lower triangular: column q solves L11 x = e_q
+        T *Li = Linv + (size_t)blockIdx.x * jb * jb;
+        for (int q = tid; q < jb; q += nt) {
+            for (int r = 0; r < jb; r++) {
+                T x = make<T>(r == q ? 1 : 0, 0);
+                for (int l = q; l < r; l++)
+                    x = sub(x, mul(S[r + (size_t)l * mr], Li[l + (size_t)q * jb]));
+                Li[r + (size_t)q * jb] = x;
+            }
+        }
+    }
+}
+
+// ---- Cholesky panel, in lower terms (upper: through the conjugate transpose).
+// Rows j0..n-1, columns j0..j0+jb-1 of L; the rows below the diagonal block come
+// already updated by the GEMM A21 -= L20 L10^H; D (jb x jb per matrix, or null
+// at j0 = 0) holds L10 L10^H for the diagonal block. The same right-looking
+// steps that factor L11 give L21 = A21 L11^-H on the rows below. A matrix whose
+// info is already set (an earlier panel failed) is left alone.
+template <typename T>
+__global__ void __launch_bounds__(256) potrf_panel(int n, int j0, int jb, int upper, T *Aall, int lda, long long sA,
+                                                   const T *D, int *info)
+{
+    typedef typename real_of<T>::type R;
+    extern __shared__ __align__(16) unsigned char smem[];
+    if (info[blockIdx.x] != 0)
+        return;
+    const int mr = n - j0, tid = threadIdx.x, nt = blockDim.x, lane = tid % 32, warp = tid / 32, nw = nt / 32;
+    T *A = Aall + (size_t)blockIdx.x * sA, *S = (T *)smem;
+    __shared__ int failed;
+    if (tid == 0)
+        failed = -1;
+    load_panel(A, lda, j0, mr, jb, S, upper != 0, true);
+    __syncthreads();
+    if (D) {
+        const T *Dk = D + (size_t)blockIdx.x * jb * jb;
+        for (int q = warp; q < jb; q += nw)
+            for (int r = q + lane; r < jb; r += 32)
+                S[r + (size_t)q * mr] = sub(S[r + (size_t)q * mr], Dk[r + (size_t)q * jb]);
+        __syncthreads();
+    }
+    for (int c = 0; c < jb; c++) {
+        R d = re(S[c + (size_t)c * mr]);   // LAPACK reads the real part of the diagonal
+        if (!(d > 0)) {                     // not positive, or NaN: leading minor j0+c+1 fails
+            if (tid == 0)
+                failed = c;
+            break;                          // every thread read the same d: all leave together
+        }
+        d = sqrt(d);
+        R inv = 1 / d;
+        __syncthreads();                    // everybody has read the diagonal before it changes
+        if (tid == 0)
+            S[c + (size_t)c * mr] = make<T>(d, 0);
+        for (int r = c + 1 + tid; r < mr; r += nt)
+            S[r + (size_t)c * mr] = scale(S[r + (size_t)c * mr], inv);
+        __syncthreads();
+        for (int q = c + 1 + warp; q < jb; q += nw) {   // S(q:, q) -= S(q:, c) S(q, c)^H
+            T u = conj_(S[q + (size_t)c * mr]);
+            for (int r = q + lane; r < mr; r += 32)
+                S[r + (size_t)q * mr] = sub(S[r + (size_t)q * mr], mul(S[r + (size_t)c * mr], u));
+        }
+        __syncthreads();
+    }
+    __syncthreads();
+    store_panel(A, lda, j0, mr, jb, S, upper != 0, true);
+    if (tid == 0 && failed >= 0)
+        info[blockIdx.x] = j0 + failed + 1;
+}
+
+// ---- QR panel: LAPACK's geqr2 on rows j0..m-1 of columns j0..j0+jb-1, tau of
+// each reflector as zlarfg makes it (without its rescaling loop for
+// |beta| < safmin, which only subnormal columns reach). With V and Tm non-null
+// (columns follow the panel): V (mr x jb, ld mr per matrix) gets the reflectors
+// with the unit diagonal and the zeros above it, Tm (jb x jb) larft's T.
+// Shared memory: S (mr x jb), tau (jb), w (jb), T (jb x jb), 33 reals.
+template <typename T>
+__global__ void __launch_bounds__(256) geqrf_panel(int m, int j0, int jb, T *Aall, int lda, long long sA,
+                                                   T *tau_all, long long sT, T *V, T *Tm)
+{
+    typedef typename real_of<T>::type R;
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int mr = m - j0, tid = threadIdx.x, nt = blockDim.x, lane = tid % 32, warp = tid / 32, nw = nt / 32;
+    T *A = Aall + (size_t)blockIdx.x * sA, *S = (T *)smem;
+    T *tau = S + (size_t)mr * jb, *w = tau + jb, *Ts = w + jb;
+    R *red = (R *)(Ts + (size_t)jb * jb);
+    load_panel(A, lda, j0, mr, jb, S, false, false);
+    __syncthreads();
+    for (int c = 0; c < jb; c++) {
+        T *x = S + (size_t)c * mr;   // column c; alpha = x[c], the vector below it
+        // ||x(c+1:)|| without overflow: the largest component first
+        R big = 0;
+        for (int r = c + 1 + tid; r < mr; r += nt)
+            big = fmax(big, fmax(fabs(re(x[r])), fabs(im(x[r]))));
+        big = block_reduce(big, true, red);
+        R ssq = 0;
+        if (big > 0)
+            for (int r = c + 1 + tid; r < mr; r += nt) {
+                R a = re(x[r]) / big, b = im(x[r]) / big;
+                ssq += a * a + b * b;
+            }
+        ssq = block_reduce(ssq, false, red);
+        R xnorm = big * sqrt(ssq);
+        T alpha = x[c];
+        R ar = re(alpha), ai = im(alpha);
+        T t = make<T>(0, 0);
+        if (!(xnorm == 0 && ai == 0)) {
+            R top = fmax(fabs(ar), fmax(fabs(ai), xnorm));   // dlapy3
+            R a = ar / top, b = ai / top, e = xnorm / top;
+            R beta = -copysign(top * sqrt(a * a + b * b + e * e), ar);
+            t = make<T>((beta - ar) / beta, -ai / beta);
+            T s = div_(make<T>(1, 0), sub(alpha, make<T>(beta, 0)));
+            for (int r = c + 1 + tid; r < mr; r += nt)
+                x[r] = mul(x[r], s);
+            __syncthreads();   // every thread has read alpha
+            if (tid == 0)
+                x[c] = make<T>(beta, 0);
+        }
+        if (tid == 0)
+            tau[c] = t;
+        __syncthreads();
+        if (!is_zero(t))   // H^H = I - conj(t) v v^H on the panel's next columns, a warp per column
+            for (int q = c + 1 + warp; q < jb; q += nw) {
+                T *y = S + (size_t)q * mr;
+                T s = lane == 0 ? y[c] : make<T>(0, 0);   // v(c) = 1
+                for (int r = c + 1 + lane; r < mr; r += 32)
+                    s = add(s, mul(conj_(x[r]), y[r]));
+                s = mul(conj_(t), warp_sum(s));
+                if (lane == 0)
+                    y[c] = sub(y[c], s);
+                for (int r = c + 1 + lane; r < mr; r += 32)
+                    y[r] = sub(y[r], mul(x[r], s));
+            }
+        __syncthreads();
+    }
+    store_panel(A, lda, j0, mr, jb, S, false, false);
+    T *tk = tau_all + (size_t)blockIdx.x * sT + j0;
+    for (int c = tid; c < jb; c += nt)
+        tk[c] = tau[c];
+    if (!V)
+        return;
+    T *Vk = V + (size_t)blockIdx.x * mr * jb;
+    for (int q = warp; q < jb; q += nw)
+        for (int r = lane; r < mr; r += 32)
+            Vk[r + (size_t)q * mr] = r < q ? make<T>(0, 0) : r == q ? make<T>(1, 0) : S[r + (size_t)q * mr];
+    // larft, forward columnwise: T(0:i, i) = -tau(i) T(0:i, 0:i) V(:, 0:i)^H v_i, T(i, i) = tau(i)
+    for (int i = 0; i < jb; i++) {
+        for (int l = warp; l < i; l += nw) {   // w(l) = v_l^H v_i over rows i.. (v_i(i) = 1, zero above)
+            T s = lane == 0 ? conj_(S[i + (size_t)l * mr]) : make<T>(0, 0);
+            for (int r = i + 1 + lane; r < mr; r += 32)
+                s = add(s, mul(conj_(S[r + (size_t)l * mr]), S[r + (size_t)i * mr]));
+            s = warp_sum(s);
+            if (lane == 0)
+                w[l] = s;
+        }
+        __syncthreads();
+        for (int l = tid; l < jb; l += nt) {
+            T v = make<T>(0, 0);
+            if (l < i) {
+                for (int p = l; p < i; p++)
+                    v = add(v, mul(Ts[l + (size_t)p * jb], w[p]));
+                v = sub(make<T>(0, 0), mul(tau[i], v));
+            } else if (l == i) {
+                v = tau[i];
+            }
+            Ts[l + (size_t)i * jb] = v;
+        }
+        __syncthreads();
+    }
+    T *Tk = Tm + (size_t)blockIdx.x * jb * jb;
+    for (int e = tid; e < jb * jb; e += nt)
+        Tk[e] = Ts[e];
+}
+
+// ---- a strided batch of m x n copies (the TRSM result back into the matrices),
+// a block per matrix (gridDim.y would cap the batch at 65535)
+template <typename T>
+__global__ void batch_copy(int m, int n, const T *src, int lds, long long ss, T *dst, int ldd, long long sd)
+{
+    const T *s = src + (size_t)blockIdx.x * ss;
+    T *d = dst + (size_t)blockIdx.x * sd;
+    for (int e = threadIdx.x; e < m * n; e += blockDim.x)
+        d[e % m + (size_t)(e / m) * ldd] = s[e % m + (size_t)(e / m) * lds];
+}
+
+// ---- launch sizes and shared memory
+enum { OP_GETRF = 0, OP_POTRF = 1, OP_GEQRF = 2 };   // codelets.h's SS_BATCH_GETRF, _POTRF, _GEQRF
+// Shared memory a panel of mr rows and jb columns needs, per op
+static size_t panel_bytes(int op, int mr, int jb, size_t es)
+{
+    size_t b = (size_t)mr * jb * es;
+    if (op == OP_GETRF)
+        b += ((size_t)3 * jb + mr) * sizeof(int);
+    else if (op == OP_GEQRF)
+        b += ((size_t)2 * jb + (size_t)jb * jb) * es + 33 * (es == 16 || es == 8 ? 8 : 4);
+    return b;
+}
+// The whole matrix as one panel while it takes at most WHOLE_BYTES (several
+// blocks then share an SM); otherwise the widest of 32, 16, 8, 4 columns within
+// PANEL_BYTES; MAX_BYTES, the limit for a width asked for explicitly, stays below
+// what a block may take on sm_90 (227 KB), the kernels' static variables included.
+static const size_t WHOLE_BYTES = 64 << 10, PANEL_BYTES = 96 << 10, MAX_BYTES = 224 << 10;
+
+static int threads_for(int mr)
+{
+    int t = (mr + 31) / 32 * 32;
+    return t < 64 ? 64 : t > 256 ? 256 : t;
+}
+
+template <typename K>
+static void launch_setup(K kernel, size_t bytes)
+{
+    if (bytes > (48 << 10)) {   // beyond 48 KB a kernel must ask for its dynamic shared memory
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        if (err != cudaSuccess)
+            ss_cuda_fail("cudaFuncSetAttribute (batched panel shared memory)", (int)err, __FILE__, __LINE__);
+    }
+}
+
+static void check_launch(const char *what)
+{
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        ss_cuda_fail(what, (int)err, __FILE__, __LINE__);
+}
+
+// The panel width for op on m x n matrices of es-byte elements (k = min(m, n)
+// columns to factor): asked (> 0) if its panel fits in a block, else automatic;
+// 0 when even 4 columns of m rows do not fit (the CPU variant takes the chunk).
+extern "C" int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int asked)
+{
+    int k = m < n ? m : n;
+    if (k <= 0)
+        return 1;
+    if (asked > 0) {   // at most 64: the LU swaps hold 2 jb rows per warp in registers
+        int jb = asked < k ? asked : k;
+        jb = jb < 64 ? jb : 64;
+        return panel_bytes(op, m, jb, es) <= MAX_BYTES ? jb : 0;
+    }
+    if (panel_bytes(op, m, k, es) <= WHOLE_BYTES)
+        return k;
+    for (int jb = 32; jb >= 4; jb /= 2)
+        if (jb < k && panel_bytes(op, m, jb, es) <= PANEL_BYTES)
+            return jb;
+    return 0;
+}
+
+template <typename T>
+static void getrf_panel_launch(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
+                               long long sP, int *info, void *Linv, int count, cudaStream_t stream)
+{
+    size_t bytes = panel_bytes(OP_GETRF, m - j0, jb, sizeof(T));
+    launch_setup(getrf_panel<T>, bytes);
+    getrf_panel<T><<<count, threads_for(m - j0), bytes, stream>>>(m, n, j0, jb, (T *)A, lda, sA, ipiv, sP, info,
+                                                                  (T *)Linv);
+    check_launch("batched getrf panel kernel launch");
+}
+
+template <typename T>
+static void potrf_panel_launch(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,
+                               int *info, int count, cudaStream_t stream)
+{
+    size_t bytes = panel_bytes(OP_POTRF, n - j0, jb, sizeof(T));
+    launch_setup(potrf_panel<T>, bytes);
+    potrf_panel<T><<<count, threads_for(n - j0), bytes, stream>>>(n, j0, jb, upper, (T *)A, lda, sA, (const T *)D,
+                                                                  info);
+    check_launch("batched potrf panel kernel launch");
+}
+
+template <typename T>
+static void geqrf_panel_launch(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
+                               void *V, void *Tm, int count, cudaStream_t stream)
+{
+    size_t bytes = panel_bytes(OP_GEQRF, m - j0, jb, sizeof(T));
+    launch_setup(geqrf_panel<T>, bytes);
+    geqrf_panel<T><<<count, threads_for(m - j0), bytes, stream>>>(m, j0, jb, (T *)A, lda, sA, (T *)tau, sT, (T *)V,
+                                                                  (T *)Tm);
+    check_launch("batched geqrf panel kernel launch");
+}
+
+extern "C" void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int lds, long long ss, void *dst,
+                                   int ldd, long long sd, int count, cudaStream_t stream)
+{
+    if (m <= 0 || n <= 0 || count <= 0)
+        return;
+    int grid = count;
+    switch (es) {
+    case 4: batch_copy<float><<<grid, 256, 0, stream>>>(m, n, (const float *)src, lds, ss, (float *)dst, ldd, sd); break;
+    case 8: batch_copy<double><<<grid, 256, 0, stream>>>(m, n, (const double *)src, lds, ss, (double *)dst, ldd, sd); break;
+    case 16: batch_copy<double2><<<grid, 256, 0, stream>>>(m, n, (const double2 *)src, lds, ss, (double2 *)dst, ldd, sd); break;
+    default: ss_cuda_fail("ss_cuda_batch_copy: element size", (int)es, __FILE__, __LINE__);
+    }
+    check_launch("batched copy kernel launch");
+}
+
+// One entry point per precision and op, as the codelets name them (written out: a grep finds them).
+extern "C" void ss_cuda_sbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
+                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
+{
+    getrf_panel_launch<float>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
+}
+extern "C" void ss_cuda_sbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
+                                         const void *D, int *info, int count, cudaStream_t stream)
+{
+    potrf_panel_launch<float>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
+}
+extern "C" void ss_cuda_sbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
+                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
+{
+    geqrf_panel_launch<float>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
+}
+extern "C" void ss_cuda_dbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
+                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
+{
+    getrf_panel_launch<double>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
+}
+extern "C" void ss_cuda_dbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
+                                         const void *D, int *info, int count, cudaStream_t stream)
+{
+    potrf_panel_launch<double>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
+}
+extern "C" void ss_cuda_dbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
+                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
+{
+    geqrf_panel_launch<double>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
+}
+extern "C" void ss_cuda_cbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
+                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
+{
+    getrf_panel_launch<float2>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
+}
+extern "C" void ss_cuda_cbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
+                                         const void *D, int *info, int count, cudaStream_t stream)
+{
+    potrf_panel_launch<float2>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
+}
+extern "C" void ss_cuda_cbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
+                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
+{
+    geqrf_panel_launch<float2>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
+}
+extern "C" void ss_cuda_zbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
+                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
+{
+    getrf_panel_launch<double2>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
+}
+extern "C" void ss_cuda_zbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
+                                         const void *D, int *info, int count, cudaStream_t stream)
+{
+    potrf_panel_launch<double2>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
+}
+extern "C" void ss_cuda_zbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
+                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
+{
+    geqrf_panel_launch<double2>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
+}

@@ -1,0 +1,141 @@
+/* Batched LU, Cholesky and QR of `count` strided matrices in GPU memory, with
+ * our panel kernels (codelets/cuda/batched.cu) and cuBLAS strided-batched GEMMs
+ * for the updates: Haidar et al.'s batched approach. Everything is queued on
+ * `stream` (cuBLAS's handle must be bound to it); nothing waits for the GPU.
+ * Called by the CUDA variants of codelet_zbatched.c (the worker's stream and
+ * handle) and by bench/batched_gpu.c (its own). When one panel holds the whole
+ * matrix (small sizes), the panel kernel is the whole factorization.
+ *   getrf: panel (pivots, all its swaps on the other columns, inv(L11)); then
+ *          U12 = inv(L11) A12 as a GEMM (into W, copied back) and A22 -= L21 U12;
+ *   potrf: left-looking, so that no GEMM writes the triangle LAPACK leaves alone:
+ *          D = L10 L10^H and A21 -= L20 L10^H (uplo U: the conjugate transposes),
+ *          then the panel kernel (diagonal block minus D, factored, and L21);
+ *   geqrf: panel (reflectors, tau, explicit V and T), then
+ *          A2 -= V (T^H (V^H A2)) in three GEMMs.
+ * info[k] is LAPACK's for matrix k: zeroed here, set by the panel kernels. */
+#include "codelets.h"
+
+#ifdef STARSOLVE_USE_CUDA
+
+/* C = alpha op(A) op(B) + beta C on every matrix; cuBLAS's strided-batched GEMM
+ * in groups of at most 65535 matrices (the grid limit some of its kernels keep) */
+static void gemm_batch(cublasHandle_t h, char ta, char tb, int m, int n, int k, const starsolve_complex64_t *alpha,
+                        const cuDoubleComplex *A, int lda, long long sA, const cuDoubleComplex *B, int ldb,
+                        long long sB, const starsolve_complex64_t *beta, cuDoubleComplex *C, int ldc, long long sC,
+                        int count)
+{
+    if (m <= 0 || n <= 0)
+        return;
+    for (int first = 0; first < count; first += 65535) {
+        int group = count - first < 65535 ? count - first : 65535;
+        SS_CUBLAS(cublasZgemmStridedBatched(h, ss_cublas_op(ta), ss_cublas_op(tb), m, n, k,
+                                            (const cuDoubleComplex *)alpha, A + (size_t)first * sA, lda, sA,
+                                            B + (size_t)first * sB, ldb, sB, (const cuDoubleComplex *)beta,
+                                            C + (size_t)first * sC, ldc, sC, group));
+    }
+}
+
+/* pieces of the workspace, each aligned */
+static void *piece(void **cursor, size_t bytes)
+{
+    void *p = *cursor;
+    *cursor = (char *)*cursor + ss_align(bytes);
+    return p;
+}
+
+size_t ss_zbatch_cuda_work_bytes(int op, int m, int n, int count, int nb)
+{
+    size_t es = sizeof(cuDoubleComplex), c = (size_t)count;
+    size_t jb = (size_t)ss_cuda_batch_panel_width(op, m, n, es, nb);
+    if (jb >= (size_t)n)
+        return 0;   /* one panel holds every column: no update, no workspace */
+    switch (op) {
+    case SS_BATCH_GETRF: return ss_align(c * jb * jb * es) + ss_align(c * jb * (size_t)n * es);
+    case SS_BATCH_POTRF: return ss_align(c * jb * jb * es);
+    case SS_BATCH_GEQRF: return ss_align(c * (size_t)m * jb * es) + ss_align(c * jb * jb * es) + 2 * ss_align(c * jb * (size_t)n * es);
+    default: return 0;
+    }
+}
+
+int ss_zbatch_cuda_applies(int op, int m, int n, int nb)
+{
+    return ss_cuda_batch_panel_width(op, m, n, sizeof(cuDoubleComplex), nb) > 0;
+}
+
+void ss_zbatch_getrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoubleComplex *A, int lda, long long sA,
+                          int *ipiv, long long sP, int *info, int count, int nb, void *work)
+{
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
+    int k = ss_min(m, n), jbmax = ss_cuda_batch_panel_width(SS_BATCH_GETRF, m, n, sizeof *A, nb);
+    STARPU_ASSERT_MSG(jbmax > 0, "batched getrf on the GPU: %d rows do not fit in shared memory", m);
+    void *cursor = work;
+    cuDoubleComplex *Linv = piece(&cursor, (size_t)count * jbmax * jbmax * sizeof *A);
+    cuDoubleComplex *W = piece(&cursor, (size_t)count * jbmax * n * sizeof *A);
+    SS_CUDA(cudaMemsetAsync(info, 0, (size_t)count * sizeof *info, s));
+    for (int j0 = 0; j0 < k; j0 += jbmax) {
+        int jb = ss_min(jbmax, k - j0), n2 = n - j0 - jb, m2 = m - j0 - jb;
+        ss_cuda_zbatch_getrf_panel(m, n, j0, jb, A, lda, sA, ipiv, sP, info, n2 > 0 ? Linv : NULL, count, s);
+        if (n2 <= 0)
+            continue;
+        cuDoubleComplex *A12 = A + j0 + (size_t)(j0 + jb) * lda;
+        long long sW = (long long)jb * n2;
+        /* U12 = inv(L11) A12: a GEMM cannot write its own input, so through W */
+        gemm_batch(h, 'N', 'N', jb, n2, jb, &one, Linv, jb, (long long)jb * jb, A12, lda, sA, &zero, W, jb, sW, count);
+        ss_cuda_batch_copy(sizeof *A, jb, n2, W, jb, sW, A12, lda, sA, count, s);
+        gemm_batch(h, 'N', 'N', m2, n2, jb, &mone, A + (j0 + jb) + (size_t)j0 * lda, lda, sA, W, jb, sW, &one,
+                    A + (j0 + jb) + (size_t)(j0 + jb) * lda, lda, sA, count);
+    }
+}
+
+void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cuDoubleComplex *A, int lda,
+                          long long sA, int *info, int count, int nb, void *work)
+{
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
+    int jbmax = ss_cuda_batch_panel_width(SS_BATCH_POTRF, n, n, sizeof *A, nb), upper = uplo == 'U';
+    STARPU_ASSERT_MSG(jbmax > 0, "batched potrf on the GPU: order %d does not fit in shared memory", n);
+    cuDoubleComplex *D = work;
+    SS_CUDA(cudaMemsetAsync(info, 0, (size_t)count * sizeof *info, s));
+    for (int j0 = 0; j0 < n; j0 += jbmax) {
+        int jb = ss_min(jbmax, n - j0), rest = n - j0 - jb;
+        long long sD = (long long)jb * jb;
+        if (j0 > 0 && !upper) {        /* L10 = A(j0:j0+jb, 0:j0), L20 = A(j0+jb:n, 0:j0) */
+            gemm_batch(h, 'N', 'C', jb, jb, j0, &one, A + j0, lda, sA, A + j0, lda, sA, &zero, D, jb, sD, count);
+            gemm_batch(h, 'N', 'C', rest, jb, j0, &mone, A + j0 + jb, lda, sA, A + j0, lda, sA, &one,
+                        A + (j0 + jb) + (size_t)j0 * lda, lda, sA, count);
+        } else if (j0 > 0) {           /* U01 = A(0:j0, j0:j0+jb), U02 = A(0:j0, j0+jb:n) */
+            gemm_batch(h, 'C', 'N', jb, jb, j0, &one, A + (size_t)j0 * lda, lda, sA, A + (size_t)j0 * lda, lda, sA,
+                        &zero, D, jb, sD, count);
+            gemm_batch(h, 'C', 'N', jb, rest, j0, &mone, A + (size_t)j0 * lda, lda, sA, A + (size_t)(j0 + jb) * lda,
+                        lda, sA, &one, A + j0 + (size_t)(j0 + jb) * lda, lda, sA, count);
+        }
+        ss_cuda_zbatch_potrf_panel(n, j0, jb, upper, A, lda, sA, j0 > 0 ? D : NULL, info, count, s);
+    }
+}
+
+void ss_zbatch_geqrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoubleComplex *A, int lda, long long sA,
+                          cuDoubleComplex *tau, long long sT, int *info, int count, int nb, void *work)
+{
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
+    int k = ss_min(m, n), jbmax = ss_cuda_batch_panel_width(SS_BATCH_GEQRF, m, n, sizeof *A, nb);
+    STARPU_ASSERT_MSG(jbmax > 0, "batched geqrf on the GPU: %d rows do not fit in shared memory", m);
+    void *cursor = work;
+    cuDoubleComplex *V = piece(&cursor, (size_t)count * m * jbmax * sizeof *A);
+    cuDoubleComplex *T = piece(&cursor, (size_t)count * jbmax * jbmax * sizeof *A);
+    cuDoubleComplex *W = piece(&cursor, (size_t)count * jbmax * n * sizeof *A);
+    cuDoubleComplex *W2 = piece(&cursor, (size_t)count * jbmax * n * sizeof *A);
+    SS_CUDA(cudaMemsetAsync(info, 0, (size_t)count * sizeof *info, s));   /* a QR does not fail */
+    for (int j0 = 0; j0 < k; j0 += jbmax) {
+        int jb = ss_min(jbmax, k - j0), n2 = n - j0 - jb, mr = m - j0;
+        ss_cuda_zbatch_geqrf_panel(m, j0, jb, A, lda, sA, tau, sT, n2 > 0 ? V : NULL, n2 > 0 ? T : NULL, count, s);
+        if (n2 <= 0)
+            continue;
+        cuDoubleComplex *A2 = A + j0 + (size_t)(j0 + jb) * lda;
+        long long sV = (long long)mr * jb, sTm = (long long)jb * jb, sW = (long long)jb * n2;
+        /* Q^H A2 = (I - V T^H V^H) A2 */
+        gemm_batch(h, 'C', 'N', jb, n2, mr, &one, V, mr, sV, A2, lda, sA, &zero, W, jb, sW, count);
+        gemm_batch(h, 'C', 'N', jb, n2, jb, &one, T, jb, sTm, W, jb, sW, &zero, W2, jb, sW, count);
+        gemm_batch(h, 'N', 'N', mr, n2, jb, &mone, V, mr, sV, W2, jb, sW, &one, A2, lda, sA, count);
+    }
+}
+
+#endif
