@@ -209,6 +209,27 @@ static inline double ss_batch_flops(const struct ss_batch_args *a)
     }
 }
 
+/* SPIKE (codelet_zspike.c): one partition's (or interface's) description, the cl_arg of every
+ * SPIKE task. op: the operation of the matvec, update and reduce codelets. */
+struct ss_spike_part {
+    int first, size;          /* the partition's rows (and columns) */
+    int kl, ku, K;            /* the band; K = max(kl, ku) */
+    int has_prev, has_next;   /* the partition has a neighbour above / below */
+    int mixed;                /* the partition factors are in single precision (d: float, z: complex float) */
+    int nparts;               /* reduce: the number of partial sums */
+    int op, col;              /* operation; update's column of B */
+    starsolve_request_t *req; /* reduced factor: reports a singular reduced system */
+};
+/* tips_i: Vb, Wt, Bc, Cc (K x K each), the dominance ratio, the status */
+#define SS_TIPS(K) (4 * (size_t)(K) * (K) + 2)
+enum { SS_MV_RES, SS_MV_V, SS_MV_T };                /* matvec: r = b - A x; v = A ph, rh^H v; t = A sh, t^H s, t^H t */
+enum { SS_UP_INIT, SS_UP_P, SS_UP_S, SS_UP_XR, SS_UP_COPYIN, SS_UP_COPYOUT };   /* BiCGStab's vector updates */
+enum { SS_RED_BNORM, SS_RED_START, SS_RED_RESID, SS_RED_ALPHA, SS_RED_OMEGA, SS_RED_END };  /* reductions */
+/* slots of a partition's partial sums (SS_PART_NORM: a max, the others sums) */
+enum { SS_PART_NORM, SS_PART_RHO, SS_PART_RV, SS_PART_TS, SS_PART_TT, SS_PART_COUNT };
+/* BiCGStab's scalars (SS_SCAL_BREAK: 1 after a breakdown) */
+enum { SS_SCAL_RHO, SS_SCAL_ALPHA, SS_SCAL_OMEGA, SS_SCAL_BETA, SS_SCAL_RNORM, SS_SCAL_BNORM, SS_SCAL_BREAK, SS_SCAL_COUNT };
+
 /* Tile dimensions from a StarPU matrix interface (column-major: nx = rows). */
 #define SS_ROWS(buf) ((int)STARPU_MATRIX_GET_NX(buf))
 #define SS_COLS(buf) ((int)STARPU_MATRIX_GET_NY(buf))

@@ -10,7 +10,8 @@
 #include "internal.h"
 #include "codelets.h"
 
-struct ss_context ss_ctx;
+/* the SPIKE solver's mixed precision and gbsv fallback are on until turned off */
+struct ss_context ss_ctx = { .spike_mixed = 1, .spike_fallback = 1 };
 
 void starsolve_config_init(starsolve_config_t *cfg)
 {
@@ -272,6 +273,26 @@ int starsolve_set_spike_psize(int psize)
     if (psize < 0)
         return -1;
     ss_ctx.spike_psize = psize;
+    return 0;
+}
+
+int starsolve_get_spike_mixed(void) { return ss_ctx.spike_mixed; }
+
+int starsolve_set_spike_mixed(int on)
+{
+    if (on != 0 && on != 1)
+        return -1;
+    ss_ctx.spike_mixed = on;
+    return 0;
+}
+
+int starsolve_get_spike_fallback(void) { return ss_ctx.spike_fallback; }
+
+int starsolve_set_spike_fallback(int on)
+{
+    if (on != 0 && on != 1)
+        return -1;
+    ss_ctx.spike_fallback = on;
     return 0;
 }
 
