@@ -457,9 +457,19 @@ static struct starpu_perfmodel model_zspike_reduced_factor = { .type = STARPU_HI
 static struct starpu_perfmodel model_zspike_tipsolve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_tipsolve" };
 static struct starpu_perfmodel model_zspike_reduced_solve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_reduced_solve" };
 static struct starpu_perfmodel model_zspike_retrieve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_retrieve" };
-static struct starpu_perfmodel model_zspike_matvec = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_matvec" };
-static struct starpu_perfmodel model_zspike_update = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_update" };
-static struct starpu_perfmodel model_zspike_reduce = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_reduce" };
+/* the matvec, update and reduce codelets do different work per operation: the operation is
+ * part of their tasks' footprint, beside the partition's size */
+static uint32_t footprint_op(struct starpu_task *task)
+{
+    const struct ss_spike_part *a = task->cl_arg;
+    return starpu_hash_crc32c_be(a->op, starpu_hash_crc32c_be(a->size, starpu_hash_crc32c_be(a->nparts, 0)));
+}
+static struct starpu_perfmodel model_zspike_matvec = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_matvec",
+                                                       .footprint = footprint_op };
+static struct starpu_perfmodel model_zspike_update = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_update",
+                                                       .footprint = footprint_op };
+static struct starpu_perfmodel model_zspike_reduce = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_reduce",
+                                                       .footprint = footprint_op };
 
 static struct starpu_codelet cl_zspike_factor = {
     .where = STARPU_CPU, .cpu_funcs = { zspike_factor_cpu },

@@ -106,6 +106,11 @@ int  starsolve_set_spike_mixed(int on);
 /* SPIKE: when BiCGStab does not converge, or the matrix is far from diagonal dominance, solve with
  * LAPACK's gbsv (1, the default; *iters = -1 or -2 says it happened) or return n + 1 (0).
  * Returns -1 unless 0 or 1. */
+/* SPIKE: the most BiCGStab iterations per right-hand side (default 100; 0 leaves the truncated-SPIKE
+ * solution itself, which with the fallback off shows the preconditioner's own accuracy).
+ * Returns -1 unless 0 <= maxit <= 1000. */
+int  starsolve_get_spike_maxit(void);
+int  starsolve_set_spike_maxit(int maxit);
 int  starsolve_get_spike_fallback(void);
 int  starsolve_set_spike_fallback(int on);
 
@@ -434,7 +439,7 @@ int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t 
  * kl .. 2 kl + ku), only read. B (ldb >= n) is overwritten by X. Truncated-SPIKE-preconditioned
  * BiCGStab until ||b - Ax||_inf <= max(1e-12, 100 eps) ||b||_inf, checked on the true residual.
  * Returns 0 (or a negative argument index). *iters: the most BiCGStab iterations of a column, or
- * -1: BiCGStab did not converge (stagnation, breakdown or 100 iterations) and the columns from that
+ * -1: BiCGStab did not converge (stagnation, breakdown or starsolve_get_spike_maxit() iterations) and the columns from that
  * one on were solved by LAPACK's gbsv; -2: a row's dominance |a_ii| / sum_{j!=i} |a_ij| is below 0.5
  * or a partition is singular, so gbsv solved everything (a positive return is then gbsv's:
  * U(i,i) exactly zero). With starsolve_set_spike_fallback(0) it returns n + 1 instead of falling back. */

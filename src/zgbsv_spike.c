@@ -44,7 +44,6 @@
 /* Below this row dominance ratio truncated SPIKE is not tried (bench/NOTES.md: at
  * d = 0.1 BiCGStab needs tens of iterations or stagnates, gbsv is cheaper) */
 #define SPIKE_MIN_DOMINANCE 0.5
-#define SPIKE_MAXIT 100
 /* stagnation: after this many iterations, the residual must have shrunk by half over
  * the last SPIKE_WINDOW of them */
 #define SPIKE_WINDOW 8
@@ -243,12 +242,12 @@ static int bicgstab(struct spike *s, int col, double tol)
     spike_matvec(s, SS_MV_RES, VX, VB, VR);
     spike_update(s, SS_UP_INIT, col, (int[]){ VR, VRH, VP, VV, PART }, 5);
     spike_reduce(s, SS_RED_START);
-    double rnorm, history[SPIKE_MAXIT + 1];
+    double rnorm, *history = xcalloc((size_t)ss_ctx.spike_maxit + 1, sizeof *history);
     int broke, it = 0;
     read_scalars(s, &rnorm, &broke);
     double bnorm = creal(s->scal[SS_SCAL_BNORM]), goal = tol * (bnorm > 0 ? bnorm : 1);
     history[0] = rnorm;
-    while (rnorm > goal && !broke && it < SPIKE_MAXIT && !isnan(rnorm)) {
+    while (rnorm > goal && !broke && it < ss_ctx.spike_maxit && !isnan(rnorm)) {
         if (it >= SPIKE_WINDOW && rnorm > 0.5 * history[it - SPIKE_WINDOW])
             break;   /* stagnation */
         spike_update(s, SS_UP_P, col, (int[]){ VR, VV, SCAL, VP }, 4);
@@ -270,6 +269,7 @@ static int bicgstab(struct spike *s, int col, double tol)
     spike_reduce(s, SS_RED_RESID);
     read_scalars(s, &rnorm, &broke);
     spike_update(s, SS_UP_COPYOUT, col, (int[]){ VX, BMAT }, 2);
+    free(history);
     return rnorm <= goal ? it : -1;   /* NaN fails */
 }
 
@@ -307,7 +307,7 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
                 break;   /* this column and the rest go to gbsv */
             info = n + 1;
         }
-        worst = ss_max(worst, it < 0 ? SPIKE_MAXIT : it);
+        worst = ss_max(worst, it < 0 ? ss_ctx.spike_maxit : it);
     }
     starpu_task_wait_for_all();
     spike_free(&s);
