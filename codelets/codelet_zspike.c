@@ -14,7 +14,8 @@
  * Tasks: factor (per partition), reduced factor (per interface), the preconditioner's three stages
  * (tip solve, reduced solve, retrieval), the band matrix-vector product with BiCGStab's dot
  * products fused, BiCGStab's vector updates, and the reductions of per-partition partial sums.
- * Each task has a CPU function here and, where CUDA is built, a CUDA one beside it. */
+ * Each task has a CPU function and, where CUDA is built, a CUDA one (all but the reduced
+ * factorization and the reductions, a few hundred bytes each, which stay on the CPU). */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -450,6 +451,236 @@ static void zspike_reduce_cpu(void *buffers[], void *cl_arg)
     }
 }
 
+/* ---- CUDA variants (codelets/cuda/spike.cu; cuBLAS for the products) ------------ */
+#ifdef STARSOLVE_USE_CUDA
+/* the working precision's and the single precision's LAPACK letters, for spike.cu */
+#if defined(STARSOLVE_PRECISION_Z)
+static const char prec_work = 'z', prec_low = 'c';
+#elif defined(STARSOLVE_PRECISION_D)
+static const char prec_work = 'd', prec_low = 's';
+#elif defined(STARSOLVE_PRECISION_C)
+static const char prec_work = 'c', prec_low = 'c';
+#else
+static const char prec_work = 's', prec_low = 's';
+#endif
+
+/* the same steps as zspike_factor_cpu, on the GPU: couplings and dominance, the block in gbtrf
+ * layout, gbtf2, Vb by gbtrs on the trailing rows, Wt from the leading block's LU */
+static void zspike_factor_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const int s = a->size, kl = a->kl, ku = a->ku, K = a->K, ldf = 2 * kl + ku + 1;
+    const char fp = a->mixed ? prec_low : prec_work;
+    const size_t fsz = a->mixed ? sizeof(zspike_low_t) : sizeof(starsolve_complex64_t);
+    cudaStream_t st = ss_cuda_stream();
+    const void *Bp = (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), *Bi = (const void *)STARPU_MATRIX_GET_PTR(buffers[1]);
+    const void *Bn = (const void *)STARPU_MATRIX_GET_PTR(buffers[2]);
+    void *F = (void *)STARPU_VECTOR_GET_PTR(buffers[3]);
+    int *ipiv = (int *)STARPU_VECTOR_GET_PTR(buffers[4]);
+    starsolve_complex64_t *tips = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
+    starsolve_complex64_t *Vb = tips, *Wt = tips + (size_t)K * K, *Bc = Wt + (size_t)K * K, *Cc = Bc + (size_t)K * K;
+    starsolve_complex64_t *status = tips + SS_TIPS(K) - 1;
+    int mv = s - ss_max(0, s - K - kl), mw = ss_min(s, 4 * K);
+    /* scratch: two infos, the shifted pivots, Z for Vb (factor precision), T, its pivots and Z for Wt */
+    size_t o_piv = ss_align(2 * sizeof(int)), o_zv = o_piv + ss_align((size_t)ss_max(mv, mw) * sizeof(int));
+    size_t o_t = o_zv + ss_align((size_t)mv * K * fsz), o_zw = o_t + ss_align((size_t)ldf * mw * sizeof(starsolve_complex64_t));
+    size_t o_pw = o_zw + ss_align((size_t)mw * K * sizeof(starsolve_complex64_t));
+    char *w = ss_cuda_dwork(o_pw + ss_align((size_t)mw * sizeof(int)));
+    int *info = (int *)w;
+    ss_cuda_spike_tips_prep(prec_work, s, kl, ku, K, a->has_prev, a->has_next, Bp, SS_LD(buffers[0]), SS_COLS(buffers[0]),
+                            Bi, SS_LD(buffers[1]), Bn, SS_LD(buffers[2]), tips, st);
+    ss_cuda_spike_band_to_lu(prec_work, fp, s, kl, ku, Bi, SS_LD(buffers[1]), F, ldf, st);
+    ss_cuda_spike_gbtf2(fp, s, kl, ku, F, ldf, ipiv, info, st);
+    ss_cuda_spike_status(prec_work, info, status, st);
+    /* a singular partition leaves zero or infinite tips: the status tells the caller not to use them */
+    if (a->has_next) {   /* Vb: see zspike_factor_cpu */
+        int j0 = s - mv, *piv = (int *)(w + o_piv);
+        void *Z = w + o_zv;
+        ss_cuda_spike_shift_pivots(mv, j0, ipiv, piv, st);
+        ss_cuda_spike_place_block(prec_work, fp, mv, K, mv - K, Bc, Z, st);
+        ss_cuda_spike_gbtrs(fp, mv, kl, ku, K, (const char *)F + (size_t)j0 * ldf * fsz, ldf, piv, Z, mv, st);
+        ss_cuda_spike_take_block(prec_work, fp, mv, K, mv - K, Z, Vb, st);
+    }
+    if (a->has_prev) {   /* Wt: the leading mw x mw block, in working precision */
+        void *T = w + o_t, *Z = w + o_zw;
+        int *piv = (int *)(w + o_pw);
+        ss_cuda_spike_band_to_lu(prec_work, prec_work, mw, kl, ku, Bi, SS_LD(buffers[1]), T, ldf, st);
+        ss_cuda_spike_gbtf2(prec_work, mw, kl, ku, T, ldf, piv, info + 1, st);
+        ss_cuda_spike_status(prec_work, info + 1, status, st);
+        ss_cuda_spike_place_block(prec_work, prec_work, mw, K, 0, Cc, Z, st);
+        ss_cuda_spike_gbtrs(prec_work, mw, kl, ku, K, T, ldf, piv, Z, mw, st);
+        ss_cuda_spike_take_block(prec_work, prec_work, mw, K, 0, Z, Wt, st);
+    }
+}
+
+/* w = f converted to the factor's precision (or copied), solved with the partition's factors */
+static void partition_solve_cuda(const struct ss_spike_part *a, void *buffers[], const starsolve_complex64_t *f, void *w,
+                                 cudaStream_t st)
+{
+    const char fp = a->mixed ? prec_low : prec_work;
+    ss_cuda_spike_convert(fp, prec_work, a->size, f, w, st);
+    ss_cuda_spike_gbtrs(fp, a->size, a->kl, a->ku, 1, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]), 2 * a->kl + a->ku + 1,
+                        (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), w, a->size, st);
+}
+
+static void zspike_tipsolve_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const int s = a->size, K = a->K;
+    const char fp = a->mixed ? prec_low : prec_work;
+    const size_t fsz = a->mixed ? sizeof(zspike_low_t) : sizeof(starsolve_complex64_t);
+    cudaStream_t st = ss_cuda_stream();
+    starsolve_complex64_t *gt = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
+    char *w = (char *)STARPU_VECTOR_GET_PTR(buffers[4]);
+    partition_solve_cuda(a, buffers, (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]), w, st);
+    ss_cuda_spike_convert(prec_work, fp, K, w, gt, st);
+    ss_cuda_spike_convert(prec_work, fp, K, w + (size_t)(s - K) * fsz, gt + K, st);
+}
+
+/* the 2K x 2K solve with the CPU's LU factors: cuBLAS's getrs takes LAPACK's pivots on the host
+ * side only, so the row interchanges are a few small copies: y is permuted then two TRSVs */
+static void zspike_reduced_solve_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const int K = a->K, l = 2 * K;
+    cudaStream_t st = ss_cuda_stream();
+    cublasHandle_t h = ss_cublas_handle();
+    const cuDoubleComplex *S = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    const starsolve_complex64_t *g0 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
+    const starsolve_complex64_t *g1 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
+    starsolve_complex64_t *y = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[4]);
+    SS_CUDA(cudaMemcpyAsync(y, g0 + K, (size_t)K * sizeof *y, cudaMemcpyDeviceToDevice, st));
+    SS_CUDA(cudaMemcpyAsync(y + K, g1, (size_t)K * sizeof *y, cudaMemcpyDeviceToDevice, st));
+    /* the pivots (2K ints) to the host, then the interchanges as in LAPACK's laswp, in order */
+    int *piv = ss_cuda_hwork((size_t)l * sizeof(int));
+    SS_CUDA(cudaMemcpyAsync(piv, (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), (size_t)l * sizeof(int),
+                            cudaMemcpyDeviceToHost, st));
+    SS_CUDA(cudaStreamSynchronize(st));
+    starsolve_complex64_t *tmp = (starsolve_complex64_t *)ss_cuda_dwork(sizeof *tmp);
+    for (int i = 0; i < l; i++)
+        if (piv[i] - 1 != i) {
+            SS_CUDA(cudaMemcpyAsync(tmp, y + i, sizeof *y, cudaMemcpyDeviceToDevice, st));
+            SS_CUDA(cudaMemcpyAsync(y + i, y + piv[i] - 1, sizeof *y, cudaMemcpyDeviceToDevice, st));
+            SS_CUDA(cudaMemcpyAsync(y + piv[i] - 1, tmp, sizeof *y, cudaMemcpyDeviceToDevice, st));
+        }
+    SS_CUBLAS(cublasZtrsv(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, l, S, l, (cuDoubleComplex *)y, 1));
+    SS_CUBLAS(cublasZtrsv(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, l, S, l, (cuDoubleComplex *)y, 1));
+}
+
+static void zspike_retrieve_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const int s = a->size, K = a->K;
+    const char fp = a->mixed ? prec_low : prec_work;
+    cudaStream_t st = ss_cuda_stream();
+    cublasHandle_t h = ss_cublas_handle();
+    const starsolve_complex64_t *f = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
+    const cuDoubleComplex *tips = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[3]);
+    const cuDoubleComplex *yp = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[4]);
+    const cuDoubleComplex *yn = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[5]);
+    starsolve_complex64_t *x = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
+    void *w = (void *)STARPU_VECTOR_GET_PTR(buffers[7]);
+    SS_CUBLAS_SCALAR starsolve_complex64_t one = 1, minus = -1;
+    SS_CUDA(cudaMemcpyAsync(x, f, (size_t)s * sizeof *x, cudaMemcpyDeviceToDevice, st));
+    if (a->has_prev)
+        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&minus, tips + 3 * (size_t)K * K, K, yp, 1,
+                              (const cuDoubleComplex *)&one, (cuDoubleComplex *)x, 1));
+    if (a->has_next)
+        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&minus, tips + 2 * (size_t)K * K, K, yn + K, 1,
+                              (const cuDoubleComplex *)&one, (cuDoubleComplex *)x + s - K, 1));
+    partition_solve_cuda(a, buffers, x, w, st);
+    ss_cuda_spike_convert(prec_work, fp, s, w, x, st);
+    /* the scalars above live on this stack frame: wait for the GEMVs before returning */
+    SS_CUDA(cudaStreamSynchronize(st));
+}
+
+static void zspike_matvec_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const int s = a->size, K = a->K;
+    cudaStream_t st = ss_cuda_stream();
+    cublasHandle_t h = ss_cublas_handle();
+    const cuDoubleComplex *band = (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    const cuDoubleComplex *tips = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    const cuDoubleComplex *xp = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[2]);
+    const cuDoubleComplex *x = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[3]);
+    const cuDoubleComplex *xn = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[4]);
+    const starsolve_complex64_t *aux = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
+    starsolve_complex64_t *y = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
+    starsolve_complex64_t *part = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[7]);
+    const int sp = (int)STARPU_VECTOR_GET_NX(buffers[2]);
+    SS_CUBLAS_SCALAR starsolve_complex64_t one = 1, zero = 0, alpha = a->op == SS_MV_RES ? -1 : 1;
+    if (a->op == SS_MV_RES)
+        SS_CUDA(cudaMemcpyAsync(y, aux, (size_t)s * sizeof *y, cudaMemcpyDeviceToDevice, st));
+    SS_CUBLAS(cublasZgbmv(h, CUBLAS_OP_N, s, s, a->kl, a->ku, (const cuDoubleComplex *)&alpha, band, SS_LD(buffers[0]), x, 1,
+                          (const cuDoubleComplex *)(a->op == SS_MV_RES ? &one : &zero), (cuDoubleComplex *)y, 1));
+    if (a->has_prev)
+        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&alpha, tips + 3 * (size_t)K * K, K, xp + sp - K, 1,
+                              (const cuDoubleComplex *)&one, (cuDoubleComplex *)y, 1));
+    if (a->has_next)
+        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&alpha, tips + 2 * (size_t)K * K, K, xn, 1,
+                              (const cuDoubleComplex *)&one, (cuDoubleComplex *)y + s - K, 1));
+    if (a->op == SS_MV_RES) {
+        ss_cuda_spike_reduce(prec_work, 0, s, y, y, part + SS_PART_NORM, st);
+    } else if (a->op == SS_MV_V) {
+        ss_cuda_spike_reduce(prec_work, 1, s, aux, y, part + SS_PART_RV, st);
+    } else {
+        ss_cuda_spike_reduce(prec_work, 1, s, y, aux, part + SS_PART_TS, st);
+        ss_cuda_spike_reduce(prec_work, 1, s, y, y, part + SS_PART_TT, st);
+    }
+    SS_CUDA(cudaStreamSynchronize(st));   /* the host scalars above */
+}
+
+static void zspike_update_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const int s = a->size;
+    cudaStream_t st = ss_cuda_stream();
+    const size_t bytes = (size_t)s * sizeof(starsolve_complex64_t);
+#define V(k) ((void *)STARPU_VECTOR_GET_PTR(buffers[k]))
+#define SLOT(k, slot) ((starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[k]) + (slot))
+    switch (a->op) {
+    case SS_UP_INIT:
+        SS_CUDA(cudaMemcpyAsync(V(1), V(0), bytes, cudaMemcpyDeviceToDevice, st));
+        SS_CUDA(cudaMemsetAsync(V(2), 0, bytes, st));   /* all-zero bytes are 0.0 in IEEE */
+        SS_CUDA(cudaMemsetAsync(V(3), 0, bytes, st));
+        ss_cuda_spike_reduce(prec_work, 1, s, V(0), V(0), SLOT(4, SS_PART_RHO), st);
+        break;
+    case SS_UP_P: {
+        void *v[6] = { V(0), V(1), V(3), NULL, NULL, NULL };
+        ss_cuda_spike_update(prec_work, 1, s, V(2), v, st);
+        break;
+    }
+    case SS_UP_S: {
+        void *v[6] = { V(0), V(1), V(3), NULL, NULL, NULL };
+        ss_cuda_spike_update(prec_work, 2, s, V(2), v, st);
+        break;
+    }
+    case SS_UP_XR: {
+        void *v[6] = { V(0), V(1), V(2), V(3), V(6), V(7) };
+        ss_cuda_spike_update(prec_work, 3, s, V(5), v, st);
+        ss_cuda_spike_reduce(prec_work, 0, s, V(7), V(7), SLOT(8, SS_PART_NORM), st);
+        ss_cuda_spike_reduce(prec_work, 1, s, V(4), V(7), SLOT(8, SS_PART_RHO), st);
+        break;
+    }
+    case SS_UP_COPYIN: {
+        const starsolve_complex64_t *B = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0])
+                                         + (size_t)a->col * SS_LD(buffers[0]);
+        SS_CUDA(cudaMemcpyAsync(V(1), B, bytes, cudaMemcpyDeviceToDevice, st));
+        ss_cuda_spike_reduce(prec_work, 0, s, V(1), V(1), SLOT(2, SS_PART_NORM), st);
+        break;
+    }
+    default: {
+        starsolve_complex64_t *B = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]) + (size_t)a->col * SS_LD(buffers[1]);
+        SS_CUDA(cudaMemcpyAsync(B, V(0), bytes, cudaMemcpyDeviceToDevice, st));
+        break;
+    }
+    }
+#undef V
+#undef SLOT
+}
+#endif
+
 /* ---- codelets -------------------------------------------------------------- */
 
 static struct starpu_perfmodel model_zspike_factor = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_factor2" };
@@ -472,7 +703,11 @@ static struct starpu_perfmodel model_zspike_reduce = { .type = STARPU_HISTORY_BA
                                                        .footprint = footprint_op };
 
 static struct starpu_codelet cl_zspike_factor = {
-    .where = STARPU_CPU, .cpu_funcs = { zspike_factor_cpu },
+    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_factor_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zspike_factor_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+   
     .nbuffers = 6, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_W, STARPU_W },
     .model = &model_zspike_factor, .name = "zspike_factor", .callback_func = ss_trace_task_done,
 };
@@ -482,27 +717,47 @@ static struct starpu_codelet cl_zspike_reduced_factor = {
     .model = &model_zspike_reduced_factor, .name = "zspike_reduced_factor", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_tipsolve = {
-    .where = STARPU_CPU, .cpu_funcs = { zspike_tipsolve_cpu },
+    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_tipsolve_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zspike_tipsolve_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+   
     .nbuffers = 5, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH },
     .model = &model_zspike_tipsolve, .name = "zspike_tipsolve", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_reduced_solve = {
-    .where = STARPU_CPU, .cpu_funcs = { zspike_reduced_solve_cpu },
+    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_reduced_solve_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zspike_reduced_solve_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+   
     .nbuffers = 5, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W },
     .model = &model_zspike_reduced_solve, .name = "zspike_reduced_solve", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_retrieve = {
-    .where = STARPU_CPU, .cpu_funcs = { zspike_retrieve_cpu },
+    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_retrieve_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zspike_retrieve_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+   
     .nbuffers = 8, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH },
     .model = &model_zspike_retrieve, .name = "zspike_retrieve", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_matvec = {
-    .where = STARPU_CPU, .cpu_funcs = { zspike_matvec_cpu },
+    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_matvec_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zspike_matvec_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+   
     .nbuffers = 8, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_RW },
     .model = &model_zspike_matvec, .name = "zspike_matvec", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_update = {
-    .where = STARPU_CPU, .cpu_funcs = { zspike_update_cpu },
+    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_update_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zspike_update_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+   
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zspike_update, .name = "zspike_update", .callback_func = ss_trace_task_done,
 };

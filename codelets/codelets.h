@@ -133,6 +133,25 @@ void ss_cuda_cgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u
                         int transposed, cudaStream_t stream);
 void ss_cuda_zgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
                         int transposed, cudaStream_t stream);
+/* The SPIKE solver's kernels (codelets/cuda/spike.cu; precisions by LAPACK letter, 'a' the
+ * working precision, 'f' the partition factors'): the diagonal block in gbtrf layout, LAPACK's
+ * gbtf2 and gbtrs (one thread block each, same layout, pivots and info as LAPACK), conversions,
+ * one-slot reductions (kind 0: max |x_i|, 1: sum conj(x_i) y_i), BiCGStab's updates (op 1: p,
+ * 2: s, 3: x and r; v[0..5] as in the kernel), and the factor task's small pieces. */
+void ss_cuda_spike_band_to_lu(char a, char f, int m, int kl, int ku, const void *band, int ldb, void *F, int ldf,
+                              cudaStream_t st);
+void ss_cuda_spike_gbtf2(char f, int m, int kl, int ku, void *F, int ldf, int *ipiv, int *info, cudaStream_t st);
+void ss_cuda_spike_gbtrs(char f, int m, int kl, int ku, int nrhs, const void *F, int ldf, const int *ipiv, void *B, int ldb,
+                         cudaStream_t st);
+void ss_cuda_spike_convert(char to, char from, size_t count, const void *x, void *y, cudaStream_t st);
+void ss_cuda_spike_reduce(char p, int kind, int n, const void *x, const void *y, void *out, cudaStream_t st);
+void ss_cuda_spike_update(char p, int op, int n, const void *sc, void *const *v, cudaStream_t st);
+void ss_cuda_spike_tips_prep(char p, int s, int kl, int ku, int K, int has_prev, int has_next, const void *bp, int ldp,
+                             int sp, const void *bi, int ldi, const void *bn, int ldn, void *tips, cudaStream_t st);
+void ss_cuda_spike_shift_pivots(int m, int j0, const int *in, int *out, cudaStream_t st);
+void ss_cuda_spike_place_block(char a, char f, int m, int K, int at, const void *src, void *Z, cudaStream_t st);
+void ss_cuda_spike_take_block(char a, char f, int m, int K, int at, const void *Z, void *dst, cudaStream_t st);
+void ss_cuda_spike_status(char a, const int *info, void *status, cudaStream_t st);
 /* Bytes rounded up so that consecutive pieces of one scratch buffer stay aligned. */
 static inline size_t ss_align(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 
