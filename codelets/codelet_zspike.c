@@ -102,13 +102,23 @@ static void zspike_factor_cpu(void *buffers[], void *cl_arg)
                 Cc[r + (size_t)c * K] = Bp[ku + dp + (size_t)(sp - K + c) * ldp];
         }
 
-    /* diagonal dominance of the partition's rows: min |a_rr| / sum_{j != r} |a_rj| */
+    /* One pass over the partition's band: the diagonal block into F in gbtrf layout (every entry
+     * of F written once, zeros outside the block and in the kl fill-in rows on top, in the
+     * factor's precision), and each row's |diagonal| and sum of other |entries| for the row
+     * dominance min |a_rr| / sum_{j != r} |a_rj| (the couplings' entries added after). */
+    size_t fsz = mixed ? sizeof(zspike_low_t) : sizeof(starsolve_complex64_t);
     double *off = calloc((size_t)s, sizeof *off), *dia = calloc((size_t)s, sizeof *dia);
-    for (int c = 0; c < s; c++)
-        for (int r = ss_max(0, c - ku); r <= ss_min(s - 1, c + kl); r++) {
-            double v = cabs(Bi[ku + r - c + (size_t)c * ldi]);
-            if (r == c) dia[r] = v; else off[r] += v;
+    for (int c = 0; c < s; c++) {
+        int lo = ss_max(0, c - ku), hi = ss_min(s - 1, c + kl);
+        for (int k = 0; k < ldf; k++) {
+            int r = k - kl - ku + c;   /* the row of F(k, c) */
+            starsolve_complex64_t v = r >= lo && r <= hi ? Bi[ku + r - c + (size_t)c * ldi] : 0;
+            fset(mixed, F, k + (size_t)c * ldf, v);
+            if (r >= lo && r <= hi) {
+                if (r == c) dia[r] = cabs(v); else off[r] += cabs(v);
+            }
         }
+    }
     for (int r = 0; r < K; r++)
         for (int c = 0; c < K; c++) {
             off[r] += cabs(Cc[r + (size_t)c * K]);
@@ -119,13 +129,6 @@ static void zspike_factor_cpu(void *buffers[], void *cl_arg)
         ratio = fmin(ratio, off[r] > 0 ? dia[r] / off[r] : (dia[r] > 0 ? INFINITY : 0));
     free(off); free(dia);
     tips[SS_TIPS(K) - 2] = ratio;
-
-    /* the diagonal block in gbtrf layout (kl rows of fill-in room on top), in the factor's precision */
-    size_t fsz = mixed ? sizeof(zspike_low_t) : sizeof(starsolve_complex64_t);
-    memset(F, 0, (size_t)ldf * s * fsz);
-    for (int c = 0; c < s; c++)
-        for (int r = ss_max(0, c - ku); r <= ss_min(s - 1, c + kl); r++)
-            fset(mixed, F, kl + ku + r - c + (size_t)c * ldf, Bi[ku + r - c + (size_t)c * ldi]);
     int info = band_lu(mixed, s, kl, ku, F, ldf, ipiv);
     if (info > 0) {
         tips[SS_TIPS(K) - 1] = info;
