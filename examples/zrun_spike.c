@@ -37,9 +37,13 @@ int run_zspike(const struct driver_opts *o)
         r.info = starsolve_zgbsv_spike(n, kl, ku, nrhs, AB, ldab, X, n, &r.iters);
         r.seconds = driver_now() - t0;
         best = run == 1 || r.seconds < best ? r.seconds : best;
-        if (r.iters < 0)
-            fprintf(h, "starpu_spike: SPIKE did not converge; solved by LAPACK's banded LU with pivoting (gbsv)\n");
-        if (o->check && r.info == 0) {
+        if (r.iters == -1)
+            fprintf(h, "starpu_spike: BiCGStab did not converge; solved by LAPACK's banded LU with pivoting (gbsv)\n");
+        if (r.iters == -2)
+            fprintf(h, "starpu_spike: not diagonally dominant; solved by LAPACK's banded LU with pivoting (gbsv)\n");
+        if (r.info == n + 1)
+            fprintf(h, "starpu_spike: did not converge (info n+1, no fallback); checking the last iterate\n");
+        if (o->check && (r.info == 0 || r.info == n + 1)) {
             double relative;
             r.checked = 1;
             r.no_berr = 1;

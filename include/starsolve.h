@@ -101,10 +101,26 @@ int  starsolve_set_batch_chunk(int chunk);   /* returns -1 if chunk < 0 */
  * CUDA workers. Returns -1 if vendor is neither 0 nor 1. */
 int  starsolve_get_batch_vendor(void);
 int  starsolve_set_batch_vendor(int vendor);
-/* Rows per partition of the SPIKE solver (0: automatic: 2 partitions per CPU worker, each of at
- * least 2 max(kl, ku) rows); partitions always differ by at most one row. */
+/* Rows per partition of the SPIKE solver (0: automatic: one partition per worker, each of at
+ * least 2 max(kl, ku) and 65536 / max(kl, ku) rows); with psize P about n / P partitions (still of
+ * at least 2 max(kl, ku) rows). Partitions always differ by at most one row. */
 int  starsolve_get_spike_psize(void);
 int  starsolve_set_spike_psize(int psize);   /* returns -1 if psize < 0 */
+/* SPIKE in d and z: the partition factorizations and solves of the preconditioner in single
+ * precision (float, complex float), BiCGStab in double (1, the default: faster, the solves read
+ * half the bytes), or everything in double (0). No effect in s and c. Returns -1 unless 0 or 1. */
+int  starsolve_get_spike_mixed(void);
+int  starsolve_set_spike_mixed(int on);
+/* SPIKE: when BiCGStab does not converge, or the matrix is far from diagonal dominance, solve with
+ * LAPACK's gbsv (1, the default; *iters = -1 or -2 says it happened) or return n + 1 (0).
+ * Returns -1 unless 0 or 1. */
+/* SPIKE: the most BiCGStab iterations per right-hand side (default 100; 0 leaves the truncated-SPIKE
+ * solution itself, which with the fallback off shows the preconditioner's own accuracy).
+ * Returns -1 unless 0 <= maxit <= 1000. */
+int  starsolve_get_spike_maxit(void);
+int  starsolve_set_spike_maxit(int maxit);
+int  starsolve_get_spike_fallback(void);
+int  starsolve_set_spike_fallback(int on);
 
 /* ---- traces, for scheduling research ---------------------------------- */
 
@@ -431,11 +447,14 @@ int starsolve_cgeqrf_vbatched(const int *m, const int *n, starsolve_complex32_t 
 int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda, starsolve_complex64_t *const *tau,
                               int *info, int batch);
 
-/* Banded solver (SPIKE, issue 7, first version: CPU workers): A in LAPACK gbsv band layout
- * (ldab >= 2 kl + ku + 1, band in rows kl .. 2 kl + ku), only read. B (ldb >= n) is overwritten
- * by X. Returns 0; on a matrix where the SPIKE-preconditioned BiCGStab does not reach
- * ||b - Ax||_inf <= max(1e-12, 100 eps) ||b||_inf it solves with LAPACK's gbsv instead and sets
- * *iters = -1 (then a positive return is gbsv's: U(i,i) exactly zero). *iters: BiCGStab iterations. */
+/* Banded solver (SPIKE, issue 7): A in LAPACK gbsv band layout (ldab >= 2 kl + ku + 1, band in rows
+ * kl .. 2 kl + ku), only read. B (ldb >= n) is overwritten by X. Truncated-SPIKE-preconditioned
+ * BiCGStab until ||b - Ax||_inf <= max(1e-12, 100 eps) ||b||_inf, checked on the true residual.
+ * Returns 0 (or a negative argument index). *iters: the most BiCGStab iterations of a column, or
+ * -1: BiCGStab did not converge (stagnation, breakdown or starsolve_get_spike_maxit() iterations) and the columns from that
+ * one on were solved by LAPACK's gbsv; -2: a row's dominance |a_ii| / sum_{j!=i} |a_ij| is below 0.5
+ * or a partition is singular, so gbsv solved everything (a positive return is then gbsv's:
+ * U(i,i) exactly zero). With starsolve_set_spike_fallback(0) it returns n + 1 instead of falling back. */
 int starsolve_sgbsv_spike(int n, int kl, int ku, int nrhs, float *AB, int ldab, float *B, int ldb, int *iters);
 int starsolve_dgbsv_spike(int n, int kl, int ku, int nrhs, double *AB, int ldab, double *B, int ldb, int *iters);
 int starsolve_cgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex32_t *AB, int ldab, starsolve_complex32_t *B, int ldb, int *iters);

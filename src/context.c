@@ -10,7 +10,8 @@
 #include "internal.h"
 #include "codelets.h"
 
-struct ss_context ss_ctx;
+/* the SPIKE solver's mixed precision and gbsv fallback are on until turned off */
+struct ss_context ss_ctx = { .spike_mixed = 1, .spike_fallback = 1, .spike_maxit = 100 };
 
 void starsolve_config_init(starsolve_config_t *cfg)
 {
@@ -282,6 +283,36 @@ int starsolve_set_spike_psize(int psize)
     if (psize < 0)
         return -1;
     ss_ctx.spike_psize = psize;
+    return 0;
+}
+
+int starsolve_get_spike_mixed(void) { return ss_ctx.spike_mixed; }
+
+int starsolve_set_spike_mixed(int on)
+{
+    if (on != 0 && on != 1)
+        return -1;
+    ss_ctx.spike_mixed = on;
+    return 0;
+}
+
+int starsolve_get_spike_maxit(void) { return ss_ctx.spike_maxit; }
+
+int starsolve_set_spike_maxit(int maxit)
+{
+    if (maxit < 0 || maxit > 1000)
+        return -1;
+    ss_ctx.spike_maxit = maxit;
+    return 0;
+}
+
+int starsolve_get_spike_fallback(void) { return ss_ctx.spike_fallback; }
+
+int starsolve_set_spike_fallback(int on)
+{
+    if (on != 0 && on != 1)
+        return -1;
+    ss_ctx.spike_fallback = on;
     return 0;
 }
 

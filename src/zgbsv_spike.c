@@ -1,21 +1,36 @@
-/* Banded solver: truncated SPIKE as a preconditioner of BiCGStab (Li, Seidl,
- * Negrut, "SPIKE::GPU"), on LAPACK's gbsv band layout.
+/* Banded solver: truncated SPIKE as the preconditioner of BiCGStab (Li, Seidl, Negrut,
+ * "SPIKE::GPU"), on LAPACK's gbsv band layout. Every step is a StarPU task
+ * (codelets/codelet_zspike.c); this thread only registers data, submits, and reads
+ * BiCGStab's few scalars once per iteration to decide whether to go on.
  *
- * The matrix is cut into p partitions whose sizes differ by at most one row
- * (no straggler whatever n is), each at least 2K rows, K = max(kl, ku). One
- * task per partition factors its diagonal block (LU with partial pivoting,
- * so a partition that is not diagonally dominant still factors) and computes
- * its spikes (codelets/codelet_zspike.c). Applying the preconditioner to a
- * block of vectors F: per-partition solves G_i = A_i^-1 F_i (tasks), then per
- * interface the 2K x 2K reduced system [I V_i^b; W_{i+1}^t I] (the truncated
- * SPIKE: couplings beyond neighbours dropped), then X_i = G_i - V_i X_{i+1}^t -
- * W_i X_{i-1}^b. BiCGStab in working precision, preconditioned on the right,
- * until ||b - A x||_inf <= tol ||b||_inf, tol = max(1e-12, 100 eps).
- * If it does not converge (matrices far from diagonal dominance) the solver
- * falls back to LAPACK's banded LU with partial pivoting (gbsv) and says so
- * with *iters = -1.
- * Not yet: CUDA variants, mixed precision, the reduced systems and the
- * retrieval as tasks (issue 7). AB is only read. */
+ * A is cut into p partitions whose sizes differ by at most one row (no straggler
+ * whatever n is), each of at least 2K rows, K = max(kl, ku). Per partition one task
+ * factors the diagonal block A_i (LAPACK gbtrf, partial pivoting) and computes the
+ * spike tips only: Vb_i, the bottom K x K of A_i^-1 [0; B_i], exactly from the LU's last
+ * rows, and Wt_i, the top K x K of A_i^-1 [C_i; 0], from the partition's leading block
+ * (the seed's UL of the top block; the argument is at the factor codelet). Per interface
+ * j one task factors the truncated reduced system [I Vb_j; Wt_{j+1} I] (2K x 2K).
+ * The preconditioner x = M^-1 f, on f's partitions: g_i = A_i^-1 f_i keeping only its
+ * top and bottom K rows (tip solve), the reduced systems for [x_j^b; x_{j+1}^t], then
+ * the retrieval x_i = A_i^-1 (f_i - C_i x_{i-1}^b - B_i x_{i+1}^t) (purification).
+ *
+ * BiCGStab in working precision, preconditioned on the right, one right-hand side
+ * after the other, until ||b - A x||_inf <= tol ||b||_inf, tol = max(1e-12, 100 eps);
+ * the stopping test is then redone on the true residual b - A x (a last product),
+ * never taken from the recurrence. Mixed precision (starsolve_set_spike_mixed, on by
+ * default in d and z): the partition factors and their solves in single precision
+ * (float for d, complex float for z), which halves the bytes every solve reads, the
+ * Krylov vectors, the products with A and the reduced systems in working precision.
+ *
+ * Not diagonally dominant input: the factor tasks measure each row's dominance
+ * |a_ii| / sum_{j != i} |a_ij|. Below SPIKE_MIN_DOMINANCE, or with a singular partition
+ * or reduced system, truncated SPIKE is not used at all; otherwise BiCGStab runs and
+ * stops early when it stagnates or breaks down. Either way the solver falls back to
+ * LAPACK's banded LU with partial pivoting (gbsv, on a copy of the band) for the
+ * right-hand sides not yet solved and says so: *iters = -2 (not dominant, SPIKE not
+ * tried) or -1 (BiCGStab did not converge). With the fallback off
+ * (starsolve_set_spike_fallback(0)) the solver returns n + 1 instead and leaves the
+ * last iterate in B. AB is only read. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -26,202 +41,236 @@
 #include "algorithms.h"
 #include "codelets.h"
 
+/* Below this row dominance ratio truncated SPIKE is not tried (bench/NOTES.md: at
+ * d = 0.1 BiCGStab needs tens of iterations or stagnates, gbsv is cheaper) */
+#define SPIKE_MIN_DOMINANCE 0.5
+/* stagnation: after this many iterations, the residual must have shrunk by half over
+ * the last SPIKE_WINDOW of them */
+#define SPIKE_WINDOW 8
+
+/* BiCGStab's vectors, each cut into the partitions */
+enum { VB, VX, VR, VRH, VP, VV, VPH, VS, VSH, VT, NVEC };
+
 struct spike {
-    int n, kl, ku, K, p;
-    int *first, *size;
-    starsolve_complex64_t **F, **V, **W;
-    int **ipiv;
-    starpu_data_handle_t *hF, *hP;
-    starsolve_complex64_t *S;   /* p-1 reduced systems, 2K x 2K each, LU-factored */
-    int *ipivS;
+    int n, kl, ku, K, p, mixed;
+    struct ss_spike_part *part;
+    starpu_data_handle_t *band, *F, *ipiv, *tips, *S, *ipivS, *gt, *y, *partial, *Bh, *vec[NVEC];
+    starpu_data_handle_t scratch, scalars;
+    void *Fmem;
+    int *ipivmem, *ipivSmem;
+    starsolve_complex64_t *tipsmem, *Smem, *gtmem, *ymem, *partmem, *vecmem, scal[SS_SCAL_COUNT];
+    starsolve_request_t *req;
 };
 
-/* p partitions of at least 2K rows (sizes then differ by at most one): about
- * n / psize with starsolve_set_spike_psize, else 2 per CPU worker (each worker
- * then has a second partition to take while the slowest finishes) */
+/* How many partitions. One per worker: the partitions are equal, so each worker
+ * gets one of every stage's tasks, and every further partition adds an interface
+ * whose truncation the Krylov iterations have to correct (bench/NOTES.md measured
+ * 1 and 2 per worker). A partition keeps at least 2K rows (SPIKE's couplings must
+ * reach only the neighbours) and at least SPIKE_MIN_WORK / K rows, so that a task's
+ * work (about size K flops) stays far above StarPU's per-task cost of some
+ * microseconds. starsolve_set_spike_psize(P) asks for about n / P partitions instead
+ * (still at least 2K rows each). */
+#define SPIKE_MIN_WORK 65536
 static int partition_count(int n, int K)
 {
-    int most = ss_max(1, n / ss_max(1, 2 * K));
-    int wanted = ss_ctx.spike_psize > 0 ? ss_max(1, n / ss_ctx.spike_psize) : 2 * (int)starpu_cpu_worker_get_count();
-    return ss_max(1, ss_min(most, wanted));
+    int most = ss_max(1, n / (2 * K));
+    if (ss_ctx.spike_psize > 0)
+        return ss_max(1, ss_min(most, n / ss_ctx.spike_psize));
+    int workers = (int)(starpu_cpu_worker_get_count() + starpu_cuda_worker_get_count());
+    int by_work = ss_max(1, n / ss_max(2 * K, SPIKE_MIN_WORK / K));
+    return ss_max(1, ss_min(ss_min(most, by_work), ss_max(1, workers)));
+}
+
+static void *xcalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size);
+    STARPU_ASSERT_MSG(p, "starsolve: gbsv_spike: out of memory");
+    return p;
+}
+
+static void spike_setup(struct spike *s, starsolve_complex64_t *AB, int ldab, starsolve_complex64_t *B, int ldb, int nrhs)
+{
+    int p = s->p, K = s->K, ldf = 2 * s->kl + s->ku + 1, maxsize = 0;
+    size_t fsz = s->mixed ? sizeof(float) * (sizeof(starsolve_complex64_t) / sizeof(double)) : sizeof(starsolve_complex64_t);
+    s->part = xcalloc(p, sizeof *s->part);
+    starpu_data_handle_t **hs[] = { &s->band, &s->F, &s->ipiv, &s->tips, &s->S, &s->ipivS, &s->gt, &s->y, &s->partial, &s->Bh };
+    for (size_t k = 0; k < sizeof hs / sizeof *hs; k++)
+        *hs[k] = xcalloc(p, sizeof(starpu_data_handle_t));
+    for (int v = 0; v < NVEC; v++)
+        s->vec[v] = xcalloc(p, sizeof(starpu_data_handle_t));
+    s->Fmem = xcalloc((size_t)ldf * s->n, fsz);
+    s->ipivmem = xcalloc(s->n, sizeof(int));
+    s->tipsmem = xcalloc(SS_TIPS(K) * p, sizeof(starsolve_complex64_t));
+    s->Smem = xcalloc((size_t)4 * K * K * p, sizeof(starsolve_complex64_t));
+    s->ipivSmem = xcalloc((size_t)2 * K * p, sizeof(int));
+    s->gtmem = xcalloc((size_t)2 * K * p, sizeof(starsolve_complex64_t));
+    s->ymem = xcalloc((size_t)2 * K * p, sizeof(starsolve_complex64_t));
+    s->partmem = xcalloc((size_t)SS_PART_COUNT * p, sizeof(starsolve_complex64_t));
+    s->vecmem = xcalloc((size_t)NVEC * s->n, sizeof(starsolve_complex64_t));
+    for (int i = 0, row = 0; i < p; i++) {
+        int sz = s->n / p + (i < s->n % p);
+        s->part[i] = (struct ss_spike_part){ .first = row, .size = sz, .kl = s->kl, .ku = s->ku, .K = K,
+                                             .has_prev = i > 0, .has_next = i + 1 < p, .mixed = s->mixed,
+                                             .nparts = p, .req = s->req };
+        maxsize = ss_max(maxsize, sz);
+        /* the band's rows kl .. 2 kl + ku (gbmv layout) on the partition's columns: read only */
+        s->band[i] = ss_register_matrix(AB + s->kl + (size_t)row * ldab, ldab, s->kl + s->ku + 1, sz, sizeof *AB);
+        s->Bh[i] = ss_register_matrix(B + row, ldb, sz, nrhs, sizeof *B);
+        s->F[i] = ss_register_vector((char *)s->Fmem + (size_t)row * ldf * fsz, (size_t)ldf * sz, fsz);
+        s->ipiv[i] = ss_register_vector(s->ipivmem + row, sz, sizeof(int));
+        s->tips[i] = ss_register_vector(s->tipsmem + SS_TIPS(K) * i, SS_TIPS(K), sizeof(starsolve_complex64_t));
+        s->S[i] = ss_register_vector(s->Smem + (size_t)4 * K * K * i, (size_t)4 * K * K, sizeof(starsolve_complex64_t));
+        s->ipivS[i] = ss_register_vector(s->ipivSmem + (size_t)2 * K * i, 2 * (size_t)K, sizeof(int));
+        s->gt[i] = ss_register_vector(s->gtmem + (size_t)2 * K * i, 2 * (size_t)K, sizeof(starsolve_complex64_t));
+        s->y[i] = ss_register_vector(s->ymem + (size_t)2 * K * i, 2 * (size_t)K, sizeof(starsolve_complex64_t));
+        s->partial[i] = ss_register_vector(s->partmem + (size_t)SS_PART_COUNT * i, SS_PART_COUNT, sizeof(starsolve_complex64_t));
+        for (int v = 0; v < NVEC; v++)
+            s->vec[v][i] = ss_register_vector(s->vecmem + (size_t)v * s->n + row, sz, sizeof(starsolve_complex64_t));
+        row += sz;
+    }
+    s->scratch = ss_scratch_buffer((size_t)maxsize * fsz);
+    s->scalars = ss_register_vector(s->scal, SS_SCAL_COUNT, sizeof(starsolve_complex64_t));
 }
 
 static void spike_free(struct spike *s)
 {
     for (int i = 0; i < s->p; i++) {
-        if (s->hF) { starpu_data_unregister(s->hF[i]); starpu_data_unregister(s->hP[i]); }
-        free(s->F[i]); free(s->V[i]); free(s->W[i]); free(s->ipiv[i]);
+        starpu_data_handle_t h[] = { s->band[i], s->Bh[i], s->F[i], s->ipiv[i], s->tips[i], s->S[i], s->ipivS[i],
+                                     s->gt[i], s->y[i], s->partial[i] };
+        for (size_t k = 0; k < sizeof h / sizeof *h; k++)
+            starpu_data_unregister(h[k]);
+        for (int v = 0; v < NVEC; v++)
+            starpu_data_unregister(s->vec[v][i]);
     }
-    free(s->first); free(s->size); free(s->F); free(s->V); free(s->W); free(s->ipiv);
-    free(s->hF); free(s->hP); free(s->S); free(s->ipivS);
+    starpu_data_unregister(s->scratch);
+    starpu_data_unregister(s->scalars);
+    free(s->band); free(s->Bh); free(s->F); free(s->ipiv); free(s->tips); free(s->S); free(s->ipivS); free(s->gt);
+    free(s->y); free(s->partial);
+    for (int v = 0; v < NVEC; v++)
+        free(s->vec[v]);
+    free(s->Fmem); free(s->ipivmem); free(s->tipsmem); free(s->Smem); free(s->ipivSmem); free(s->gtmem); free(s->ymem);
+    free(s->partmem); free(s->vecmem); free(s->part);
 }
 
-/* factor the partitions and the reduced systems; returns 0 or a positive info */
-static int spike_setup(struct spike *s, const starsolve_complex64_t *AB, int ldab)
+/* Submit the factorization; wait for it and say whether truncated SPIKE may be used:
+ * 0 yes; 1 a singular partition or reduced system; 2 rows too far from dominance */
+static int spike_factor(struct spike *s, double *dominance)
 {
-    int p = s->p, K = s->K, ldf = 2 * s->kl + s->ku + 1;
-    s->first = malloc(p * sizeof *s->first); s->size = malloc(p * sizeof *s->size);
-    s->F = calloc(p, sizeof *s->F); s->V = calloc(p, sizeof *s->V); s->W = calloc(p, sizeof *s->W);
-    s->ipiv = calloc(p, sizeof *s->ipiv);
-    s->hF = malloc(p * sizeof *s->hF); s->hP = malloc(p * sizeof *s->hP);
-    starpu_data_handle_t *hV = malloc(p * sizeof *hV), *hW = malloc(p * sizeof *hW);
-    starsolve_request_t *req = starsolve_request_create();
-    for (int i = 0, row = 0; i < p; i++) {
-        int sz = s->n / p + (i < s->n % p);
-        s->first[i] = row; s->size[i] = sz; row += sz;
-        s->F[i] = malloc((size_t)ldf * sz * sizeof **s->F);
-        s->V[i] = malloc((size_t)sz * K * sizeof **s->V);
-        s->W[i] = malloc((size_t)sz * K * sizeof **s->W);
-        s->ipiv[i] = malloc((size_t)sz * sizeof **s->ipiv);
-        s->hF[i] = ss_register_vector(s->F[i], (size_t)ldf * sz, sizeof **s->F);
-        s->hP[i] = ss_register_vector(s->ipiv[i], sz, sizeof **s->ipiv);
-        hV[i] = ss_register_vector(s->V[i], (size_t)sz * K, sizeof **s->V);
-        hW[i] = ss_register_vector(s->W[i], (size_t)sz * K, sizeof **s->W);
-        insert_zspike_factor(AB, s->n, s->kl, s->ku, ldab, row - sz, sz, K, s->hF[i], s->hP[i], hV[i], hW[i], req);
-    }
-    int info = starsolve_request_wait(req);
-    starsolve_request_destroy(req);
-    for (int i = 0; i < p; i++) {
-        starpu_data_unregister(hV[i]);
-        starpu_data_unregister(hW[i]);
-    }
-    free(hV); free(hW);
-    /* the reduced systems [I V_i^b; W_{i+1}^t I], factored once */
-    s->S = calloc((size_t)ss_max(1, p - 1) * 4 * K * K, sizeof *s->S);
-    s->ipivS = calloc((size_t)ss_max(1, p - 1) * 2 * K, sizeof *s->ipivS);
-    for (int i = 0; i + 1 < p && info == 0; i++) {
-        starsolve_complex64_t *S = s->S + (size_t)i * 4 * K * K;
-        int l = 2 * K, vb = s->size[i] - K;
-        for (int d = 0; d < l; d++)
-            S[d + (size_t)d * l] = 1.0;
-        for (int c = 0; c < K; c++)
-            for (int r = 0; r < K; r++) {
-                S[r + (size_t)(K + c) * l] = s->V[i][vb + r + (size_t)c * s->size[i]];
-                S[K + r + (size_t)c * l] = s->W[i + 1][r + (size_t)c * s->size[i + 1]];
-            }
-        if (LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, l, l, S, l, s->ipivS + (size_t)i * l) > 0)
-            info = s->first[i + 1];   /* a singular reduced system: no truncated SPIKE here */
-    }
-    return info;
-}
-
-/* X = M^-1 R, the truncated SPIKE solve, for nv vectors of length n (ld n) */
-static void spike_apply(const struct spike *s, const starsolve_complex64_t *R, starsolve_complex64_t *X, int nv)
-{
-    int n = s->n, K = s->K, p = s->p, l = 2 * K;
-    starsolve_complex64_t *G = malloc((size_t)n * nv * sizeof *G);
-    memcpy(G, R, (size_t)n * nv * sizeof *G);
-    starpu_data_handle_t *hG = malloc(p * sizeof *hG);
-    for (int i = 0; i < p; i++) {
-        hG[i] = ss_register_matrix(G + s->first[i], n, s->size[i], nv, sizeof *G);
-        insert_zspike_solve(s->kl, s->ku, s->size[i], nv, s->hF[i], s->hP[i], hG[i]);
-    }
+    int p = s->p;
     for (int i = 0; i < p; i++)
-        starpu_data_unregister(hG[i]);
-    free(hG);
-    /* the reduced systems: y = [x_i^b; x_{i+1}^t] for each interface */
-    starsolve_complex64_t *Y = calloc((size_t)ss_max(1, p - 1) * l * nv, sizeof *Y);
-    for (int i = 0; i + 1 < p; i++) {
-        starsolve_complex64_t *y = Y + (size_t)i * l * nv;
-        for (int v = 0; v < nv; v++)
-            for (int r = 0; r < K; r++) {
-                y[r + (size_t)v * l] = G[s->first[i] + s->size[i] - K + r + (size_t)v * n];
-                y[K + r + (size_t)v * l] = G[s->first[i + 1] + r + (size_t)v * n];
-            }
-        LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'N', l, nv, s->S + (size_t)i * l * l, l, s->ipivS + (size_t)i * l, y, l);
+        insert_zspike_factor(&s->part[i], s->band[i > 0 ? i - 1 : i], s->band[i], s->band[i + 1 < p ? i + 1 : i], s->F[i],
+                             s->ipiv[i], s->tips[i]);
+    for (int j = 0; j + 1 < p; j++)
+        insert_zspike_reduced_factor(&s->part[j], s->tips[j], s->tips[j + 1], s->S[j], s->ipivS[j]);
+    int singular = 0;
+    *dominance = INFINITY;
+    for (int i = 0; i < p; i++) {
+        starpu_data_acquire(s->tips[i], STARPU_R);
+        const starsolve_complex64_t *t = s->tipsmem + SS_TIPS(s->K) * i;
+        *dominance = fmin(*dominance, creal(t[SS_TIPS(s->K) - 2]));
+        singular |= creal(t[SS_TIPS(s->K) - 1]) != 0;
+        starpu_data_release(s->tips[i]);
     }
-    /* X_i = G_i - V_i x_{i+1}^t - W_i x_{i-1}^b */
-    for (int v = 0; v < nv; v++)
-        for (int i = 0; i < p; i++) {
-            const starsolve_complex64_t *xt_next = i + 1 < p ? Y + (size_t)i * l * nv + K + (size_t)v * l : NULL;
-            const starsolve_complex64_t *xb_prev = i > 0 ? Y + (size_t)(i - 1) * l * nv + (size_t)v * l : NULL;
-            for (int r = 0; r < s->size[i]; r++) {
-                starsolve_complex64_t acc = G[s->first[i] + r + (size_t)v * n];
-                for (int c = 0; c < K; c++) {
-                    if (xt_next) acc -= s->V[i][r + (size_t)c * s->size[i]] * xt_next[c];
-                    if (xb_prev) acc -= s->W[i][r + (size_t)c * s->size[i]] * xb_prev[c];
-                }
-                X[s->first[i] + r + (size_t)v * n] = acc;
-            }
-        }
-    free(Y);
-    free(G);
-}
-
-static double inf_norm(int n, const starsolve_complex64_t *x)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++) {
-        double a = cabs(x[i]);
-        if (a > m || isnan(a)) m = a;
+    for (int j = 0; j + 1 < p; j++) {
+        starpu_data_acquire(s->ipivS[j], STARPU_R);
+        starpu_data_release(s->ipivS[j]);
     }
-    return m;
+    pthread_mutex_lock(&s->req->lock);
+    singular |= s->req->info != 0;
+    pthread_mutex_unlock(&s->req->lock);
+    return singular ? 1 : *dominance < SPIKE_MIN_DOMINANCE ? 2 : 0;
 }
 
-static starsolve_complex64_t dotc(int n, const starsolve_complex64_t *x, const starsolve_complex64_t *y)
+/* out = M^-1 f, the truncated SPIKE solve (vectors VB .. VT) */
+static void spike_apply(struct spike *s, int f, int out)
 {
-    starsolve_complex64_t s = 0;
-    for (int i = 0; i < n; i++)
-        s += conj(x[i]) * y[i];
-    return s;
+    int p = s->p;
+    if (p > 1) {
+        for (int i = 0; i < p; i++)
+            insert_zspike_tipsolve(&s->part[i], s->F[i], s->ipiv[i], s->vec[f][i], s->gt[i], s->scratch);
+        for (int j = 0; j + 1 < p; j++)
+            insert_zspike_reduced_solve(&s->part[j], s->S[j], s->ipivS[j], s->gt[j], s->gt[j + 1], s->y[j]);
+    }
+    for (int i = 0; i < p; i++)   /* a missing interface's handle is not read: the partition's own gt stands in */
+        insert_zspike_retrieve(&s->part[i], s->F[i], s->ipiv[i], s->vec[f][i], s->tips[i], i > 0 ? s->y[i - 1] : s->gt[i],
+                               i + 1 < p ? s->y[i] : s->gt[i], s->vec[out][i], s->scratch);
 }
 
-/* y = A x on the band */
-static void band_mv(int n, int kl, int ku, const starsolve_complex64_t *AB, int ldab, const starsolve_complex64_t *x,
-                    starsolve_complex64_t *y)
+static void spike_matvec(struct spike *s, int op, int x, int aux, int out)
 {
-    const starsolve_complex64_t one = 1.0, zero = 0.0;
-    cblas_zgbmv(CblasColMajor, CblasNoTrans, n, n, kl, ku, CBLAS_SADDR(one), AB + kl, ldab, x, 1, CBLAS_SADDR(zero), y, 1);
+    int p = s->p;
+    for (int i = 0; i < p; i++)
+        insert_zspike_matvec(&s->part[i], op, s->band[i], s->tips[i], s->vec[x][i > 0 ? i - 1 : i], s->vec[x][i],
+                             s->vec[x][i + 1 < p ? i + 1 : i], s->vec[aux][i], s->vec[out][i], s->partial[i]);
 }
 
-/* right-preconditioned BiCGStab on one column, from the truncated SPIKE solution;
- * returns the iterations, or -1 if the true residual misses the goal after maxit */
-static int bicgstab(const struct spike *s, const starsolve_complex64_t *AB, int ldab, const starsolve_complex64_t *b,
-                    starsolve_complex64_t *x, double tol, int maxit)
+static void spike_update(struct spike *s, int op, int col, const int *v, int nv)
 {
-    int n = s->n;
-    starsolve_complex64_t *r = malloc((size_t)8 * n * sizeof *r);
-    starsolve_complex64_t *rh = r + n, *p = rh + n, *v = p + n, *ph = v + n, *sv = ph + n, *sh = sv + n, *t = sh + n;
-    double bnorm = inf_norm(n, b), goal = tol * (bnorm > 0 ? bnorm : 1);
-    spike_apply(s, b, x, 1);
-    band_mv(n, s->kl, s->ku, AB, ldab, x, r);
-    for (int i = 0; i < n; i++) { r[i] = b[i] - r[i]; rh[i] = r[i]; p[i] = 0; v[i] = 0; }
-    starsolve_complex64_t rho = 1, alpha = 1, omega = 1;
-    int it = 0;
-    while (inf_norm(n, r) > goal && it < maxit) {
+    for (int i = 0; i < s->p; i++) {
+        starpu_data_handle_t h[9];
+        for (int k = 0; k < nv; k++)
+            h[k] = v[k] == -1 ? s->scalars : v[k] == -2 ? s->partial[i] : v[k] == -3 ? s->Bh[i] : s->vec[v[k]][i];
+        insert_zspike_update(&s->part[i], op, col, nv, h);
+    }
+}
+#define SCAL -1
+#define PART -2
+#define BMAT -3
+
+static void spike_reduce(struct spike *s, int op)
+{
+    insert_zspike_reduce(&s->part[0], op, s->partial, s->scalars);
+}
+
+/* BiCGStab's scalars, after the tasks submitted so far */
+static void read_scalars(struct spike *s, double *rnorm, int *broke)
+{
+    starpu_data_acquire(s->scalars, STARPU_R);
+    *rnorm = creal(s->scal[SS_SCAL_RNORM]);
+    *broke = creal(s->scal[SS_SCAL_BREAK]) != 0;
+    starpu_data_release(s->scalars);
+}
+
+/* Right-preconditioned BiCGStab on column col of B, from the truncated SPIKE solution.
+ * Returns the iterations, or -1 if the true residual misses the goal. The solution goes
+ * to B(:, col) either way. */
+static int bicgstab(struct spike *s, int col, double tol)
+{
+    spike_update(s, SS_UP_COPYIN, col, (int[]){ BMAT, VB, PART }, 3);
+    spike_reduce(s, SS_RED_BNORM);
+    spike_apply(s, VB, VX);
+    spike_matvec(s, SS_MV_RES, VX, VB, VR);
+    spike_update(s, SS_UP_INIT, col, (int[]){ VR, VRH, VP, VV, PART }, 5);
+    spike_reduce(s, SS_RED_START);
+    double rnorm, *history = xcalloc((size_t)ss_ctx.spike_maxit + 1, sizeof *history);
+    int broke, it = 0;
+    read_scalars(s, &rnorm, &broke);
+    double bnorm = creal(s->scal[SS_SCAL_BNORM]), goal = tol * (bnorm > 0 ? bnorm : 1);
+    history[0] = rnorm;
+    while (rnorm > goal && !broke && it < ss_ctx.spike_maxit && !isnan(rnorm)) {
+        if (it >= SPIKE_WINDOW && rnorm > 0.5 * history[it - SPIKE_WINDOW])
+            break;   /* stagnation */
+        spike_update(s, SS_UP_P, col, (int[]){ VR, VV, SCAL, VP }, 4);
+        spike_apply(s, VP, VPH);
+        spike_matvec(s, SS_MV_V, VPH, VRH, VV);
+        spike_reduce(s, SS_RED_ALPHA);
+        spike_update(s, SS_UP_S, col, (int[]){ VR, VV, SCAL, VS }, 4);
+        spike_apply(s, VS, VSH);
+        spike_matvec(s, SS_MV_T, VSH, VS, VT);
+        spike_reduce(s, SS_RED_OMEGA);
+        spike_update(s, SS_UP_XR, col, (int[]){ VPH, VSH, VS, VT, VRH, SCAL, VX, VR, PART }, 9);
+        spike_reduce(s, SS_RED_END);
         it++;
-        starsolve_complex64_t rho1 = dotc(n, rh, r);
-        if (rho1 == 0.0 || omega == 0.0)
-            break;   /* breakdown: the residual check below decides */
-        starsolve_complex64_t beta = rho1 / rho * (alpha / omega);
-        for (int i = 0; i < n; i++) p[i] = r[i] + beta * (p[i] - omega * v[i]);
-        spike_apply(s, p, ph, 1);
-        band_mv(n, s->kl, s->ku, AB, ldab, ph, v);
-        starsolve_complex64_t d = dotc(n, rh, v);
-        if (d == 0.0)
-            break;
-        alpha = rho1 / d;
-        for (int i = 0; i < n; i++) sv[i] = r[i] - alpha * v[i];
-        if (inf_norm(n, sv) <= goal) {
-            for (int i = 0; i < n; i++) { x[i] += alpha * ph[i]; r[i] = sv[i]; }
-            break;
-        }
-        spike_apply(s, sv, sh, 1);
-        band_mv(n, s->kl, s->ku, AB, ldab, sh, t);
-        double tt = creal(dotc(n, t, t));
-        omega = tt > 0 ? dotc(n, t, sv) / tt : 0;
-        for (int i = 0; i < n; i++) {
-            x[i] += alpha * ph[i] + omega * sh[i];
-            r[i] = sv[i] - omega * t[i];
-        }
-        rho = rho1;
+        read_scalars(s, &rnorm, &broke);
+        history[it] = rnorm;
     }
     /* trust only the true residual */
-    band_mv(n, s->kl, s->ku, AB, ldab, x, r);
-    for (int i = 0; i < n; i++) r[i] = b[i] - r[i];
-    int ok = inf_norm(n, r) <= goal;
-    free(r);
-    return ok ? it : -1;
+    spike_matvec(s, SS_MV_RES, VX, VB, VR);
+    spike_reduce(s, SS_RED_RESID);
+    read_scalars(s, &rnorm, &broke);
+    spike_update(s, SS_UP_COPYOUT, col, (int[]){ VX, BMAT }, 2);
+    free(history);
+    return rnorm <= goal ? it : -1;   /* NaN fails */
 }
 
 int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t *AB, int ldab, starsolve_complex64_t *B,
@@ -242,39 +291,49 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
     if (ss_ensure_init()) return -1000;
 
     struct spike s = { .n = n, .kl = kl, .ku = ku, .K = ss_max(1, ss_max(kl, ku)) };
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_D)
+    s.mixed = ss_ctx.spike_mixed;
+#endif
     s.p = partition_count(n, s.K);
-    int info = spike_setup(&s, AB, ldab);
-    double tol = fmax(1e-12, 100 * DBL_EPSILON);
-    int worst = 0, converged = info == 0;
-    starsolve_complex64_t *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-    starsolve_complex64_t *X = malloc((size_t)n * nrhs * sizeof *X);
-    for (int j = 0; j < nrhs && converged; j++) {
-        memcpy(b, B + (size_t)j * ldb, (size_t)n * sizeof *b);
-        int it = bicgstab(&s, AB, ldab, b, x, tol, 100);
-        converged = it >= 0;
-        worst = ss_max(worst, it);
-        memcpy(X + (size_t)j * n, x, (size_t)n * sizeof *x);
+    s.req = starsolve_request_create();
+    spike_setup(&s, AB, ldab, B, ldb, nrhs);
+    double dominance, tol = fmax(1e-12, 100 * DBL_EPSILON);
+    int usable = spike_factor(&s, &dominance);
+    int worst = 0, solved = 0, info = 0;
+    for (; usable == 0 && solved < nrhs; solved++) {
+        int it = bicgstab(&s, solved, tol);
+        if (it < 0) {
+            if (ss_ctx.spike_fallback)
+                break;   /* this column and the rest go to gbsv */
+            info = n + 1;
+        }
+        worst = ss_max(worst, it < 0 ? ss_ctx.spike_maxit : it);
     }
+    starpu_task_wait_for_all();
     spike_free(&s);
-    if (converged) {
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n, nrhs, X, n, B, ldb);
-        if (iters)
-            *iters = worst;
-        info = 0;
-    } else {
-        /* far from diagonal dominance (or a singular partition): banded LU with partial
-         * pivoting on a copy of the band, LAPACK's gbsv, and say so */
+    starsolve_request_destroy(s.req);
+    if (iters)
+        *iters = worst;
+    if (usable != 0 && !ss_ctx.spike_fallback)
+        return n + 1;
+    if (solved < nrhs) {
+        /* far from diagonal dominance, a singular partition, or BiCGStab did not converge:
+         * banded LU with partial pivoting on a copy of the band, LAPACK's gbsv, and say so */
         starsolve_complex64_t *F = malloc((size_t)ldab * n * sizeof *F);
         int *ipiv = malloc((size_t)n * sizeof *ipiv);
+        if (!F || !ipiv) {
+            free(F); free(ipiv);
+            return ss_arg_error(me, -1000);
+        }
         LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', ldab, n, AB, ldab, F, ldab);
-        info = LAPACKE_zgbsv_work(LAPACK_COL_MAJOR, n, kl, ku, nrhs, F, ldab, ipiv, B, ldb);
+        info = LAPACKE_zgbsv_work(LAPACK_COL_MAJOR, n, kl, ku, nrhs - solved, F, ldab, ipiv, B + (size_t)solved * ldb, ldb);
         if (ss_ctx.verbose)
-            fprintf(stderr, "starsolve: %s: SPIKE did not converge; solved by banded LU with pivoting (info %d)\n",
-                    me, info);
+            fprintf(stderr, "starsolve: %s: %s; columns %d .. %d solved by banded LU with pivoting (gbsv info %d)\n", me,
+                    usable == 2 ? "not diagonally dominant" : usable == 1 ? "a singular partition" : "BiCGStab did not converge",
+                    solved + 1, nrhs, info);
         if (iters)
-            *iters = -1;
+            *iters = usable ? -2 : -1;
         free(F); free(ipiv);
     }
-    free(b); free(x); free(X);
     return info;
 }
