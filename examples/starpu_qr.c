@@ -10,6 +10,12 @@ static double qr_flops(const struct driver_opts *o)
     return 2.0 * big * small * small - 2.0 * small * small * small / 3.0;
 }
 
+/* the tile size run_<p>qr takes (the library's choice for a QR of this shape) */
+static int qr_tile_size(const struct driver_opts *o)
+{
+    return starsolve_get_nb_for(STARSOLVE_GEQRF, o->m < o->n ? o->m : o->n);
+}
+
 int main(int argc, char **argv)
 {
     struct driver_opts o;
@@ -30,6 +36,7 @@ int main(int argc, char **argv)
         .flags = flags,
         .distributed = 1,
         .flops = qr_flops,
+        .tile_size = qr_tile_size,
     };
     driver_opts_init(&o, &spec);
     int ret = driver_parse(argc, argv, &o);

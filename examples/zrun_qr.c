@@ -13,6 +13,12 @@ struct qr_data {
     starsolve_complex64_t *A, *A0, *B, *B0, *X, *Q;
 };
 
+/* the library's tile size for a QR of this shape (its LAPACK-layout gels takes the same) */
+static int qr_tile_size(int m, int n)
+{
+    return starsolve_get_nb_for(STARSOLVE_GEQRF, m < n ? m : n);
+}
+
 /* A and B page-locked as starpu_lu's (driver_alloc): pageable, every call paid to pin
  * them (about 1 s of the 3.5 s of a QR of order 40000 on an H100) */
 static void qr_free(const struct driver_opts *o, struct qr_data *d)
@@ -26,8 +32,8 @@ static driver_ratio_t check_factors(int m, int n, struct qr_data *d, starsolve_d
     int k = m < n ? m : n;
     starsolve_desc_t *dA, *dQ;
     starsolve_request_t *req = starsolve_request_create();
-    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, starsolve_get_nb(), d->A, m);
-    starsolve_desc_create(&dQ, STARSOLVE_Z, m, k, starsolve_get_nb());
+    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, qr_tile_size(m, n), d->A, m);
+    starsolve_desc_create(&dQ, STARSOLVE_Z, m, k, qr_tile_size(m, n));
     starsolve_zungqr_tile_async(dA, T, dQ, req);
     starsolve_request_wait(req);
     starsolve_desc_to_lapack(dQ, d->Q, m);
@@ -64,8 +70,8 @@ static driver_ratio_t estimate_factors(int m, int n, struct qr_data *d, starsolv
     if (T) {
         starsolve_desc_t *dA, *dY;
         starsolve_request_t *req = starsolve_request_create();
-        starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, starsolve_get_nb(), d->A, m);
-        starsolve_desc_create_lapack(&dY, STARSOLVE_Z, m, nx, starsolve_get_nb(), y, m);
+        starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, qr_tile_size(m, n), d->A, m);
+        starsolve_desc_create_lapack(&dY, STARSOLVE_Z, m, nx, qr_tile_size(m, n), y, m);
         starsolve_zunmqr_tile_async('L', 'N', dA, T, dY, req);
         starsolve_request_wait(req);
         starsolve_desc_destroy(dY);
@@ -97,7 +103,7 @@ static driver_ratio_t estimate_factors(int m, int n, struct qr_data *d, starsolv
 static int qr_dist(const struct driver_opts *o, struct qr_data *d, struct driver_result *r)
 {
     const int root = 0, P = o->P, Q = starsolve_mpi_size() / o->P, m = o->m, n = o->n, k = m < n ? m : n;
-    const int nb = starsolve_get_nb();
+    const int nb = qr_tile_size(m, n);
     starsolve_desc_t *dA = NULL, *T = NULL, *dQ = NULL;
     starsolve_request_t *req = starsolve_request_create();
     int info = req ? starsolve_desc_create_dist(&dA, STARSOLVE_Z, m, n, nb, P, Q) : -1;
@@ -200,7 +206,7 @@ int run_zqr(const struct driver_opts *o)
         driver_time_t t0 = driver_now();
         starsolve_desc_t *dA, *T;
         starsolve_request_t *req = starsolve_request_create();
-        starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, starsolve_get_nb(), d.A, m);
+        starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, qr_tile_size(m, n), d.A, m);
         starsolve_qr_workspace_create(&T, dA);
         r.info = starsolve_zgeqrf_tile_async(dA, T, req);
         if (r.info == 0)

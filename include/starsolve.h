@@ -75,12 +75,13 @@ int  starsolve_ngpus(void);   /* GPUs in use (each may have several CUDA workers
 /* Tile size the LAPACK-layout routines use now, and a way to change it between calls. */
 int  starsolve_get_nb(void);
 int  starsolve_set_nb(int nb);   /* returns -1 if nb < 1 */
-/* The tile size a LAPACK-layout factorization of order n takes. It is
+/* The tile size a LAPACK-layout factorization of order n takes (QR: n = min(m, n)). It is
  * starsolve_get_nb() when cfg.nb or starsolve_set_nb chose it; otherwise, with
- * GPUs, Cholesky and LU without pivoting take 2048 from n = 32768 on (fewer,
- * larger tasks: on an H100 at n = 40000, 0.79 s against 1.08 s for Cholesky),
- * while LU with pivoting keeps 1024 (a 2048-wide panel costs more than it saves). */
-typedef enum { STARSOLVE_GETRF, STARSOLVE_GETRF_NOPIV, STARSOLVE_POTRF } starsolve_factorization_t;
+ * GPUs, Cholesky, LU without pivoting and QR take 2048 from n = 32768 on (fewer,
+ * larger tasks: on an H100 at n = 40000, 0.79 s against 1.08 s for Cholesky; QR
+ * 2.44 s against 2.52 s), while LU with pivoting keeps 1024 (a 2048-wide panel
+ * costs more than it saves). */
+typedef enum { STARSOLVE_GETRF, STARSOLVE_GETRF_NOPIV, STARSOLVE_POTRF, STARSOLVE_GEQRF } starsolve_factorization_t;
 int  starsolve_get_nb_for(starsolve_factorization_t factorization, int n);
 /* The tile size the RBT solver takes for order n and butterfly depth `depth`
  * (starsolve_<p>gesv_rbt; a good nb for starsolve_<p>gesv_rbt_tile): the tile

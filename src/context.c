@@ -228,7 +228,8 @@ int starsolve_get_nb_for(starsolve_factorization_t factorization, int n)
     if (ss_ctx.nb_fixed || starpu_cuda_worker_get_count() == 0 || factorization == STARSOLVE_GETRF)
         return ss_ctx.nb;
     /* one StarPU driver thread feeds each GPU: at nb = 1024 an H100 GEMM task takes
-     * ~50 us, near what the runtime spends per task (bench/NOTES.md) */
+     * ~50 us, near what the runtime spends per task; QR's panels at 2048 are half as
+     * many, beside column updates twice as long (bench/NOTES.md) */
     return n >= 32768 ? 2048 : ss_ctx.nb;
 }
 

@@ -25,19 +25,19 @@ static void conj_transpose(int m, int n, const starsolve_complex64_t *A, int lda
             M[j + (size_t)i * ldm] = conj(A[i + (size_t)j * lda]);
 }
 
-/* rows x cols, in LAPACK layout, as a descriptor that views it */
-static starsolve_desc_t *view(int rows, int cols, void *X, int ldx)
+/* rows x cols, in LAPACK layout, as a descriptor of tile size nb that views it */
+static starsolve_desc_t *view(int rows, int cols, int nb, void *X, int ldx)
 {
     starsolve_desc_t *d = NULL;
-    starsolve_desc_create_lapack(&d, STARSOLVE_Z, rows, cols, ss_ctx.nb, X, ldx);
+    starsolve_desc_create_lapack(&d, STARSOLVE_Z, rows, cols, nb, X, ldx);
     return d;
 }
 
 /* B(1:k, :) = op(R)^-1 B(1:k, :), R the k x k upper triangle at the top of M */
-static int triangular_solve(char trans, int k, int nrhs, starsolve_complex64_t *M, int ldm,
+static int triangular_solve(char trans, int k, int nrhs, int nb, starsolve_complex64_t *M, int ldm,
                             starsolve_complex64_t *B, int ldb, starsolve_request_t *req)
 {
-    starsolve_desc_t *dR = view(k, k, M, ldm), *dB = view(k, nrhs, B, ldb);
+    starsolve_desc_t *dR = view(k, k, nb, M, ldm), *dB = view(k, nrhs, nb, B, ldb);
     pztrsm('U', trans, 'N', dR, dB);
     int info = starsolve_request_wait(req);
     starsolve_desc_destroy(dB);
@@ -46,10 +46,10 @@ static int triangular_solve(char trans, int k, int nrhs, starsolve_complex64_t *
 }
 
 /* B = op(Q) B with the Q of M's factorization; B has M's rows */
-static int apply_q(char trans, int rows, int cols, int nrhs, starsolve_complex64_t *M, int ldm, starsolve_desc_t *T,
-                   starsolve_complex64_t *B, int ldb, starsolve_request_t *req)
+static int apply_q(char trans, int rows, int cols, int nrhs, int nb, starsolve_complex64_t *M, int ldm,
+                   starsolve_desc_t *T, starsolve_complex64_t *B, int ldb, starsolve_request_t *req)
 {
-    starsolve_desc_t *dM = view(rows, cols, M, ldm), *dB = view(rows, nrhs, B, ldb);
+    starsolve_desc_t *dM = view(rows, cols, nb, M, ldm), *dB = view(rows, nrhs, nb, B, ldb);
     pzunmqr('L', trans, dM, T, dB);
     int info = starsolve_request_wait(req);
     starsolve_desc_destroy(dB);
@@ -93,7 +93,8 @@ int starsolve_zgels(char trans, int m, int n, int nrhs, starsolve_complex64_t *A
     int least_squares = (m >= n) == (trans == 'N');
 
     starsolve_request_t *req = starsolve_request_create();
-    starsolve_desc_t *dM = view(rows, cols, M, ldm), *T = NULL;
+    int nb = starsolve_get_nb_for(STARSOLVE_GEQRF, cols);
+    starsolve_desc_t *dM = view(rows, cols, nb, M, ldm), *T = NULL;
     starsolve_qr_workspace_create(&T, dM);
     pzgeqrf(dM, T);
     int info = starsolve_request_wait(req);
@@ -103,15 +104,15 @@ int starsolve_zgels(char trans, int m, int n, int nrhs, starsolve_complex64_t *A
         if (M[i + (size_t)i * ldm] == 0.0)
             info = i + 1;
     if (info == 0 && least_squares) {
-        info = apply_q('C', rows, cols, nrhs, M, ldm, T, B, ldb, req);
+        info = apply_q('C', rows, cols, nrhs, nb, M, ldm, T, B, ldb, req);
         if (info == 0)
-            info = triangular_solve('N', cols, nrhs, M, ldm, B, ldb, req);
+            info = triangular_solve('N', cols, nrhs, nb, M, ldm, B, ldb, req);
     } else if (info == 0) {
-        info = triangular_solve('C', cols, nrhs, M, ldm, B, ldb, req);
+        info = triangular_solve('C', cols, nrhs, nb, M, ldm, B, ldb, req);
         for (int j = 0; j < nrhs; j++)
             memset(B + cols + (size_t)j * ldb, 0, (size_t)(rows - cols) * sizeof *B);
         if (info == 0)
-            info = apply_q('N', rows, cols, nrhs, M, ldm, T, B, ldb, req);
+            info = apply_q('N', rows, cols, nrhs, nb, M, ldm, T, B, ldb, req);
     }
     starsolve_desc_destroy(T);
     starsolve_request_destroy(req);
