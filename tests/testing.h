@@ -9,6 +9,7 @@
 #ifndef STARSOLVE_TESTING_H
 #define STARSOLVE_TESTING_H
 
+#include <execinfo.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -100,8 +101,30 @@ static inline void testing_watchdog_fired(int sig)
     _exit(1);
 }
 
+/* A crash (SIGSEGV, SIGBUS, SIGABRT, SIGFPE) prints the signal and the stack to
+ * stderr before dying as it would have: a crash on CI then says where it was.
+ * backtrace_symbols_fd writes with no malloc, so it is safe in the handler
+ * (backtrace() is called once up front to load libgcc outside the handler). */
+static void testing_crash_report(int sig)
+{
+    static const char msg[] = "testing: fatal signal, stack:\n";
+    (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    backtrace_symbols_fd(frames, n, STDERR_FILENO);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static inline void testing_start_watchdog(void)
 {
+    void *warm[1];
+    backtrace(warm, 1);
+    static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE };
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        signal(fatal[i], testing_crash_report);
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* what was printed before a crash reaches the log */
+
     const char *env = getenv("STARSOLVE_TEST_TIMEOUT");
     unsigned seconds = env && *env ? (unsigned)strtoul(env, NULL, 10) : 600;
     if (seconds == 0)
