@@ -4,6 +4,16 @@
 #include "starsolve.h"
 /* cblas takes complex scalars by address; scripts/genprec.sh turns CBLAS_SADDR(x) into (x) for s and d. */
 #define CBLAS_SADDR(x) (&(x))
+/* How a test matrix was generated, for the checks that regenerate it instead of
+ * keeping a copy (a run that fills host memory has no room for one):
+ * MATGEN_RANDOM: gen_<p>matrix(m, n, seed) plus `shift` on the diagonal;
+ * MATGEN_HPD: gen_<p>hpd(n, seed) (m = n, shift unused). */
+enum { MATGEN_RANDOM, MATGEN_HPD };
+struct matgen {
+    int kind, m, n;
+    unsigned seed;
+    double shift;
+};
 #include "check_s.h"
 #include "check_d.h"
 #include "check_c.h"

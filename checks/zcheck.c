@@ -52,15 +52,125 @@ static starsolve_complex64_t *triangle(char uplo, int m, int n, const starsolve_
     return T;
 }
 
-double check_zgetrf(int m, int n, const starsolve_complex64_t *A0, int lda0, const starsolve_complex64_t *LU,
-                    int ldlu, const int *ipiv, int exact)
+/* The matrix a check compares with: stored (A0, lda0), or regenerated slab by slab
+ * from the recipe `gen` when there is no room for a copy. */
+struct zsource {
+    const starsolve_complex64_t *A0;
+    int lda0;
+    const struct matgen *gen;
+};
+
+/* W = A0 X (A0 m x n, X n x nrhs); returns ||A0||_1 */
+static double source_multiply(const struct zsource *a, int m, int n, int nrhs, const starsolve_complex64_t *X, int ldx,
+                              starsolve_complex64_t *W, int ldw)
+{
+    const starsolve_complex64_t one = 1.0, zero = 0.0;
+    if (a->gen)
+        return gen_zmatrix_multiply(a->gen, nrhs, X, ldx, W, ldw);
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, nrhs, n, CBLAS_SADDR(one), a->A0, a->lda0, X, ldx,
+                CBLAS_SADDR(zero), W, ldw);
+    return znorm1(m, n, a->A0, a->lda0);
+}
+
+/* The estimates compare A0 x with the factors' product on a few random vectors. */
+enum { ESTIMATE_VECTORS = 3 };
+
+static starsolve_complex64_t *estimate_vectors(int n)
+{
+    starsolve_complex64_t *X = malloc(((size_t)n * ESTIMATE_VECTORS + 1) * sizeof *X);
+    for (int t = 0; t < ESTIMATE_VECTORS && X; t++)
+        gen_zmatrix(n, 1, X + (size_t)t * n, n, 7919u * (t + 1));
+    return X;
+}
+
+/* max over the vectors x of ||P A0 x - L (U x)||_1 / (||A0||_1 ||x||_1 max(m,n) eps) */
+static double getrf_estimate(int m, int n, const struct zsource *a, const starsolve_complex64_t *LU, int ldlu,
+                             const int *ipiv)
 {
     const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
     int k = m < n ? m : n, mn = m > n ? m : n;
-    double anorm = znorm1(m, n, A0, lda0), resid;
+    starsolve_complex64_t *X = estimate_vectors(n), *W = malloc((size_t)m * ESTIMATE_VECTORS * sizeof *W);
+    starsolve_complex64_t *y = malloc((size_t)mn * sizeof *y);
+    if (!X || !W || !y) {
+        free(X); free(W); free(y);
+        return NAN;
+    }
+    double anorm = source_multiply(a, m, n, ESTIMATE_VECTORS, X, n, W, m), worst = 0;
+    for (int t = 0; t < ESTIMATE_VECTORS; t++) {
+        const starsolve_complex64_t *x = X + (size_t)t * n;
+        starsolve_complex64_t *w = W + (size_t)t * m;
+        memset(y, 0, (size_t)mn * sizeof *y);
+        memcpy(y, x, (size_t)k * sizeof *y);                       /* y = U x */
+        cblas_ztrmv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, k, LU, ldlu, y, 1);
+        if (n > k)
+            cblas_zgemv(CblasColMajor, CblasNoTrans, k, n - k, CBLAS_SADDR(one), LU + (size_t)k * ldlu, ldlu,
+                        x + k, 1, CBLAS_SADDR(one), y, 1);
+        if (m > k)                                                  /* rows below k: L21 y */
+            cblas_zgemv(CblasColMajor, CblasNoTrans, m - k, k, CBLAS_SADDR(one), LU + k, ldlu, y, 1,
+                        CBLAS_SADDR(zero), y + k, 1);
+        cblas_ztrmv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, k, LU, ldlu, y, 1);
+        if (ipiv)
+            LAPACKE_zlaswp_work(LAPACK_COL_MAJOR, 1, w, m, 1, k, ipiv, 1);
+        cblas_zaxpy(m, CBLAS_SADDR(mone), y, 1, w, 1);
+        double r = znorm1(m, 1, w, m) / (anorm * znorm1(n, 1, x, n) * mn * zeps());
+        if (r > worst || isnan(r))
+            worst = r;
+    }
+    free(X); free(W); free(y);
+    return worst;
+}
+
+/* the same for A0 = T T^H (uplo L) or T^H T (uplo U) */
+static double potrf_estimate(char uplo, int n, const struct zsource *a, const starsolve_complex64_t *F, int ldf)
+{
+    const starsolve_complex64_t mone = -1.0;
+    CBLAS_TRANSPOSE first = uplo == 'L' ? CblasNoTrans : CblasConjTrans;
+    CBLAS_TRANSPOSE second = uplo == 'L' ? CblasConjTrans : CblasNoTrans;
+    CBLAS_UPLO tu = uplo == 'L' ? CblasLower : CblasUpper;
+    starsolve_complex64_t *X = estimate_vectors(n), *W = malloc((size_t)n * ESTIMATE_VECTORS * sizeof *W);
+    starsolve_complex64_t *y = malloc((size_t)n * sizeof *y);
+    if (!X || !W || !y) {
+        free(X); free(W); free(y);
+        return NAN;
+    }
+    double anorm = source_multiply(a, n, n, ESTIMATE_VECTORS, X, n, W, n), worst = 0;
+    for (int t = 0; t < ESTIMATE_VECTORS; t++) {
+        const starsolve_complex64_t *x = X + (size_t)t * n;
+        starsolve_complex64_t *w = W + (size_t)t * n;
+        memcpy(y, x, (size_t)n * sizeof *y);
+        cblas_ztrmv(CblasColMajor, tu, second, CblasNonUnit, n, F, ldf, y, 1);
+        cblas_ztrmv(CblasColMajor, tu, first, CblasNonUnit, n, F, ldf, y, 1);
+        cblas_zaxpy(n, CBLAS_SADDR(mone), y, 1, w, 1);
+        double r = znorm1(n, 1, w, n) / (anorm * znorm1(n, 1, x, n) * n * zeps());
+        if (r > worst || isnan(r))
+            worst = r;
+    }
+    free(X); free(W); free(y);
+    return worst;
+}
+
+/* max over columns of ||R(:, j)||_1 / (anorm ||X(:, j)||_1 n eps), R = B0 - op(A0) X */
+static double solve_ratio(int n, int nrhs, const starsolve_complex64_t *R, int ldr, double anorm,
+                          const starsolve_complex64_t *X, int ldx)
+{
+    double worst = 0;
+    for (int j = 0; j < nrhs; j++) {
+        double r = znorm1(n, 1, R + (size_t)j * ldr, n) / (anorm * znorm1(n, 1, X + (size_t)j * ldx, n) * n * zeps());
+        if (r > worst || isnan(r))
+            worst = r;
+    }
+    return worst;
+}
+
+double check_zgetrf(int m, int n, const starsolve_complex64_t *A0, int lda0, const starsolve_complex64_t *LU,
+                    int ldlu, const int *ipiv, int exact)
+{
+    const starsolve_complex64_t one = 1.0, mone = -1.0;
+    int k = m < n ? m : n, mn = m > n ? m : n;
     if (m == 0 || n == 0)
         return 0;
     if (exact) {
+        double anorm = znorm1(m, n, A0, lda0), resid;
         starsolve_complex64_t *L = triangle('L', m, k, LU, ldlu, 1), *U = triangle('U', k, n, LU, ldlu, 0);
         starsolve_complex64_t *R = malloc((size_t)m * n * sizeof *R);
         LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, A0, lda0, R, m);
@@ -72,45 +182,27 @@ double check_zgetrf(int m, int n, const starsolve_complex64_t *A0, int lda0, con
         free(L); free(U); free(R);
         return resid / (anorm * mn * zeps());
     }
-    /* estimate: compare P A0 x with L (U x) for a few random x */
-    starsolve_complex64_t *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)mn * sizeof *y);
-    starsolve_complex64_t *w = malloc((size_t)m * sizeof *w);
-    double worst = 0;
-    for (int t = 0; t < 3; t++) {
-        gen_zmatrix(n, 1, x, n, 7919u * (t + 1));
-        memset(y, 0, (size_t)mn * sizeof *y);
-        memcpy(y, x, (size_t)k * sizeof *y);                       /* y = U x */
-        cblas_ztrmv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, k, LU, ldlu, y, 1);
-        if (n > k)
-            cblas_zgemv(CblasColMajor, CblasNoTrans, k, n - k, CBLAS_SADDR(one), LU + (size_t)k * ldlu, ldlu,
-                        x + k, 1, CBLAS_SADDR(one), y, 1);
-        if (m > k)                                                  /* rows below k: L21 y */
-            cblas_zgemv(CblasColMajor, CblasNoTrans, m - k, k, CBLAS_SADDR(one), LU + k, ldlu, y, 1,
-                        CBLAS_SADDR(zero), y + k, 1);
-        cblas_ztrmv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, k, LU, ldlu, y, 1);
-        cblas_zgemv(CblasColMajor, CblasNoTrans, m, n, CBLAS_SADDR(one), A0, lda0, x, 1, CBLAS_SADDR(zero), w, 1);
-        if (ipiv)
-            LAPACKE_zlaswp_work(LAPACK_COL_MAJOR, 1, w, m, 1, k, ipiv, 1);
-        cblas_zaxpy(m, CBLAS_SADDR(mone), y, 1, w, 1);
-        double r = znorm1(m, 1, w, m) / (anorm * znorm1(n, 1, x, n) * mn * zeps());
-        if (r > worst || isnan(r))
-            worst = r;
-    }
-    free(x); free(y); free(w);
-    return worst;
+    return getrf_estimate(m, n, &(struct zsource){ A0, lda0, NULL }, LU, ldlu, ipiv);
+}
+
+double check_zgetrf_matgen(const struct matgen *g, const starsolve_complex64_t *LU, int ldlu, const int *ipiv)
+{
+    if (g->m == 0 || g->n == 0)
+        return 0;
+    return getrf_estimate(g->m, g->n, &(struct zsource){ NULL, 0, g }, LU, ldlu, ipiv);
 }
 
 double check_zpotrf(char uplo, int n, const starsolve_complex64_t *A0, int lda0, const starsolve_complex64_t *F,
                     int ldf, int exact)
 {
-    const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
+    const starsolve_complex64_t one = 1.0, mone = -1.0;
     if (n == 0)
         return 0;
-    double anorm = znorm1(n, n, A0, lda0), resid;
-    /* A = L L^H = T T^H with T = L, or A = U^H U = T^H T with T = U */
-    CBLAS_TRANSPOSE first = uplo == 'L' ? CblasNoTrans : CblasConjTrans;
-    CBLAS_TRANSPOSE second = uplo == 'L' ? CblasConjTrans : CblasNoTrans;
     if (exact) {
+        /* A = L L^H = T T^H with T = L, or A = U^H U = T^H T with T = U */
+        CBLAS_TRANSPOSE first = uplo == 'L' ? CblasNoTrans : CblasConjTrans;
+        CBLAS_TRANSPOSE second = uplo == 'L' ? CblasConjTrans : CblasNoTrans;
+        double anorm = znorm1(n, n, A0, lda0), resid;
         starsolve_complex64_t *T = triangle(uplo, n, n, F, ldf, 0);
         starsolve_complex64_t *R = malloc((size_t)n * n * sizeof *R);
         LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n, n, A0, lda0, R, n);
@@ -119,23 +211,14 @@ double check_zpotrf(char uplo, int n, const starsolve_complex64_t *A0, int lda0,
         free(T); free(R);
         return resid / (anorm * n * zeps());
     }
-    starsolve_complex64_t *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
-    starsolve_complex64_t *w = malloc((size_t)n * sizeof *w);
-    CBLAS_UPLO tu = uplo == 'L' ? CblasLower : CblasUpper;
-    double worst = 0;
-    for (int t = 0; t < 3; t++) {
-        gen_zmatrix(n, 1, x, n, 7919u * (t + 1));
-        memcpy(y, x, (size_t)n * sizeof *y);
-        cblas_ztrmv(CblasColMajor, tu, second, CblasNonUnit, n, F, ldf, y, 1);
-        cblas_ztrmv(CblasColMajor, tu, first, CblasNonUnit, n, F, ldf, y, 1);
-        cblas_zgemv(CblasColMajor, CblasNoTrans, n, n, CBLAS_SADDR(one), A0, lda0, x, 1, CBLAS_SADDR(zero), w, 1);
-        cblas_zaxpy(n, CBLAS_SADDR(mone), y, 1, w, 1);
-        double r = znorm1(n, 1, w, n) / (anorm * znorm1(n, 1, x, n) * n * zeps());
-        if (r > worst || isnan(r))
-            worst = r;
-    }
-    free(x); free(y); free(w);
-    return worst;
+    return potrf_estimate(uplo, n, &(struct zsource){ A0, lda0, NULL }, F, ldf);
+}
+
+double check_zpotrf_matgen(char uplo, const struct matgen *g, const starsolve_complex64_t *F, int ldf)
+{
+    if (g->n == 0)
+        return 0;
+    return potrf_estimate(uplo, g->n, &(struct zsource){ NULL, 0, g }, F, ldf);
 }
 
 double check_zsolve(char trans, int n, int nrhs, const starsolve_complex64_t *A0, int lda0,
@@ -150,12 +233,25 @@ double check_zsolve(char trans, int n, int nrhs, const starsolve_complex64_t *A0
     CBLAS_TRANSPOSE t = trans == 'N' ? CblasNoTrans : trans == 'T' ? CblasTrans : CblasConjTrans;
     cblas_zgemm(CblasColMajor, t, CblasNoTrans, n, nrhs, n, CBLAS_SADDR(mone), A0, lda0, X, ldx,
                 CBLAS_SADDR(one), R, n);
-    double worst = 0;
-    for (int j = 0; j < nrhs; j++) {
-        double r = znorm1(n, 1, R + (size_t)j * n, n) / (anorm * znorm1(n, 1, X + (size_t)j * ldx, n) * n * zeps());
-        if (r > worst || isnan(r))
-            worst = r;
-    }
+    double worst = solve_ratio(n, nrhs, R, n, anorm, X, ldx);
+    free(R);
+    return worst;
+}
+
+double check_zsolve_matgen(const struct matgen *g, int nrhs, const starsolve_complex64_t *X, int ldx,
+                           const starsolve_complex64_t *B0, int ldb0)
+{
+    const int n = g->n;
+    if (n == 0 || nrhs == 0)
+        return 0;
+    starsolve_complex64_t *R = malloc((size_t)n * nrhs * sizeof *R);
+    if (!R)
+        return NAN;
+    double anorm = gen_zmatrix_multiply(g, nrhs, X, ldx, R, n);   /* R = A0 X, then B0 - R */
+    for (int j = 0; j < nrhs; j++)
+        for (int i = 0; i < n; i++)
+            R[i + (size_t)j * n] = B0[i + (size_t)j * ldb0] - R[i + (size_t)j * n];
+    double worst = solve_ratio(n, nrhs, R, n, anorm, X, ldx);
     free(R);
     return worst;
 }

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <cblas.h>
 #include <unistd.h>
 #include <lapacke.h>
 #include "check.h"
@@ -27,20 +29,63 @@ static void column_seed(unsigned seed, int j, int iseed[4])
 
 struct column_range { int m, lda, first, last; starsolve_complex64_t *A; unsigned seed; };
 
+/* columns first .. last-1 of the large matrices' sequence; A holds column `first` */
 static void *fill_columns(void *arg)
 {
     const struct column_range *r = arg;
     for (int j = r->first; j < r->last; j++) {
         int iseed[4];
         column_seed(r->seed, j, iseed);
-        LAPACKE_zlarnv_work(2, iseed, r->m, r->A + (size_t)j * r->lda);
+        LAPACKE_zlarnv_work(2, iseed, r->m, r->A + (size_t)(j - r->first) * r->lda);
     }
     return NULL;
 }
 
+enum { MAX_THREADS = 64 };
+
+/* the threads a generator may use for `work` independent pieces */
+static int generator_threads(int work)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int nthreads = (int)(cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : cores);
+    return nthreads > work ? (work > 0 ? work : 1) : nthreads;
+}
+
+/* Run body(&args[t]) for t < nthreads, on threads (the last one, or one whose
+ * thread did not start, on the calling thread). */
+static void run_threads(void *(*body)(void *), void *args, size_t arg_size, int nthreads)
+{
+    pthread_t thread[MAX_THREADS];
+    int running[MAX_THREADS] = { 0 };
+    for (int t = 0; t < nthreads; t++) {
+        void *arg = (char *)args + (size_t)t * arg_size;
+        running[t] = t + 1 < nthreads && pthread_create(&thread[t], NULL, body, arg) == 0;
+        if (!running[t])
+            body(arg);
+    }
+    for (int t = 0; t < nthreads; t++)
+        if (running[t])
+            pthread_join(thread[t], NULL);
+}
+
+/* columns first .. first+count-1 of a large matrix, on all cores */
+static void fill_columns_threaded(int m, int first, int count, starsolve_complex64_t *A, int lda, unsigned seed)
+{
+    int nthreads = generator_threads(count);
+    struct column_range range[MAX_THREADS];
+    for (int t = 0; t < nthreads; t++) {
+        int lo = first + (int)((long)count * t / nthreads), hi = first + (int)((long)count * (t + 1) / nthreads);
+        range[t] = (struct column_range){ m, lda, lo, hi, A + (size_t)(lo - first) * lda, seed };
+    }
+    run_threads(fill_columns, range, sizeof range[0], nthreads);
+}
+
+/* below this many entries a matrix is one sequence down its columns */
+static int one_sequence(int m, int n) { return (double)m * n < 16e6; }
+
 void gen_zmatrix(int m, int n, starsolve_complex64_t *A, int lda, unsigned seed)
 {
-    if ((double)m * n < 16e6) {
+    if (one_sequence(m, n)) {
         /* small: one sequence down the columns, the matrices the tests' cases were chosen on
          * (test_spike's single-precision d = 1 case falls back to gbsv on some other draws) */
         int iseed[4] = { (int)(seed & 4095), (int)((seed >> 12) & 4095), (int)((seed >> 24) & 255),
@@ -49,35 +94,113 @@ void gen_zmatrix(int m, int n, starsolve_complex64_t *A, int lda, unsigned seed)
             LAPACKE_zlarnv_work(2, iseed, m, A + (size_t)j * lda);
         return;
     }
-    enum { MAX_THREADS = 64 };
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int nthreads = (int)(cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : cores);
-    if (nthreads > n)
-        nthreads = n > 0 ? n : 1;
-    struct column_range range[MAX_THREADS];
-    pthread_t thread[MAX_THREADS];
-    int running[MAX_THREADS] = { 0 };
-    for (int t = 0; t < nthreads; t++) {
-        range[t] = (struct column_range){ m, lda, (int)((long)n * t / nthreads), (int)((long)n * (t + 1) / nthreads), A,
-                                          seed };
-        /* the last range, or one whose thread did not start, runs here */
-        running[t] = t + 1 < nthreads && pthread_create(&thread[t], NULL, fill_columns, &range[t]) == 0;
-        if (!running[t])
-            fill_columns(&range[t]);
+    fill_columns_threaded(m, 0, n, A, lda, seed);
+}
+
+void gen_zmatrix_columns(int m, int n, int first, int count, starsolve_complex64_t *A, int lda, unsigned seed)
+{
+    if (!one_sequence(m, n)) {
+        fill_columns_threaded(m, first, count, A, lda, seed);
+        return;
     }
-    for (int t = 0; t < nthreads; t++)
-        if (running[t])
-            pthread_join(thread[t], NULL);
+    /* one sequence: the columns before `first` must be drawn too (small: cheap) */
+    starsolve_complex64_t *all = malloc(((size_t)m * (first + count) + 1) * sizeof *all);
+    gen_zmatrix(m, first + count, all, m, seed);
+    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, count, all + (size_t)first * m, m, A, lda);
+    free(all);
+}
+
+/* gen_zhpd's mirror of the upper triangle into the lower one, by blocks so that
+ * the strided reads of rows stay in cache, block columns dealt out to threads */
+struct mirror_range { int n, lda, t, nthreads; starsolve_complex64_t *A; };
+enum { MIRROR_BLOCK = 64 };
+
+static void *mirror_blocks(void *arg)
+{
+    const struct mirror_range *r = arg;
+    const int n = r->n, lda = r->lda, B = MIRROR_BLOCK;
+    starsolve_complex64_t *A = r->A;
+    for (int jb = r->t * B; jb < n; jb += r->nthreads * B)   /* interleaved: the work shrinks with jb */
+        for (int ib = jb; ib < n; ib += B)
+            for (int j = jb; j < jb + B && j < n; j++)
+                for (int i = ib > j + 1 ? ib : j + 1; i < ib + B && i < n; i++)
+                    A[i + (size_t)j * lda] = conj(A[j + (size_t)i * lda]);
+    return NULL;
 }
 
 void gen_zhpd(int n, starsolve_complex64_t *A, int lda, unsigned seed)
 {
     gen_zmatrix(n, n, A, lda, seed);
-    for (int j = 0; j < n; j++) {
-        for (int i = j + 1; i < n; i++)
-            A[i + (size_t)j * lda] = conj(A[j + (size_t)i * lda]);
+    int nthreads = n < 1024 ? 1 : generator_threads((n + MIRROR_BLOCK - 1) / MIRROR_BLOCK);
+    struct mirror_range range[MAX_THREADS];
+    for (int t = 0; t < nthreads; t++)
+        range[t] = (struct mirror_range){ n, lda, t, nthreads, A };
+    run_threads(mirror_blocks, range, sizeof range[0], nthreads);
+    for (int j = 0; j < n; j++)
         A[j + (size_t)j * lda] = creal(A[j + (size_t)j * lda]) + n;
+}
+
+/* Slabs of this many columns are regenerated at a time by gen_zmatrix_multiply. */
+enum { REGEN_SLAB = 512 };
+
+double gen_zmatrix_multiply(const struct matgen *g, int nrhs, const starsolve_complex64_t *X, int ldx,
+                            starsolve_complex64_t *W, int ldw)
+{
+    const starsolve_complex64_t one = 1.0;
+    const int m = g->m, n = g->n, hpd = g->kind == MATGEN_HPD;
+    double anorm = 0;
+    for (int k = 0; k < nrhs; k++)
+        memset(W + (size_t)k * ldw, 0, (size_t)m * sizeof *W);
+    starsolve_complex64_t *S = malloc(((size_t)m * REGEN_SLAB + 1) * sizeof *S);
+    double *colsum = calloc((size_t)n + 1, sizeof *colsum);   /* ||A(:, j)||_1, summed slab by slab */
+    if (!S || !colsum) {
+        free(S); free(colsum);
+        return NAN;
     }
+    for (int j0 = 0; j0 < n; j0 += REGEN_SLAB) {
+        int w = n - j0 < REGEN_SLAB ? n - j0 : REGEN_SLAB;
+        gen_zmatrix_columns(m, n, j0, w, S, m, g->seed);
+        if (hpd) {
+            /* gen_zhpd keeps G's upper triangle, mirrors it below, and puts Re(G_jj) + n on the
+             * diagonal: A's rows j0 .. j0+w-1 left of the diagonal are G(0:j, j)^H */
+            int rows = j0 + w;
+            starsolve_complex64_t *diag = malloc((size_t)w * sizeof *diag);
+            for (int jj = 0; jj < w; jj++) {
+                int j = j0 + jj;
+                starsolve_complex64_t *col = S + (size_t)jj * m;
+                diag[jj] = creal(col[j]) + n;
+                for (int i = j; i < m; i++)
+                    col[i] = 0;   /* G(0:j-1, j): A(j, 0:j-1)^H */
+                for (int i = 0; i < j; i++) {
+                    colsum[i] += cabs(col[i]);   /* A(j, i), in column i */
+                    colsum[j] += cabs(col[i]);   /* A(i, j) */
+                }
+                colsum[j] += cabs(diag[jj]);
+            }
+            cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, w, nrhs, rows, CBLAS_SADDR(one), S, m, X, ldx,
+                        CBLAS_SADDR(one), W + j0, ldw);
+            for (int jj = 0; jj < w; jj++)
+                S[j0 + jj + (size_t)jj * m] = diag[jj];
+            cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, nrhs, w, CBLAS_SADDR(one), S, m, X + j0, ldx,
+                        CBLAS_SADDR(one), W, ldw);
+            free(diag);
+        } else {
+            for (int jj = 0; jj < w; jj++) {
+                int j = j0 + jj;
+                if (j < m)
+                    S[j + (size_t)jj * m] += g->shift;
+                for (int i = 0; i < m; i++)
+                    colsum[j] += cabs(S[i + (size_t)jj * m]);
+            }
+            cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, nrhs, w, CBLAS_SADDR(one), S, m, X + j0, ldx,
+                        CBLAS_SADDR(one), W, ldw);
+        }
+    }
+    for (int j = 0; j < n; j++)
+        if (colsum[j] > anorm || isnan(colsum[j]))
+            anorm = colsum[j];
+    free(S); free(colsum);
+    return anorm;
 }
 
 void gen_zband(int n, int kl, int ku, double dominance, starsolve_complex64_t *AB, int ldab, unsigned seed)

@@ -340,16 +340,38 @@ driver_time_t driver_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int driver_memory_fits(const struct driver_opts *o, size_t bytes)
+/* bytes of physical memory, 0 if unknown */
+static double physical_bytes(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)      /* unknown: let malloc decide */
-        return 1;
-    double have = (double)pages * (double)page;
-    if ((double)bytes <= have)
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+}
+
+int driver_memory_fits(const struct driver_opts *o, size_t bytes)
+{
+    double have = physical_bytes();
+    if (have == 0 || (double)bytes <= have)   /* unknown: let malloc decide */
         return 1;
     fprintf(stderr, "%s: the matrices need %.1f GiB, the machine has %.1f GiB\n", o->spec->name,
             (double)bytes / (1 << 30), have / (1 << 30));
+    return 0;
+}
+
+const char driver_regen_help[] =
+    "-check keeps no copy of A and regenerates it from its seed, a slab of columns at a time,\n"
+    "              against the estimate's random vectors (automatic when A and a copy do not fit)";
+
+int driver_check_regenerates(const struct driver_opts *o, size_t matrix_bytes, size_t other_bytes)
+{
+    if (!o->check)
+        return 0;
+    double have = physical_bytes();
+    int copy_fits = have == 0 || 2.0 * matrix_bytes + other_bytes <= 0.9 * have;   /* room left for the rest */
+    if (o->regen || !copy_fits) {
+        fprintf(stderr, "%s: -check regenerates A from its seed, a slab of columns at a time (%s)\n", o->spec->name,
+                o->regen ? "-regen" : "no room for a copy of A");
+        return 1;
+    }
     return 0;
 }
 

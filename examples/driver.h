@@ -73,6 +73,7 @@ struct driver_opts {
     int m;                /* starpu_lu, starpu_qr -m: rows; -1 (the default, and every driver without -m): m = n */
     int nopiv;            /* starpu_lu -nopiv */
     char uplo;            /* starpu_cholesky -uplo */
+    int regen;            /* starpu_lu, starpu_cholesky -regen: -check regenerates A instead of copying it */
     const char *ooc;      /* starpu_lu, starpu_cholesky -ooc DIR: out-of-core descriptor, tiles swapped to DIR */
     int host_mb;          /* -host-mb: host memory StarPU may give the tiles with -ooc (0: driver_ooc_host_mb's choice) */
     int P;                /* -P: process-grid rows under mpirun (StarPU-MPI); 0: one process */
@@ -200,6 +201,12 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r);
 /* 1 if `bytes` of matrices fit in the machine's memory, else 0 after one line
  * on stderr: better than being killed halfway through by the OOM killer. */
 int driver_memory_fits(const struct driver_opts *o, size_t bytes);
+/* With -check: 1 when the check must regenerate A from its seed instead of keeping a
+ * copy (-regen, or A twice beside other_bytes does not fit in 90% of memory; says so
+ * on stderr), 0 when a copy is kept. */
+int driver_check_regenerates(const struct driver_opts *o, size_t matrix_bytes, size_t other_bytes);
+/* --help text of the -regen flag of the drivers that take it */
+extern const char driver_regen_help[];
 /* One line on stderr, "<driver>: <message>", for failures inside a run. */
 void driver_error(const struct driver_opts *o, const char *message);
 

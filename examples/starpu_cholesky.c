@@ -18,6 +18,7 @@ int main(int argc, char **argv)
     struct driver_opts o;
     const struct driver_flag flags[] = {
         { "-uplo", DRIVER_FLAG_CHOICE, &o.uplo, 0, "LU", "L|U", "triangle to factor: L (A = L L^H) or U (A = U^H U); default L" },
+        { "-regen", DRIVER_FLAG_SWITCH, &o.regen, 0, NULL, NULL, driver_regen_help },
         { NULL },
     };
     const struct driver_spec spec = {

@@ -24,6 +24,7 @@ int main(int argc, char **argv)
           "rows of A (default n); m != n times and checks the factorization only" },
         { "-nopiv", DRIVER_FLAG_SWITCH, &o.nopiv, 0, NULL, NULL,
           "LU without pivoting (getrf_nopiv), on a diagonally dominant matrix: random + max(m,n) I" },
+        { "-regen", DRIVER_FLAG_SWITCH, &o.regen, 0, NULL, NULL, driver_regen_help },
         { NULL },
     };
     const struct driver_spec spec = {

@@ -11,6 +11,7 @@
 /* Room for one run: the matrix, its pristine copy (with -check), the right-hand sides. */
 struct cholesky_data {
     starsolve_complex64_t *A, *A0, *B, *B0;
+    int regen;   /* -check regenerates A (gen_zhpd's recipe) instead of copying it */
 };
 
 static void cholesky_free(const struct driver_opts *o, struct cholesky_data *d)
@@ -36,23 +37,25 @@ static int cholesky_solve_dist(const struct driver_opts *o, starsolve_desc_t *A,
 /* The arrays of a run (and the pristine matrix, generated once); one line on failure. */
 static int cholesky_alloc(const struct driver_opts *o, struct cholesky_data *d, size_t asize, size_t bsize, int nrhs)
 {
-    /* A, a copy of A for the checks, B and its copy */
-    if (!driver_memory_fits(o, (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t)))
+    /* A, a copy of A for the checks (unless they regenerate it), B and its copy */
+    const size_t es = sizeof(starsolve_complex64_t);
+    d->regen = driver_check_regenerates(o, asize * es, 2 * bsize * es);
+    if (!driver_memory_fits(o, (asize + bsize) * (o->check ? 2 : 1) * es - (d->regen ? asize * es : 0)))
         return DRIVER_FAILED;
     d->A = driver_alloc(o, asize * sizeof *d->A);
-    if (o->check)
+    if (o->check && !d->regen)
         d->A0 = malloc(asize * sizeof *d->A0);
     if (nrhs > 0) {
         d->B = driver_alloc(o, bsize * sizeof *d->B);
         if (o->check)
             d->B0 = malloc(bsize * sizeof *d->B0);
     }
-    if (!d->A || (o->check && !d->A0) || (nrhs > 0 && (!d->B || (o->check && !d->B0)))) {
+    if (!d->A || (o->check && !d->regen && !d->A0) || (nrhs > 0 && (!d->B || (o->check && !d->B0)))) {
         driver_error(o, "not enough memory for the matrices");
         cholesky_free(o, d);
         return DRIVER_FAILED;
     }
-    if (o->check)             /* generated once; every run factors a copy of it */
+    if (o->check && !d->regen)   /* generated once; every run factors a copy of it */
         gen_zhpd(o->n, d->A0, o->n, (unsigned)o->seed);
     return DRIVER_OK;
 }
@@ -73,7 +76,7 @@ int run_zcholesky(const struct driver_opts *o)
         struct driver_result r = driver_result_init(run);
         /* a fresh matrix (both triangles: either uplo reads its own) and right-hand sides, not timed */
         if (holds) {
-            if (o->check)
+            if (d.A0)
                 memcpy(d.A, d.A0, asize * sizeof *d.A);
             else
                 gen_zhpd(n, d.A, lda, (unsigned)o->seed);
@@ -106,10 +109,17 @@ int run_zcholesky(const struct driver_opts *o)
         /* info > 0: the factor is incomplete, the ratios would mean nothing */
         if (holds && o->check && r.info == 0) {
             r.checked = 1;
-            r.exact = n <= 4096;                 /* the exact check is O(n^3): estimate above */
-            r.berr = check_zpotrf(uplo, n, d.A0, lda, d.A, lda, r.exact);
-            if (r.solved)
-                r.resid = check_zsolve('N', n, nrhs, d.A0, lda, d.B, ldb, d.B0, ldb);
+            r.exact = !d.regen && n <= 4096;     /* the exact check is O(n^3): estimate above */
+            if (d.regen) {
+                struct matgen g = { MATGEN_HPD, n, n, (unsigned)o->seed, 0 };
+                r.berr = check_zpotrf_matgen(uplo, &g, d.A, lda);
+                if (r.solved)
+                    r.resid = check_zsolve_matgen(&g, nrhs, d.B, ldb, d.B0, ldb);
+            } else {
+                r.berr = check_zpotrf(uplo, n, d.A0, lda, d.A, lda, r.exact);
+                if (r.solved)
+                    r.resid = check_zsolve('N', n, nrhs, d.A0, lda, d.B, ldb, d.B0, ldb);
+            }
         }
         if (driver_report(o, &r) != DRIVER_OK)
             status = DRIVER_FAILED;

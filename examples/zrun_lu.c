@@ -8,10 +8,12 @@
 /* examples/ is not on the include path; include/ is, for generated sources too */
 #include "../examples/driver.h"
 
-/* Room for one run: the matrix, its pristine copy (with -check), the right-hand sides. */
+/* Room for one run: the matrix, its pristine copy (with -check, unless the check
+ * regenerates it: regen), the right-hand sides. */
 struct lu_data {
     starsolve_complex64_t *A, *A0, *B, *B0;
     int *ipiv;
+    int regen;
 };
 
 static void lu_free(const struct driver_opts *o, struct lu_data *d)
@@ -19,16 +21,21 @@ static void lu_free(const struct driver_opts *o, struct lu_data *d)
     driver_free(o, d->A); free(d->A0); driver_free(o, d->B); free(d->B0); free(d->ipiv);
 }
 
-/* The matrix of the run. Without pivoting, a random matrix would be factored
- * unstably and fail the check: add max(m,n) to the diagonal (diagonally dominant). */
+/* The matrix of the run, as a recipe the checks can regenerate. Without pivoting,
+ * a random matrix would be factored unstably and fail the check: add max(m,n) to
+ * the diagonal (diagonally dominant). */
+static struct matgen lu_matrix(const struct driver_opts *o)
+{
+    int mn = o->m > o->n ? o->m : o->n;
+    return (struct matgen){ MATGEN_RANDOM, o->m, o->n, (unsigned)o->seed, o->nopiv ? mn : 0 };
+}
+
 static void lu_generate(const struct driver_opts *o, starsolve_complex64_t *A, int lda)
 {
-    gen_zmatrix(o->m, o->n, A, lda, (unsigned)o->seed);
-    if (o->nopiv) {
-        int k = o->m < o->n ? o->m : o->n, mn = o->m > o->n ? o->m : o->n;
-        for (int i = 0; i < k; i++)
-            A[i + (size_t)i * lda] += mn;
-    }
+    struct matgen g = lu_matrix(o);
+    gen_zmatrix(g.m, g.n, A, lda, g.seed);
+    for (int i = 0; g.shift != 0 && i < g.m && i < g.n; i++)
+        A[i + (size_t)i * lda] += g.shift;
 }
 
 /* -ooc: what runs on the out-of-core descriptor */
@@ -56,24 +63,26 @@ static int lu_solve_dist(const struct driver_opts *o, starsolve_desc_t *A, stars
 /* The arrays of a run (and the pristine matrix, generated once); one line on failure. */
 static int lu_alloc(const struct driver_opts *o, struct lu_data *d, size_t asize, size_t bsize, int k, int nrhs)
 {
-    /* A, a copy of A for the checks, B and its copy */
-    if (!driver_memory_fits(o, (asize + bsize) * (o->check ? 2 : 1) * sizeof(starsolve_complex64_t)))
+    /* A, a copy of A for the checks (unless they regenerate it), B and its copy */
+    const size_t es = sizeof(starsolve_complex64_t);
+    d->regen = driver_check_regenerates(o, asize * es, 2 * bsize * es);
+    if (!driver_memory_fits(o, (asize + bsize) * (o->check ? 2 : 1) * es - (d->regen ? asize * es : 0)))
         return DRIVER_FAILED;
     d->A = driver_alloc(o, asize * sizeof *d->A);
     d->ipiv = malloc((size_t)k * sizeof *d->ipiv);
-    if (o->check)
+    if (o->check && !d->regen)
         d->A0 = malloc(asize * sizeof *d->A0);
     if (nrhs > 0) {
         d->B = driver_alloc(o, bsize * sizeof *d->B);
         if (o->check)
             d->B0 = malloc(bsize * sizeof *d->B0);
     }
-    if (!d->A || !d->ipiv || (o->check && !d->A0) || (nrhs > 0 && (!d->B || (o->check && !d->B0)))) {
+    if (!d->A || !d->ipiv || (o->check && !d->regen && !d->A0) || (nrhs > 0 && (!d->B || (o->check && !d->B0)))) {
         driver_error(o, "not enough memory for the matrices");
         lu_free(o, d);
         return DRIVER_FAILED;
     }
-    if (o->check)             /* generated once; every run factors a copy of it */
+    if (o->check && !d->regen)   /* generated once; every run factors a copy of it */
         lu_generate(o, d->A0, o->m);
     return DRIVER_OK;
 }
@@ -96,7 +105,7 @@ int run_zlu(const struct driver_opts *o)
         struct driver_result r = driver_result_init(run);
         /* a fresh matrix and right-hand sides, not timed */
         if (holds) {
-            if (o->check)
+            if (d.A0)
                 memcpy(d.A, d.A0, asize * sizeof *d.A);
             else
                 lu_generate(o, d.A, lda);
@@ -135,10 +144,17 @@ int run_zlu(const struct driver_opts *o)
         /* info > 0 leaves an exactly singular U: the ratios would mean nothing */
         if (holds && o->check && r.info == 0) {
             r.checked = 1;
-            r.exact = (m > n ? m : n) <= 4096;   /* the exact check is O(n^3): estimate above */
-            r.berr = check_zgetrf(m, n, d.A0, lda, d.A, lda, o->nopiv ? NULL : d.ipiv, r.exact);
-            if (r.solved)
-                r.resid = check_zsolve('N', n, nrhs, d.A0, lda, d.B, ldb, d.B0, ldb);
+            r.exact = !d.regen && (m > n ? m : n) <= 4096;   /* the exact check is O(n^3): estimate above */
+            if (d.regen) {
+                struct matgen g = lu_matrix(o);
+                r.berr = check_zgetrf_matgen(&g, d.A, lda, o->nopiv ? NULL : d.ipiv);
+                if (r.solved)
+                    r.resid = check_zsolve_matgen(&g, nrhs, d.B, ldb, d.B0, ldb);
+            } else {
+                r.berr = check_zgetrf(m, n, d.A0, lda, d.A, lda, o->nopiv ? NULL : d.ipiv, r.exact);
+                if (r.solved)
+                    r.resid = check_zsolve('N', n, nrhs, d.A0, lda, d.B, ldb, d.B0, ldb);
+            }
         }
         if (driver_report(o, &r) != DRIVER_OK)
             status = DRIVER_FAILED;

@@ -219,6 +219,37 @@ static void chol_tile(char uplo, int n, int nb, int nrhs, unsigned seed)
     free(A0); free(A); free(B0); free(X);
 }
 
+/* The drivers' Cholesky check without a copy of A (-regen): the estimate on gen_zhpd's
+ * matrix regenerated slab by slab matches the one on a stored copy, and both catch a
+ * spoiled factor. Order 1200: three of the regeneration's slabs. Factor from LAPACK. */
+static void chol_check_regenerated(char uplo, int n, unsigned seed)
+{
+    struct matgen g = { MATGEN_HPD, n, n, seed, 0 };
+    int nrhs = 3;
+    starsolve_complex64_t *A0 = test_znew_matrix(n, n), *F = test_znew_matrix(n, n);
+    starsolve_complex64_t *B = test_znew_matrix(n, nrhs), *X = test_znew_matrix(n, nrhs);
+    gen_zhpd(n, A0, n, seed);
+    memcpy(F, A0, (size_t)n * n * sizeof *F);
+    int info = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, n, F, n);
+    double stored = check_zpotrf(uplo, n, A0, n, F, n, 0), regen = check_zpotrf_matgen(uplo, &g, F, n);
+    TEST_CHECK(info == 0 && check_passes(stored) && check_passes(regen) && regen <= 2 * stored && stored <= 2 * regen,
+               "check_zpotrf_matgen uplo %c n %d: %.3g, on a stored copy %.3g (both <= 30, within 2x)", uplo, n, regen,
+               stored);
+    gen_zmatrix(n, nrhs, B, n, seed + 1);
+    memcpy(X, B, (size_t)n * nrhs * sizeof *X);
+    LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, F, n, X, n);
+    stored = check_zsolve('N', n, nrhs, A0, n, X, n, B, n);
+    regen = check_zsolve_matgen(&g, nrhs, X, n, B, n);
+    TEST_CHECK(check_passes(stored) && check_passes(regen) && regen <= 2 * stored && stored <= 2 * regen,
+               "check_zsolve_matgen (HPD) n %d: %.3g, on a stored copy %.3g", n, regen, stored);
+    F[n / 3 + (size_t)(n / 3) * n] += (double)n * n;   /* one wrong diagonal entry of the factor */
+    stored = check_zpotrf(uplo, n, A0, n, F, n, 0);
+    regen = check_zpotrf_matgen(uplo, &g, F, n);
+    TEST_CHECK(!check_passes(stored) && !check_passes(regen), "check_zpotrf_matgen uplo %c n %d on a spoiled factor: "
+               "%.3g, on a stored copy %.3g (both must fail)", uplo, n, regen, stored);
+    free(A0); free(F); free(B); free(X);
+}
+
 int test_zcholesky(void)
 {
     long failed_before = testing_counts.failed;
@@ -244,6 +275,7 @@ int test_zcholesky(void)
         chol_tile(*uplo, 5, 7, 2, 402);
         chol_tile(*uplo, 100, 32, 3, 403);
         chol_tile(*uplo, 257, 64, 5, 404);
+        chol_check_regenerated(*uplo, 1200, 411);
     }
 
     /* the GPU's trailing updates on CPU workers: several tile GEMMs per task, then automatic again */

@@ -469,6 +469,45 @@ out:
     free(A0); free(A); free(B0); free(X); free(ipiv);
 }
 
+/* The drivers' checks without a copy of A (-regen, or a matrix that fills memory):
+ * the estimate on A regenerated from its recipe must match the estimate on a
+ * stored copy, for a factor that is right and for one spoiled by one entry.
+ * m x n = 16000 x 1000 takes the per-column generator of large matrices, 1200 x
+ * 1200 (with a diagonal shift, as -nopiv's matrix) the single sequence; both span
+ * several of the regeneration's slabs. Factors from LAPACK: this tests the checks. */
+static void lu_check_regenerated(int m, int n, double shift, unsigned seed)
+{
+    struct matgen g = { MATGEN_RANDOM, m, n, seed, shift };
+    int k = m < n ? m : n, nrhs = 2;
+    starsolve_complex64_t *A0 = test_znew_matrix(m, n), *LU = test_znew_matrix(m, n);
+    starsolve_complex64_t *B = test_znew_matrix(n, nrhs), *X = test_znew_matrix(n, nrhs);
+    int *ipiv = malloc((size_t)k * sizeof *ipiv);
+    gen_zmatrix(m, n, A0, m, seed);
+    add_diagonal(m, n, A0, m, shift);
+    memcpy(LU, A0, (size_t)m * n * sizeof *LU);
+    int info = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, LU, m, ipiv);
+    double stored = check_zgetrf(m, n, A0, m, LU, m, ipiv, 0), regen = check_zgetrf_matgen(&g, LU, m, ipiv);
+    TEST_CHECK(info == 0 && check_passes(stored) && check_passes(regen) && regen <= 2 * stored && stored <= 2 * regen,
+               "check_zgetrf_matgen %d x %d shift %g: %.3g, on a stored copy %.3g (both <= 30, within 2x)", m, n, shift,
+               regen, stored);
+    if (m == n) {
+        gen_zmatrix(n, nrhs, B, n, seed + 1);
+        memcpy(X, B, (size_t)n * nrhs * sizeof *X);
+        LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, LU, m, ipiv, X, n);
+        stored = check_zsolve('N', n, nrhs, A0, m, X, n, B, n);
+        regen = check_zsolve_matgen(&g, nrhs, X, n, B, n);
+        TEST_CHECK(check_passes(stored) && check_passes(regen) && regen <= 2 * stored && stored <= 2 * regen,
+                   "check_zsolve_matgen n %d: %.3g, on a stored copy %.3g", n, regen, stored);
+    }
+    /* one wrong entry of U, large enough to be seen through random vectors in single precision too */
+    LU[k / 3 + (size_t)(k / 3) * m] += (double)m * n;
+    stored = check_zgetrf(m, n, A0, m, LU, m, ipiv, 0);
+    regen = check_zgetrf_matgen(&g, LU, m, ipiv);
+    TEST_CHECK(!check_passes(stored) && !check_passes(regen), "check_zgetrf_matgen %d x %d on a spoiled factor: %.3g, "
+               "on a stored copy %.3g (both must fail)", m, n, regen, stored);
+    free(A0); free(LU); free(B); free(X); free(ipiv);
+}
+
 int test_zlu(void)
 {
     long failed_before = testing_counts.failed;
@@ -509,6 +548,9 @@ int test_zlu(void)
 
     lu_nan(100, 32, 801);
     lu_nan(20, 7, 802);
+
+    lu_check_regenerated(16000, 1000, 0, 811);
+    lu_check_regenerated(1200, 1200, 1200, 812);
 
     /* the tile API: one tile (nb > n), several, partial last tiles */
     lu_tile(1, 1, 1, 901);
