@@ -272,19 +272,18 @@ static inline double ss_batch_flops(const struct ss_batch_args *a)
     }
 }
 
-/* SPIKE (codelet_zspike.c): one partition's (or interface's) description, the cl_arg of every
- * SPIKE task. op: the operation of the matvec, update and reduce codelets. */
+/* SPIKE (codelet_zspike.c): one chunk's description, the cl_arg of every SPIKE task. A chunk is
+ * a contiguous range of partitions (spike_layout.h), the unit of a task: rows first .. first +
+ * size - 1, partitions part0 .. part0 + np - 1 of the p partitions of sizes pq or pq + 1 (the
+ * first pr of them). op: the operation of the matvec, update and reduce codelets. */
+#include "spike_layout.h"
 struct ss_spike_part {
-    int first, size;          /* the partition's rows (and columns) */
-    int kl, ku, K;            /* the band; K = max(kl, ku) */
-    int has_prev, has_next;   /* the partition has a neighbour above / below */
+    struct ss_spike_chunk c;  /* the chunk (spike_layout.h) */
+    int maxpart;              /* the largest partition's rows */
     int mixed;                /* the partition factors are in single precision (d: float, z: complex float) */
-    int nparts;               /* reduce: the number of partial sums */
+    int nparts;               /* reduce: the number of partial sums (the chunks) */
     int op, col;              /* operation; update's column of B */
-    starsolve_request_t *req; /* reduced factor: reports a singular reduced system */
 };
-/* tips_i: Vb, Wt, Bc, Cc (K x K each), the dominance ratio, the status */
-#define SS_TIPS(K) (4 * (size_t)(K) * (K) + 2)
 enum { SS_MV_RES, SS_MV_V, SS_MV_T };                /* matvec: r = b - A x; v = A ph, rh^H v; t = A sh, t^H s, t^H t */
 enum { SS_UP_INIT, SS_UP_P, SS_UP_S, SS_UP_XR, SS_UP_COPYIN, SS_UP_COPYOUT };   /* BiCGStab's vector updates */
 enum { SS_RED_BNORM, SS_RED_START, SS_RED_RESID, SS_RED_ALPHA, SS_RED_OMEGA, SS_RED_END };  /* reductions */
