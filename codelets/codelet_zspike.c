@@ -1,21 +1,29 @@
 /* SPIKE (banded solver) tasks, truncated SPIKE of Li, Seidl and Negrut ("SPIKE::GPU").
- * The algorithm (src/zgbsv_spike.c) cuts A into p partitions; partition i owns rows and
- * columns first_i .. first_i + size_i - 1, size_i >= 2K, K = max(kl, ku). Handles:
- *   band_i  the caller's band on the partition's columns, gbmv layout: A(r, c) (partition-local)
+ * The algorithm (src/zgbsv_spike.c) cuts A into p partitions of size_i >= 2K rows, K =
+ * max(kl, ku), and groups them into chunks, contiguous ranges of partitions: a task works on one
+ * chunk, looping over its partitions on a CPU, one thread block per partition on a GPU
+ * (spike_layout.h: the partition bounds and per-partition layouts). Handles, per chunk c:
+ *   band_c  the caller's band on the chunk's columns, gbmv layout: A(r, c) (chunk-local)
  *           at band[ku + r - c + c ld], kl + ku + 1 rows (a view into LAPACK's gbsv array, read only)
- *   F_i     LU with partial pivoting of the diagonal block, gbtrf layout (ldf = 2 kl + ku + 1),
- *           in working precision or, mixed precision, in the single precision of the same kind
- *   tips_i  SS_TIPS(K) elements: the K x K blocks Vb (bottom tip of the right spike), Wt (top tip of
- *           the left spike), Bc = A(last K rows, next partition's first K columns), Cc = A(first K
- *           rows, previous partition's last K columns), then the partition's smallest diagonal
- *           dominance ratio and a status (0, or > 0: the partition or its top block is singular)
- *   S_j     the reduced system of interface j (between partitions j and j+1), [I Vb_j; Wt_{j+1} I],
- *           2K x 2K, LU-factored (ipivS_j), always in working precision (it is small)
- * Tasks: factor (per partition), reduced factor (per interface), the preconditioner's three stages
- * (tip solve, reduced solve, retrieval), the band matrix-vector product with BiCGStab's dot
- * products fused, BiCGStab's vector updates, and the reductions of per-partition partial sums.
- * Each task has a CPU function and, where CUDA is built, a CUDA one (all but the reduced
- * factorization and the reductions, a few hundred bytes each, which stay on the CPU). */
+ *   F_c     per partition the LU with partial pivoting of its diagonal block, gbtrf layout (ldf = 2 kl
+ *           + ku + 1, the partition's columns), pivots ipiv_c partition-local; in working precision or,
+ *           mixed precision, in the single precision of the same kind
+ *   tips_c  per partition SS_TIPS(K) elements: the K x K blocks Vb (bottom tip of the right spike),
+ *           Wt (top tip of the left spike), Bc = A(last K rows, next partition's first K columns),
+ *           Cc = A(first K rows, previous partition's last K columns), then the partition's smallest
+ *           diagonal dominance ratio and a status (0, or > 0: the partition or its top block is singular)
+ *   S_c     per inner interface (between partitions i and i+1 of the chunk) the reduced system
+ *           [I Vb_i; Wt_{i+1} I], 2K x 2K, LU-factored (ipivS_c), then its status (SS_RSYS(K)); the
+ *           interface between chunks c and c+1 has its own S, ipivS, y (reduced factor / solve tasks)
+ *   gt_c, y_c  per partition the top and bottom K rows of A_i^-1 f_i; per inner interface the reduced
+ *           solution [x_i bottom; x_{i+1} top]
+ *   stat_c  the chunk's smallest dominance ratio and largest status, what the caller reads back
+ * Tasks: factor (per chunk, with its inner reduced systems), reduced factor (per interface between
+ * chunks), the preconditioner's three stages (tip solve with the inner reduced solves, reduced
+ * solve between chunks, retrieval), the band matrix-vector product with BiCGStab's dot products
+ * fused, BiCGStab's vector updates, and the reductions of per-chunk partial sums. Each task has a
+ * CPU function and, where CUDA is built, a CUDA one (all but the reductions, a few hundred bytes,
+ * which stay on the CPU). */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -72,34 +80,29 @@ static inline void fset(int mixed, void *w, size_t k, starsolve_complex64_t v)
     else ((starsolve_complex64_t *)w)[k] = v;
 }
 
-/* ---- factor: one partition ------------------------------------------------ */
+/* ---- the pieces of one partition and one interface (the chunk tasks loop over them) ---- */
 
-/* buffers: 0 band_{i-1}, 1 band_i, 2 band_{i+1} (the partition's own when it has no such
- * neighbour), 3 F_i (W), 4 ipiv_i (W), 5 tips_i (W) */
-static void zspike_factor_cpu(void *buffers[], void *cl_arg)
+/* Partition of s rows: its band Bi (ld ldi, the partition's first column), the K columns before it
+ * (Bp, ld ldp, pointing at column first - K; NULL: no partition above) and the K after it (Bn, ld
+ * ldn, pointing at column first + s; NULL: none below). Writes its diagonal block's LU (F, ipiv)
+ * and its tips. */
+static void factor_partition(int mixed, int s, int kl, int ku, int K, const starsolve_complex64_t *Bp, size_t ldp,
+                             const starsolve_complex64_t *Bi, size_t ldi, const starsolve_complex64_t *Bn, size_t ldn,
+                             void *F, int *ipiv, starsolve_complex64_t *tips)
 {
-    const struct ss_spike_part *a = cl_arg;
-    const int s = a->size, kl = a->kl, ku = a->ku, K = a->K, ldf = 2 * kl + ku + 1, mixed = a->mixed;
-    const starsolve_complex64_t *Bp = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
-    const starsolve_complex64_t *Bi = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
-    const starsolve_complex64_t *Bn = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[2]);
-    const size_t ldp = SS_LD(buffers[0]), ldi = SS_LD(buffers[1]), ldn = SS_LD(buffers[2]);
-    const int sp = SS_COLS(buffers[0]);
-    void *F = (void *)STARPU_VECTOR_GET_PTR(buffers[3]);
-    int *ipiv = (int *)STARPU_VECTOR_GET_PTR(buffers[4]);
-    starsolve_complex64_t *tips = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
-    starsolve_complex64_t *Vb = tips, *Wt = tips + (size_t)K * K, *Bc = Wt + (size_t)K * K, *Cc = Bc + (size_t)K * K;
+    const int ldf = 2 * kl + ku + 1;
+    starsolve_complex64_t *Vb = tips + SS_TIP_VB(K), *Wt = tips + SS_TIP_WT(K), *Bc = tips + SS_TIP_BC(K), *Cc = tips + SS_TIP_CC(K);
     memset(tips, 0, SS_TIPS(K) * sizeof *tips);
 
     /* the couplings: Bc(r, c) = A(row s-K+r, next partition's column c), Cc(r, c) = A(row r,
-     * previous partition's column sp-K+c), zero outside the band */
+     * previous partition's column c - K), zero outside the band */
     for (int c = 0; c < K; c++)
         for (int r = 0; r < K; r++) {
             int dn = r - K - c, dp = K + r - c;   /* row minus column of the global entry */
-            if (a->has_next && dn >= -ku)
+            if (Bn && dn >= -ku)
                 Bc[r + (size_t)c * K] = Bn[ku + dn + (size_t)c * ldn];
-            if (a->has_prev && dp <= kl)
-                Cc[r + (size_t)c * K] = Bp[ku + dp + (size_t)(sp - K + c) * ldp];
+            if (Bp && dp <= kl)
+                Cc[r + (size_t)c * K] = Bp[ku + dp + (size_t)c * ldp];
         }
 
     /* One pass over the partition's band: the diagonal block into F in gbtrf layout (every entry
@@ -128,10 +131,10 @@ static void zspike_factor_cpu(void *buffers[], void *cl_arg)
     for (int r = 0; r < s; r++)
         ratio = fmin(ratio, off[r] > 0 ? dia[r] / off[r] : (dia[r] > 0 ? INFINITY : 0));
     free(off); free(dia);
-    tips[SS_TIPS(K) - 2] = ratio;
+    tips[SS_TIP_DOM(K)] = ratio;
     int info = band_lu(mixed, s, kl, ku, F, ldf, ipiv);
     if (info > 0) {
-        tips[SS_TIPS(K) - 1] = info;
+        tips[SS_TIP_STATUS(K)] = info;
         return;
     }
 
@@ -141,7 +144,7 @@ static void zspike_factor_cpu(void *buffers[], void *cl_arg)
      * last rows need only U's trailing block (U is upper triangular). So gbtrs on the trailing
      * s - j0 rows with the pivots shifted by j0 gives those rows exactly, in O(K^3) instead of the
      * O(s K^2) of the whole spike. */
-    if (a->has_next) {
+    if (Bn) {
         int j0 = ss_max(0, s - K - kl), m = s - j0;
         int *piv = malloc((size_t)m * sizeof *piv);
         void *Z = calloc((size_t)m * K, fsz);
@@ -165,7 +168,7 @@ static void zspike_factor_cpu(void *buffers[], void *cl_arg)
      * diagonal, so the rows beyond m change the tip by about (1/d)^(m/K); we take 4K rather than
      * the seed's 2K because the cost, O(K^3) per partition, is noise next to the partition's
      * O(s K^2) LU. BiCGStab corrects what the truncation leaves. In working precision. */
-    if (a->has_prev) {
+    if (Bp) {
         int m = ss_min(s, 4 * K);
         starsolve_complex64_t *T = calloc((size_t)ldf * m, sizeof *T), *Z = calloc((size_t)m * K, sizeof *Z);
         int *piv = malloc((size_t)m * sizeof *piv);
@@ -176,7 +179,7 @@ static void zspike_factor_cpu(void *buffers[], void *cl_arg)
             for (int r = 0; r < K; r++)
                 Z[r + (size_t)c * m] = Cc[r + (size_t)c * K];
         if (band_lu(0, m, kl, ku, T, ldf, piv) > 0) {
-            tips[SS_TIPS(K) - 1] = 1;
+            tips[SS_TIP_STATUS(K)] = 1;
         } else {
             band_solve(0, m, kl, ku, K, T, ldf, piv, Z, m);
             for (int c = 0; c < K; c++)
@@ -187,19 +190,14 @@ static void zspike_factor_cpu(void *buffers[], void *cl_arg)
     }
 }
 
-/* ---- reduced system of one interface -------------------------------------- */
-
-/* buffers: 0 tips_j, 1 tips_{j+1}, 2 S_j (W, 2K x 2K), 3 ipivS_j (W) */
-static void zspike_reduced_factor_cpu(void *buffers[], void *cl_arg)
+/* The reduced system of one interface, [I Vb; Wt I] (2K x 2K, Vb the upper partition's bottom
+ * tip, Wt the lower one's top tip), LU-factored into S (SS_RSYS(K): the LU, then the status:
+ * 0, or the first zero pivot; the caller then does not use SPIKE) */
+static void reduced_factor(int K, const starsolve_complex64_t *Vb, const starsolve_complex64_t *Wt, starsolve_complex64_t *S,
+                           int *ipiv)
 {
-    const struct ss_spike_part *a = cl_arg;
-    const int K = a->K, l = 2 * K;
-    const starsolve_complex64_t *t0 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
-    const starsolve_complex64_t *t1 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
-    starsolve_complex64_t *S = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
-    int *ipiv = (int *)STARPU_VECTOR_GET_PTR(buffers[3]);
-    const starsolve_complex64_t *Vb = t0, *Wt = t1 + (size_t)K * K;
-    memset(S, 0, (size_t)l * l * sizeof *S);
+    const int l = 2 * K;
+    memset(S, 0, SS_RSYS(K) * sizeof *S);
     for (int d = 0; d < l; d++)
         S[d + (size_t)d * l] = 1;
     for (int c = 0; c < K; c++)
@@ -207,93 +205,193 @@ static void zspike_reduced_factor_cpu(void *buffers[], void *cl_arg)
             S[r + (size_t)(K + c) * l] = Vb[r + (size_t)c * K];
             S[K + r + (size_t)c * l] = Wt[r + (size_t)c * K];
         }
-    /* singular: the caller sees it through the request and does not use SPIKE */
     int info = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, l, l, S, l, ipiv);
-    if (info > 0)
-        ss_request_report(a->req, 1);
+    S[(size_t)l * l] = info > 0 ? info : 0;
 }
 
-/* ---- the preconditioner: tip solve, reduced solve, retrieval ---------------- */
-
-/* buffers: 0 F_i, 1 ipiv_i, 2 f_i (a vector of the partition's rows), 3 gt_i (W: 2K, the top and
- * the bottom K rows of A_i^-1 f_i), 4 scratch (size_i elements of the factor's precision) */
-static void zspike_tipsolve_cpu(void *buffers[], void *cl_arg)
+/* y = [x_j bottom; x_{j+1} top] from the reduced system S of interface j: gb the bottom K rows
+ * of A_j^-1 f_j, gtop the top K rows of A_{j+1}^-1 f_{j+1} */
+static void reduced_solve(int K, const starsolve_complex64_t *S, const int *ipiv, const starsolve_complex64_t *gb,
+                          const starsolve_complex64_t *gtop, starsolve_complex64_t *y)
 {
-    const struct ss_spike_part *a = cl_arg;
-    const int s = a->size, K = a->K, mixed = a->mixed;
-    const starsolve_complex64_t *f = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
-    starsolve_complex64_t *gt = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
-    void *w = (void *)STARPU_VECTOR_GET_PTR(buffers[4]);
-    for (int r = 0; r < s; r++)
-        fset(mixed, w, r, f[r]);
-    band_solve(mixed, s, a->kl, a->ku, 1, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]), 2 * a->kl + a->ku + 1,
-               (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), w, s);
-    for (int r = 0; r < K; r++) {
-        gt[r] = fget(mixed, w, r);
-        gt[K + r] = fget(mixed, w, s - K + r);
-    }
+    memcpy(y, gb, (size_t)K * sizeof *y);
+    memcpy(y + K, gtop, (size_t)K * sizeof *y);
+    LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'N', 2 * K, 1, S, 2 * K, ipiv, y, 2 * K);
 }
 
-/* buffers: 0 S_j, 1 ipivS_j, 2 gt_j, 3 gt_{j+1}, 4 y_j (W: [x_j bottom; x_{j+1} top]) */
-static void zspike_reduced_solve_cpu(void *buffers[], void *cl_arg)
+/* x (s entries, working precision) = A_i^-1 x with partition i's factors; w: s entries of scratch
+ * in the factor's precision (used in mixed precision only) */
+static void partition_solve(int mixed, int s, int kl, int ku, const void *F, const int *ipiv, starsolve_complex64_t *x,
+                            void *w)
 {
-    const struct ss_spike_part *a = cl_arg;
-    const int K = a->K;
-    const starsolve_complex64_t *g0 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
-    const starsolve_complex64_t *g1 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
-    starsolve_complex64_t *y = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[4]);
-    memcpy(y, g0 + K, (size_t)K * sizeof *y);
-    memcpy(y + K, g1, (size_t)K * sizeof *y);
-    LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'N', 2 * K, 1, (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[0]),
-                        2 * K, (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), y, 2 * K);
-}
-
-/* Retrieval by purification: x_i = A_i^-1 (f_i - Cc x_{i-1}^b - Bc x_{i+1}^t), one more partition
- * solve instead of the full spikes' x_i = g_i - V_i x_{i+1}^t - W_i x_{i-1}^b.
- * buffers: 0 F_i, 1 ipiv_i, 2 f_i, 3 tips_i, 4 y_{i-1}, 5 y_i (the partition's own gt when there is
- * no such interface: not read), 6 x_i (W), 7 scratch */
-static void zspike_retrieve_cpu(void *buffers[], void *cl_arg)
-{
-    const struct ss_spike_part *a = cl_arg;
-    const int s = a->size, K = a->K, mixed = a->mixed;
-    const starsolve_complex64_t *f = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
-    const starsolve_complex64_t *tips = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
-    const starsolve_complex64_t *Bc = tips + 2 * (size_t)K * K, *Cc = Bc + (size_t)K * K;
-    const starsolve_complex64_t *yp = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[4]);
-    const starsolve_complex64_t *yn = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
-    starsolve_complex64_t *x = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
-    void *w = (void *)STARPU_VECTOR_GET_PTR(buffers[7]);
-    memcpy(x, f, (size_t)s * sizeof *x);
-    const starsolve_complex64_t one = 1, minus = -1;
-    if (a->has_prev)   /* x_{i-1}^b = y_{i-1}[0 .. K) */
-        cblas_zgemv(CblasColMajor, CblasNoTrans, K, K, CBLAS_SADDR(minus), Cc, K, yp, 1, CBLAS_SADDR(one), x, 1);
-    if (a->has_next)   /* x_{i+1}^t = y_i[K .. 2K) */
-        cblas_zgemv(CblasColMajor, CblasNoTrans, K, K, CBLAS_SADDR(minus), Bc, K, yn + K, 1, CBLAS_SADDR(one), x + s - K, 1);
     if (!mixed) {
-        band_solve(0, s, a->kl, a->ku, 1, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]), 2 * a->kl + a->ku + 1,
-                   (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), x, s);
+        band_solve(0, s, kl, ku, 1, F, 2 * kl + ku + 1, ipiv, x, s);
         return;
     }
     for (int r = 0; r < s; r++)
         fset(1, w, r, x[r]);
-    band_solve(1, s, a->kl, a->ku, 1, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]), 2 * a->kl + a->ku + 1,
-               (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), w, s);
+    band_solve(1, s, kl, ku, 1, F, 2 * kl + ku + 1, ipiv, w, s);
     for (int r = 0; r < s; r++)
         x[r] = fget(1, w, r);
 }
 
+/* ---- factor: one chunk ------------------------------------------------------ */
+
+/* buffers: 0 band_{c-1}, 1 band_c, 2 band_{c+1} (the chunk's own when it has no such neighbour),
+ * 3 F_c (W), 4 ipiv_c (W), 5 tips_c (W), 6 S_c (W: the chunk's inner interfaces), 7 ipivS_c (W),
+ * 8 stat_c (W: the smallest dominance ratio and the largest status of the chunk) */
+static void zspike_factor_cpu(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const struct ss_spike_chunk *c = &a->c;
+    const int K = c->K, ldf = 2 * c->kl + c->ku + 1, mixed = a->mixed;
+    const size_t fsz = mixed ? sizeof(zspike_low_t) : sizeof(starsolve_complex64_t);
+    const starsolve_complex64_t *Bp = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    const starsolve_complex64_t *Bi = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
+    const starsolve_complex64_t *Bn = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[2]);
+    const size_t ldp = SS_LD(buffers[0]), ldi = SS_LD(buffers[1]), ldn = SS_LD(buffers[2]);
+    const int sp = SS_COLS(buffers[0]);
+    char *F = (char *)STARPU_VECTOR_GET_PTR(buffers[3]);
+    int *ipiv = (int *)STARPU_VECTOR_GET_PTR(buffers[4]);
+    starsolve_complex64_t *tips = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
+    starsolve_complex64_t *S = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
+    int *ipivS = (int *)STARPU_VECTOR_GET_PTR(buffers[7]);
+    starsolve_complex64_t *stat = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[8]);
+    for (int i = 0; i < c->np; i++) {
+        int off = ss_spike_chunk_off(c, i), s = ss_spike_chunk_psize(c, i);
+        const starsolve_complex64_t *bi = Bi + (size_t)off * ldi;
+        const starsolve_complex64_t *bp = i > 0 ? bi - (size_t)K * ldi : c->has_prev ? Bp + (size_t)(sp - K) * ldp : NULL;
+        const starsolve_complex64_t *bn = i + 1 < c->np ? bi + (size_t)s * ldi : c->has_next ? Bn : NULL;
+        factor_partition(mixed, s, c->kl, c->ku, K, bp, i > 0 ? ldi : ldp, bi, ldi, bn, i + 1 < c->np ? ldi : ldn,
+                         F + (size_t)off * ldf * fsz, ipiv + off, tips + SS_TIPS(K) * i);
+    }
+    for (int i = 0; i + 1 < c->np; i++)
+        reduced_factor(K, tips + SS_TIPS(K) * i + SS_TIP_VB(K), tips + SS_TIPS(K) * (i + 1) + SS_TIP_WT(K),
+                       S + SS_RSYS(K) * i, ipivS + (size_t)2 * K * i);
+    /* the chunk's summary, the only thing the submitting thread reads back */
+    double dom = INFINITY, status = 0;
+    for (int i = 0; i < c->np; i++) {
+        dom = fmin(dom, creal(tips[SS_TIPS(K) * i + SS_TIP_DOM(K)]));
+        status = fmax(status, creal(tips[SS_TIPS(K) * i + SS_TIP_STATUS(K)]));
+        if (i + 1 < c->np)
+            status = fmax(status, creal(S[SS_RSYS(K) * i + 4 * (size_t)K * K]));
+    }
+    stat[0] = dom;
+    stat[1] = status;
+}
+
+/* ---- reduced system of the interface between two chunks ---------------------- */
+
+/* buffers: 0 tips_c (the upper chunk's: Vb of its last partition), 1 tips_{c+1} (Wt of its first),
+ * 2 S (W, SS_RSYS(K)), 3 ipivS (W) */
+static void zspike_reduced_factor_cpu(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const int K = a->c.K;
+    const starsolve_complex64_t *t0 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    const starsolve_complex64_t *t1 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    reduced_factor(K, t0 + SS_TIPS(K) * (a->c.np - 1) + SS_TIP_VB(K), t1 + SS_TIP_WT(K),
+                   (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]), (int *)STARPU_VECTOR_GET_PTR(buffers[3]));
+}
+
+/* ---- the preconditioner: tip solve, reduced solve, retrieval ---------------- */
+
+/* buffers: 0 F_c, 1 ipiv_c, 2 f_c (a vector of the chunk's rows), 3 S_c, 4 ipivS_c, 5 gt_c (W: per
+ * partition the top and the bottom K rows of A_i^-1 f_i), 6 y_c (W: the inner interfaces'
+ * [x_i bottom; x_{i+1} top]), 7 scratch (the largest chunk's rows in the factor's precision) */
+static void zspike_tipsolve_cpu(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const struct ss_spike_chunk *c = &a->c;
+    const int K = c->K, mixed = a->mixed, ldf = 2 * c->kl + c->ku + 1;
+    const size_t fsz = mixed ? sizeof(zspike_low_t) : sizeof(starsolve_complex64_t);
+    const char *F = (const char *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    const int *ipiv = (const int *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    const starsolve_complex64_t *f = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
+    const starsolve_complex64_t *S = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
+    const int *ipivS = (const int *)STARPU_VECTOR_GET_PTR(buffers[4]);
+    starsolve_complex64_t *gt = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
+    starsolve_complex64_t *y = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
+    void *w = (void *)STARPU_VECTOR_GET_PTR(buffers[7]);
+    for (int i = 0; i < c->np; i++) {
+        int off = ss_spike_chunk_off(c, i), s = ss_spike_chunk_psize(c, i);
+        for (int r = 0; r < s; r++)
+            fset(mixed, w, r, f[off + r]);
+        band_solve(mixed, s, c->kl, c->ku, 1, F + (size_t)off * ldf * fsz, ldf, ipiv + off, w, s);
+        for (int r = 0; r < K; r++) {
+            gt[2 * (size_t)K * i + r] = fget(mixed, w, r);
+            gt[2 * (size_t)K * i + K + r] = fget(mixed, w, s - K + r);
+        }
+    }
+    for (int i = 0; i + 1 < c->np; i++)
+        reduced_solve(K, S + SS_RSYS(K) * i, ipivS + (size_t)2 * K * i, gt + 2 * (size_t)K * i + K,
+                      gt + 2 * (size_t)K * (i + 1), y + 2 * (size_t)K * i);
+}
+
+/* the interface between chunks c and c + 1.
+ * buffers: 0 S, 1 ipivS, 2 gt_c, 3 gt_{c+1}, 4 y (W: [x bottom of c's last partition; x top of
+ * c+1's first]) */
+static void zspike_reduced_solve_cpu(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const int K = a->c.K;
+    const starsolve_complex64_t *g0 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
+    reduced_solve(K, (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[0]), (const int *)STARPU_VECTOR_GET_PTR(buffers[1]),
+                  g0 + 2 * (size_t)K * (a->c.np - 1) + K, (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]),
+                  (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[4]));
+}
+
+/* Retrieval by purification: x_i = A_i^-1 (f_i - Cc x_{i-1}^b - Bc x_{i+1}^t), one more partition
+ * solve instead of the full spikes' x_i = g_i - V_i x_{i+1}^t - W_i x_{i-1}^b.
+ * buffers: 0 F_c, 1 ipiv_c, 2 f_c, 3 tips_c, 4 y_c (the inner interfaces), 5 y of the interface
+ * above the chunk, 6 y of the one below (y_c when there is no such interface: not read), 7 x_c (W),
+ * 8 scratch */
+static void zspike_retrieve_cpu(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const struct ss_spike_chunk *c = &a->c;
+    const int K = c->K, mixed = a->mixed, ldf = 2 * c->kl + c->ku + 1;
+    const size_t fsz = mixed ? sizeof(zspike_low_t) : sizeof(starsolve_complex64_t);
+    const char *F = (const char *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    const int *ipiv = (const int *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    const starsolve_complex64_t *f = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
+    const starsolve_complex64_t *tips = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
+    const starsolve_complex64_t *y = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[4]);
+    const starsolve_complex64_t *yup = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
+    const starsolve_complex64_t *ydown = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
+    starsolve_complex64_t *x = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[7]);
+    void *w = (void *)STARPU_VECTOR_GET_PTR(buffers[8]);
+    const starsolve_complex64_t one = 1, minus = -1;
+    memcpy(x, f, (size_t)c->size * sizeof *x);
+    for (int i = 0; i < c->np; i++) {
+        int off = ss_spike_chunk_off(c, i), s = ss_spike_chunk_psize(c, i);
+        const starsolve_complex64_t *t = tips + SS_TIPS(K) * i;
+        /* x_{i-1}^b = y[0 .. K) of the interface above, x_{i+1}^t = y[K .. 2K) of the one below */
+        const starsolve_complex64_t *yp = i > 0 ? y + 2 * (size_t)K * (i - 1) : c->has_prev ? yup : NULL;
+        const starsolve_complex64_t *yn = i + 1 < c->np ? y + 2 * (size_t)K * i : c->has_next ? ydown : NULL;
+        if (yp)
+            cblas_zgemv(CblasColMajor, CblasNoTrans, K, K, CBLAS_SADDR(minus), t + SS_TIP_CC(K), K, yp, 1, CBLAS_SADDR(one),
+                        x + off, 1);
+        if (yn)
+            cblas_zgemv(CblasColMajor, CblasNoTrans, K, K, CBLAS_SADDR(minus), t + SS_TIP_BC(K), K, yn + K, 1,
+                        CBLAS_SADDR(one), x + off + s - K, 1);
+        partition_solve(mixed, s, c->kl, c->ku, F + (size_t)off * ldf * fsz, ipiv + off, x + off, w);
+    }
+}
+
 /* ---- band matrix-vector product with BiCGStab's reductions fused --------- */
 
-/* y = A x on the partition's rows: the diagonal block's band (gbmv), plus Cc times the
- * previous partition's last K entries and Bc times the next partition's first K.
- * buffers: 0 band_i, 1 tips_i, 2 x_{i-1}, 3 x_i, 4 x_{i+1}, 5 aux (R), 6 out (W), 7 partial (RW).
+/* y = A x on the chunk's rows: the band on the chunk's columns (gbmv: the couplings between its
+ * partitions included), plus the first partition's Cc times the previous chunk's last K entries
+ * and the last partition's Bc times the next chunk's first K.
+ * buffers: 0 band_c, 1 tips_c, 2 x_{c-1}, 3 x_c, 4 x_{c+1}, 5 aux (R), 6 out (W), 7 partial (RW).
  * SS_MV_RES: out = aux - A x, partial[NORM] = ||out||_inf (aux = b);
  * SS_MV_V:   out = A x, partial[RV] = aux^H out (aux = rh);
  * SS_MV_T:   out = A x, partial[TS] = out^H aux, partial[TT] = out^H out (aux = s). */
 static void zspike_matvec_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
-    const int s = a->size, K = a->K;
+    const int s = a->c.size, K = a->c.K;
     const starsolve_complex64_t *band = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
     const starsolve_complex64_t *tips = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
     const starsolve_complex64_t *xp = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
@@ -307,13 +405,13 @@ static void zspike_matvec_cpu(void *buffers[], void *cl_arg)
     const starsolve_complex64_t alpha = a->op == SS_MV_RES ? minus : one;
     if (a->op == SS_MV_RES)
         memcpy(y, aux, (size_t)s * sizeof *y);
-    cblas_zgbmv(CblasColMajor, CblasNoTrans, s, s, a->kl, a->ku, CBLAS_SADDR(alpha), band, SS_LD(buffers[0]), x, 1,
+    cblas_zgbmv(CblasColMajor, CblasNoTrans, s, s, a->c.kl, a->c.ku, CBLAS_SADDR(alpha), band, SS_LD(buffers[0]), x, 1,
                 a->op == SS_MV_RES ? CBLAS_SADDR(one) : CBLAS_SADDR(zero), y, 1);
-    if (a->has_prev)
-        cblas_zgemv(CblasColMajor, CblasNoTrans, K, K, CBLAS_SADDR(alpha), tips + 3 * (size_t)K * K, K, xp + sp - K, 1,
+    if (a->c.has_prev)   /* the first partition's Cc */
+        cblas_zgemv(CblasColMajor, CblasNoTrans, K, K, CBLAS_SADDR(alpha), tips + SS_TIP_CC(K), K, xp + sp - K, 1,
                     CBLAS_SADDR(one), y, 1);
-    if (a->has_next)
-        cblas_zgemv(CblasColMajor, CblasNoTrans, K, K, CBLAS_SADDR(alpha), tips + 2 * (size_t)K * K, K, xn, 1,
+    if (a->c.has_next)   /* the last partition's Bc */
+        cblas_zgemv(CblasColMajor, CblasNoTrans, K, K, CBLAS_SADDR(alpha), tips + SS_TIPS(K) * (a->c.np - 1) + SS_TIP_BC(K), K, xn, 1,
                     CBLAS_SADDR(one), y + s - K, 1);
     if (a->op == SS_MV_RES) {
         double m = 0;
@@ -334,14 +432,14 @@ static void zspike_matvec_cpu(void *buffers[], void *cl_arg)
     }
 }
 
-/* ---- BiCGStab's vector updates on one partition ---------------------------- */
+/* ---- BiCGStab's vector updates on one chunk ---------------------------- */
 
 /* The buffers depend on the operation (insert_zspike_update lists them); the scalars
- * (SS_SCAL_*) are the reductions' results, the partial sums this partition's share. */
+ * (SS_SCAL_*) are the reductions' results, the partial sums this chunk's share. */
 static void zspike_update_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
-    const int s = a->size;
+    const int s = a->c.size;
 #define V(k) ((starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[k]))
     switch (a->op) {
     case SS_UP_INIT: {   /* 0 r (R), 1 rh (W), 2 p (W), 3 v (W), 4 partial: rh = r, p = v = 0, rho = r^H r */
@@ -400,7 +498,7 @@ static void zspike_update_cpu(void *buffers[], void *cl_arg)
 #undef V
 }
 
-/* ---- the reductions: per-partition partial sums into BiCGStab's scalars ---- */
+/* ---- the reductions: per-chunk partial sums into BiCGStab's scalars ---- */
 
 /* buffers[0 .. p-1] the partials, buffers[p] the scalars (RW). Runs on a CPU: p small numbers. */
 static void zspike_reduce_cpu(void *buffers[], void *cl_arg)
@@ -410,7 +508,7 @@ static void zspike_reduce_cpu(void *buffers[], void *cl_arg)
     starsolve_complex64_t *sc = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[p]);
     double norm = 0;
     starsolve_complex64_t sum[SS_PART_COUNT] = { 0 };
-    for (int i = 0; i < p; i++) {   /* in partition order: the same sums on every run */
+    for (int i = 0; i < p; i++) {   /* in chunk order: the same sums on every run */
         const starsolve_complex64_t *part = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[i]);
         double e = creal(part[SS_PART_NORM]);
         if (e > norm || isnan(e)) norm = e;
@@ -454,7 +552,10 @@ static void zspike_reduce_cpu(void *buffers[], void *cl_arg)
     }
 }
 
-/* ---- CUDA variants (codelets/cuda/spike.cu; cuBLAS for the products) ------------ */
+/* ---- CUDA variants (codelets/cuda/spike.cu; cuBLAS for the band products) ------------ */
+/* Each chunk task launches one thread block per partition of its chunk (per inner interface for
+ * the reduced systems), so that a chunk of hundreds of partitions fills the GPU (the seed's
+ * SPIKE::GPU); everything asynchronous on the worker's stream. */
 #ifdef STARSOLVE_USE_CUDA
 /* the working precision's and the single precision's LAPACK letters, for spike.cu */
 #if defined(STARSOLVE_PRECISION_Z)
@@ -467,142 +568,72 @@ static const char prec_work = 'c', prec_low = 'c';
 static const char prec_work = 's', prec_low = 's';
 #endif
 
-/* the same steps as zspike_factor_cpu, on the GPU: couplings and dominance, the block in gbtrf
- * layout, gbtf2, Vb by gbtrs on the trailing rows, Wt from the leading block's LU */
+/* the same steps as zspike_factor_cpu (buffers alike) */
 static void zspike_factor_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
-    const int s = a->size, kl = a->kl, ku = a->ku, K = a->K, ldf = 2 * kl + ku + 1;
     const char fp = a->mixed ? prec_low : prec_work;
-    const size_t fsz = a->mixed ? sizeof(zspike_low_t) : sizeof(starsolve_complex64_t);
     cudaStream_t st = ss_cuda_stream();
-    const void *Bp = (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), *Bi = (const void *)STARPU_MATRIX_GET_PTR(buffers[1]);
-    const void *Bn = (const void *)STARPU_MATRIX_GET_PTR(buffers[2]);
-    void *F = (void *)STARPU_VECTOR_GET_PTR(buffers[3]);
-    int *ipiv = (int *)STARPU_VECTOR_GET_PTR(buffers[4]);
-    starsolve_complex64_t *tips = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
-    starsolve_complex64_t *Vb = tips, *Wt = tips + (size_t)K * K, *Bc = Wt + (size_t)K * K, *Cc = Bc + (size_t)K * K;
-    starsolve_complex64_t *status = tips + SS_TIPS(K) - 1;
-    int mv = s - ss_max(0, s - K - kl), mw = ss_min(s, 4 * K);
-    /* scratch: two infos, the shifted pivots, Z for Vb (factor precision), T, its pivots and Z for Wt */
-    size_t o_piv = ss_align(2 * sizeof(int)), o_zv = o_piv + ss_align((size_t)ss_max(mv, mw) * sizeof(int));
-    size_t o_t = o_zv + ss_align((size_t)mv * K * fsz), o_zw = o_t + ss_align((size_t)ldf * mw * sizeof(starsolve_complex64_t));
-    size_t o_pw = o_zw + ss_align((size_t)mw * K * sizeof(starsolve_complex64_t));
-    char *w = ss_cuda_dwork(o_pw + ss_align((size_t)mw * sizeof(int)));
-    int *info = (int *)w;
-    ss_cuda_spike_tips_prep(prec_work, s, kl, ku, K, a->has_prev, a->has_next, Bp, SS_LD(buffers[0]), SS_COLS(buffers[0]),
-                            Bi, SS_LD(buffers[1]), Bn, SS_LD(buffers[2]), tips, st);
-    ss_cuda_spike_band_to_lu(prec_work, fp, s, kl, ku, Bi, SS_LD(buffers[1]), F, ldf, st);
-    ss_cuda_spike_gbtf2(fp, s, kl, ku, F, ldf, ipiv, info, st);
-    ss_cuda_spike_status(prec_work, info, status, st);
-    /* a singular partition leaves zero or infinite tips: the status tells the caller not to use them */
-    if (a->has_next) {   /* Vb: see zspike_factor_cpu */
-        int j0 = s - mv, *piv = (int *)(w + o_piv);
-        void *Z = w + o_zv;
-        ss_cuda_spike_shift_pivots(mv, j0, ipiv, piv, st);
-        ss_cuda_spike_place_block(prec_work, fp, mv, K, mv - K, Bc, Z, st);
-        ss_cuda_spike_gbtrs(fp, mv, kl, ku, K, (const char *)F + (size_t)j0 * ldf * fsz, ldf, piv, Z, mv, st);
-        ss_cuda_spike_take_block(prec_work, fp, mv, K, mv - K, Z, Vb, st);
-    }
-    if (a->has_prev) {   /* Wt: the leading mw x mw block, in working precision */
-        void *T = w + o_t, *Z = w + o_zw;
-        int *piv = (int *)(w + o_pw);
-        ss_cuda_spike_band_to_lu(prec_work, prec_work, mw, kl, ku, Bi, SS_LD(buffers[1]), T, ldf, st);
-        ss_cuda_spike_gbtf2(prec_work, mw, kl, ku, T, ldf, piv, info + 1, st);
-        ss_cuda_spike_status(prec_work, info + 1, status, st);
-        ss_cuda_spike_place_block(prec_work, prec_work, mw, K, 0, Cc, Z, st);
-        ss_cuda_spike_gbtrs(prec_work, mw, kl, ku, K, T, ldf, piv, Z, mw, st);
-        ss_cuda_spike_take_block(prec_work, prec_work, mw, K, 0, Z, Wt, st);
-    }
+    void *w = ss_cuda_dwork(ss_cuda_spike_factor_work(prec_work, fp, &a->c));
+    ss_cuda_spike_factor_chunk(prec_work, fp, &a->c, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
+                               SS_COLS(buffers[0]), (const void *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]),
+                               (const void *)STARPU_MATRIX_GET_PTR(buffers[2]), SS_LD(buffers[2]),
+                               (void *)STARPU_VECTOR_GET_PTR(buffers[3]), (int *)STARPU_VECTOR_GET_PTR(buffers[4]),
+                               (void *)STARPU_VECTOR_GET_PTR(buffers[5]), (void *)STARPU_VECTOR_GET_PTR(buffers[6]),
+                               (int *)STARPU_VECTOR_GET_PTR(buffers[7]), (void *)STARPU_VECTOR_GET_PTR(buffers[8]), w, st);
 }
 
-/* w = f converted to the factor's precision (or copied), solved with the partition's factors */
-static void partition_solve_cuda(const struct ss_spike_part *a, void *buffers[], const starsolve_complex64_t *f, void *w,
-                                 cudaStream_t st)
+static void zspike_reduced_factor_cuda(void *buffers[], void *cl_arg)
 {
-    const char fp = a->mixed ? prec_low : prec_work;
-    ss_cuda_spike_convert(fp, prec_work, a->size, f, w, st);
-    ss_cuda_spike_gbtrs(fp, a->size, a->kl, a->ku, 1, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]), 2 * a->kl + a->ku + 1,
-                        (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), w, a->size, st);
+    const struct ss_spike_part *a = cl_arg;
+    const int K = a->c.K;
+    const starsolve_complex64_t *t0 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    const starsolve_complex64_t *t1 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    ss_cuda_spike_reduced_factor(prec_work, K, 1, t0 + SS_TIPS(K) * (a->c.np - 1) + SS_TIP_VB(K), 0, t1 + SS_TIP_WT(K), 0,
+                                 (void *)STARPU_VECTOR_GET_PTR(buffers[2]), (int *)STARPU_VECTOR_GET_PTR(buffers[3]),
+                                 ss_cuda_stream());
 }
 
 static void zspike_tipsolve_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
-    const int s = a->size, K = a->K;
-    const char fp = a->mixed ? prec_low : prec_work;
-    const size_t fsz = a->mixed ? sizeof(zspike_low_t) : sizeof(starsolve_complex64_t);
-    cudaStream_t st = ss_cuda_stream();
-    starsolve_complex64_t *gt = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
-    char *w = (char *)STARPU_VECTOR_GET_PTR(buffers[4]);
-    partition_solve_cuda(a, buffers, (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]), w, st);
-    ss_cuda_spike_convert(prec_work, fp, K, w, gt, st);
-    ss_cuda_spike_convert(prec_work, fp, K, w + (size_t)(s - K) * fsz, gt + K, st);
+    ss_cuda_spike_tipsolve_chunk(prec_work, a->mixed ? prec_low : prec_work, &a->c, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                                 (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                                 (const void *)STARPU_VECTOR_GET_PTR(buffers[3]), (const int *)STARPU_VECTOR_GET_PTR(buffers[4]),
+                                 (void *)STARPU_VECTOR_GET_PTR(buffers[5]), (void *)STARPU_VECTOR_GET_PTR(buffers[6]),
+                                 (void *)STARPU_VECTOR_GET_PTR(buffers[7]), ss_cuda_stream());
 }
 
-/* the 2K x 2K solve with the CPU's LU factors: cuBLAS's getrs takes LAPACK's pivots on the host
- * side only, so the row interchanges are a few small copies: y is permuted then two TRSVs */
 static void zspike_reduced_solve_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
-    const int K = a->K, l = 2 * K;
-    cudaStream_t st = ss_cuda_stream();
-    cublasHandle_t h = ss_cublas_handle();
-    const cuDoubleComplex *S = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    const int K = a->c.K;
     const starsolve_complex64_t *g0 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
-    const starsolve_complex64_t *g1 = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
-    starsolve_complex64_t *y = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[4]);
-    SS_CUDA(cudaMemcpyAsync(y, g0 + K, (size_t)K * sizeof *y, cudaMemcpyDeviceToDevice, st));
-    SS_CUDA(cudaMemcpyAsync(y + K, g1, (size_t)K * sizeof *y, cudaMemcpyDeviceToDevice, st));
-    /* the pivots (2K ints) to the host, then the interchanges as in LAPACK's laswp, in order */
-    int *piv = ss_cuda_hwork((size_t)l * sizeof(int));
-    SS_CUDA(cudaMemcpyAsync(piv, (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), (size_t)l * sizeof(int),
-                            cudaMemcpyDeviceToHost, st));
-    SS_CUDA(cudaStreamSynchronize(st));
-    starsolve_complex64_t *tmp = (starsolve_complex64_t *)ss_cuda_dwork(sizeof *tmp);
-    for (int i = 0; i < l; i++)
-        if (piv[i] - 1 != i) {
-            SS_CUDA(cudaMemcpyAsync(tmp, y + i, sizeof *y, cudaMemcpyDeviceToDevice, st));
-            SS_CUDA(cudaMemcpyAsync(y + i, y + piv[i] - 1, sizeof *y, cudaMemcpyDeviceToDevice, st));
-            SS_CUDA(cudaMemcpyAsync(y + piv[i] - 1, tmp, sizeof *y, cudaMemcpyDeviceToDevice, st));
-        }
-    SS_CUBLAS(cublasZtrsv(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, l, S, l, (cuDoubleComplex *)y, 1));
-    SS_CUBLAS(cublasZtrsv(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, l, S, l, (cuDoubleComplex *)y, 1));
+    ss_cuda_spike_reduced_solve(prec_work, K, 1, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                                (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), g0 + 2 * (size_t)K * (a->c.np - 1) + K, 0,
+                                (const void *)STARPU_VECTOR_GET_PTR(buffers[3]), 0, (void *)STARPU_VECTOR_GET_PTR(buffers[4]),
+                                ss_cuda_stream());
 }
 
 static void zspike_retrieve_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
-    const int s = a->size, K = a->K;
-    const char fp = a->mixed ? prec_low : prec_work;
-    cudaStream_t st = ss_cuda_stream();
-    cublasHandle_t h = ss_cublas_handle();
-    const starsolve_complex64_t *f = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
-    const cuDoubleComplex *tips = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[3]);
-    const cuDoubleComplex *yp = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[4]);
-    const cuDoubleComplex *yn = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[5]);
-    starsolve_complex64_t *x = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
-    void *w = (void *)STARPU_VECTOR_GET_PTR(buffers[7]);
-    SS_CUBLAS_SCALAR starsolve_complex64_t one = 1, minus = -1;
-    SS_CUDA(cudaMemcpyAsync(x, f, (size_t)s * sizeof *x, cudaMemcpyDeviceToDevice, st));
-    if (a->has_prev)
-        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&minus, tips + 3 * (size_t)K * K, K, yp, 1,
-                              (const cuDoubleComplex *)&one, (cuDoubleComplex *)x, 1));
-    if (a->has_next)
-        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&minus, tips + 2 * (size_t)K * K, K, yn + K, 1,
-                              (const cuDoubleComplex *)&one, (cuDoubleComplex *)x + s - K, 1));
-    partition_solve_cuda(a, buffers, x, w, st);
-    ss_cuda_spike_convert(prec_work, fp, s, w, x, st);
-    /* the scalars above live on this stack frame: wait for the GEMVs before returning */
-    SS_CUDA(cudaStreamSynchronize(st));
+    ss_cuda_spike_retrieve_chunk(prec_work, a->mixed ? prec_low : prec_work, &a->c, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                                 (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                                 (const void *)STARPU_VECTOR_GET_PTR(buffers[3]), (const void *)STARPU_VECTOR_GET_PTR(buffers[4]),
+                                 a->c.has_prev ? (const void *)STARPU_VECTOR_GET_PTR(buffers[5]) : NULL,
+                                 a->c.has_next ? (const void *)STARPU_VECTOR_GET_PTR(buffers[6]) : NULL,
+                                 (void *)STARPU_VECTOR_GET_PTR(buffers[7]), (void *)STARPU_VECTOR_GET_PTR(buffers[8]),
+                                 ss_cuda_stream());
 }
 
 static void zspike_matvec_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
-    const int s = a->size, K = a->K;
+    const int s = a->c.size, K = a->c.K;
     cudaStream_t st = ss_cuda_stream();
     cublasHandle_t h = ss_cublas_handle();
+    void *rw = ss_cuda_dwork(ss_cuda_spike_reduce_work(prec_work));
     const cuDoubleComplex *band = (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]);
     const cuDoubleComplex *tips = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[1]);
     const cuDoubleComplex *xp = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[2]);
@@ -615,21 +646,22 @@ static void zspike_matvec_cuda(void *buffers[], void *cl_arg)
     SS_CUBLAS_SCALAR starsolve_complex64_t one = 1, zero = 0, alpha = a->op == SS_MV_RES ? -1 : 1;
     if (a->op == SS_MV_RES)
         SS_CUDA(cudaMemcpyAsync(y, aux, (size_t)s * sizeof *y, cudaMemcpyDeviceToDevice, st));
-    SS_CUBLAS(cublasZgbmv(h, CUBLAS_OP_N, s, s, a->kl, a->ku, (const cuDoubleComplex *)&alpha, band, SS_LD(buffers[0]), x, 1,
+    SS_CUBLAS(cublasZgbmv(h, CUBLAS_OP_N, s, s, a->c.kl, a->c.ku, (const cuDoubleComplex *)&alpha, band, SS_LD(buffers[0]), x, 1,
                           (const cuDoubleComplex *)(a->op == SS_MV_RES ? &one : &zero), (cuDoubleComplex *)y, 1));
-    if (a->has_prev)
-        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&alpha, tips + 3 * (size_t)K * K, K, xp + sp - K, 1,
+    if (a->c.has_prev)   /* the first partition's Cc */
+        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&alpha, tips + SS_TIP_CC(K), K, xp + sp - K, 1,
                               (const cuDoubleComplex *)&one, (cuDoubleComplex *)y, 1));
-    if (a->has_next)
-        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&alpha, tips + 2 * (size_t)K * K, K, xn, 1,
+    if (a->c.has_next)   /* the last partition's Bc */
+        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&alpha,
+                              tips + SS_TIPS(K) * (a->c.np - 1) + SS_TIP_BC(K), K, xn, 1,
                               (const cuDoubleComplex *)&one, (cuDoubleComplex *)y + s - K, 1));
     if (a->op == SS_MV_RES) {
-        ss_cuda_spike_reduce(prec_work, 0, s, y, y, part + SS_PART_NORM, st);
+        ss_cuda_spike_reduce(prec_work, 0, s, y, y, part + SS_PART_NORM, rw, st);
     } else if (a->op == SS_MV_V) {
-        ss_cuda_spike_reduce(prec_work, 1, s, aux, y, part + SS_PART_RV, st);
+        ss_cuda_spike_reduce(prec_work, 1, s, aux, y, part + SS_PART_RV, rw, st);
     } else {
-        ss_cuda_spike_reduce(prec_work, 1, s, y, aux, part + SS_PART_TS, st);
-        ss_cuda_spike_reduce(prec_work, 1, s, y, y, part + SS_PART_TT, st);
+        ss_cuda_spike_reduce(prec_work, 1, s, y, aux, part + SS_PART_TS, rw, st);
+        ss_cuda_spike_reduce(prec_work, 1, s, y, y, part + SS_PART_TT, rw, st);
     }
     SS_CUDA(cudaStreamSynchronize(st));   /* the host scalars above */
 }
@@ -637,8 +669,9 @@ static void zspike_matvec_cuda(void *buffers[], void *cl_arg)
 static void zspike_update_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
-    const int s = a->size;
+    const int s = a->c.size;
     cudaStream_t st = ss_cuda_stream();
+    void *rw = ss_cuda_dwork(ss_cuda_spike_reduce_work(prec_work));
     const size_t bytes = (size_t)s * sizeof(starsolve_complex64_t);
 #define V(k) ((void *)STARPU_VECTOR_GET_PTR(buffers[k]))
 #define SLOT(k, slot) ((starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[k]) + (slot))
@@ -647,7 +680,7 @@ static void zspike_update_cuda(void *buffers[], void *cl_arg)
         SS_CUDA(cudaMemcpyAsync(V(1), V(0), bytes, cudaMemcpyDeviceToDevice, st));
         SS_CUDA(cudaMemsetAsync(V(2), 0, bytes, st));   /* all-zero bytes are 0.0 in IEEE */
         SS_CUDA(cudaMemsetAsync(V(3), 0, bytes, st));
-        ss_cuda_spike_reduce(prec_work, 1, s, V(0), V(0), SLOT(4, SS_PART_RHO), st);
+        ss_cuda_spike_reduce(prec_work, 1, s, V(0), V(0), SLOT(4, SS_PART_RHO), rw, st);
         break;
     case SS_UP_P: {
         void *v[6] = { V(0), V(1), V(3), NULL, NULL, NULL };
@@ -662,15 +695,15 @@ static void zspike_update_cuda(void *buffers[], void *cl_arg)
     case SS_UP_XR: {
         void *v[6] = { V(0), V(1), V(2), V(3), V(6), V(7) };
         ss_cuda_spike_update(prec_work, 3, s, V(5), v, st);
-        ss_cuda_spike_reduce(prec_work, 0, s, V(7), V(7), SLOT(8, SS_PART_NORM), st);
-        ss_cuda_spike_reduce(prec_work, 1, s, V(4), V(7), SLOT(8, SS_PART_RHO), st);
+        ss_cuda_spike_reduce(prec_work, 0, s, V(7), V(7), SLOT(8, SS_PART_NORM), rw, st);
+        ss_cuda_spike_reduce(prec_work, 1, s, V(4), V(7), SLOT(8, SS_PART_RHO), rw, st);
         break;
     }
     case SS_UP_COPYIN: {
         const starsolve_complex64_t *B = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0])
                                          + (size_t)a->col * SS_LD(buffers[0]);
         SS_CUDA(cudaMemcpyAsync(V(1), B, bytes, cudaMemcpyDeviceToDevice, st));
-        ss_cuda_spike_reduce(prec_work, 0, s, V(1), V(1), SLOT(2, SS_PART_NORM), st);
+        ss_cuda_spike_reduce(prec_work, 0, s, V(1), V(1), SLOT(2, SS_PART_NORM), rw, st);
         break;
     }
     default: {
@@ -686,17 +719,28 @@ static void zspike_update_cuda(void *buffers[], void *cl_arg)
 
 /* ---- codelets -------------------------------------------------------------- */
 
-static struct starpu_perfmodel model_zspike_factor = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_factor2" };
-static struct starpu_perfmodel model_zspike_reduced_factor = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_reduced_factor" };
-static struct starpu_perfmodel model_zspike_tipsolve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_tipsolve" };
-static struct starpu_perfmodel model_zspike_reduced_solve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_reduced_solve" };
-static struct starpu_perfmodel model_zspike_retrieve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_retrieve" };
+/* chunk tasks: the same rows cut into more partitions cost differently (more, smaller LUs and
+ * solves, more inner reduced systems): the footprint is the chunk's rows, partitions and band */
+static uint32_t footprint_chunk(struct starpu_task *task)
+{
+    const struct ss_spike_part *a = task->cl_arg;
+    return starpu_hash_crc32c_be(a->c.size, starpu_hash_crc32c_be(a->c.np, starpu_hash_crc32c_be(a->c.kl,
+                                 starpu_hash_crc32c_be(a->c.ku, starpu_hash_crc32c_be(a->mixed, 0)))));
+}
+static struct starpu_perfmodel model_zspike_factor = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_factor3",
+                                                       .footprint = footprint_chunk };
+static struct starpu_perfmodel model_zspike_reduced_factor = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_reduced_factor2" };
+static struct starpu_perfmodel model_zspike_tipsolve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_tipsolve2",
+                                                         .footprint = footprint_chunk };
+static struct starpu_perfmodel model_zspike_reduced_solve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_reduced_solve2" };
+static struct starpu_perfmodel model_zspike_retrieve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_retrieve2",
+                                                         .footprint = footprint_chunk };
 /* the matvec, update and reduce codelets do different work per operation: the operation is
  * part of their tasks' footprint, beside the partition's size */
 static uint32_t footprint_op(struct starpu_task *task)
 {
     const struct ss_spike_part *a = task->cl_arg;
-    return starpu_hash_crc32c_be(a->op, starpu_hash_crc32c_be(a->size, starpu_hash_crc32c_be(a->nparts, 0)));
+    return starpu_hash_crc32c_be(a->op, starpu_hash_crc32c_be(a->c.size, starpu_hash_crc32c_be(a->nparts, 0)));
 }
 static struct starpu_perfmodel model_zspike_matvec = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_matvec",
                                                        .footprint = footprint_op };
@@ -710,12 +754,14 @@ static struct starpu_codelet cl_zspike_factor = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_factor_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-   
-    .nbuffers = 6, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_W, STARPU_W },
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,   /* 9 > STARPU_NMAXBUFS: the modes come with the task (insert_zspike_factor) */
     .model = &model_zspike_factor, .name = "zspike_factor", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_reduced_factor = {
-    .where = STARPU_CPU, .cpu_funcs = { zspike_reduced_factor_cpu },
+    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_reduced_factor_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zspike_reduced_factor_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
     .nbuffers = 4, .modes = { STARPU_R, STARPU_R, STARPU_W, STARPU_W },
     .model = &model_zspike_reduced_factor, .name = "zspike_reduced_factor", .callback_func = ss_trace_task_done,
 };
@@ -724,8 +770,7 @@ static struct starpu_codelet cl_zspike_tipsolve = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_tipsolve_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-   
-    .nbuffers = 5, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH },
+    .nbuffers = 8, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_W, STARPU_SCRATCH },
     .model = &model_zspike_tipsolve, .name = "zspike_tipsolve", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_reduced_solve = {
@@ -733,7 +778,6 @@ static struct starpu_codelet cl_zspike_reduced_solve = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_reduced_solve_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-   
     .nbuffers = 5, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W },
     .model = &model_zspike_reduced_solve, .name = "zspike_reduced_solve", .callback_func = ss_trace_task_done,
 };
@@ -742,8 +786,7 @@ static struct starpu_codelet cl_zspike_retrieve = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_retrieve_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-   
-    .nbuffers = 8, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH },
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,   /* 9 > STARPU_NMAXBUFS: the modes come with the task (insert_zspike_retrieve) */
     .model = &model_zspike_retrieve, .name = "zspike_retrieve", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_matvec = {
@@ -751,7 +794,6 @@ static struct starpu_codelet cl_zspike_matvec = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_matvec_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-   
     .nbuffers = 8, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_RW },
     .model = &model_zspike_matvec, .name = "zspike_matvec", .callback_func = ss_trace_task_done,
 };
@@ -760,7 +802,6 @@ static struct starpu_codelet cl_zspike_update = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_update_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-   
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zspike_update, .name = "zspike_update", .callback_func = ss_trace_task_done,
 };
@@ -791,45 +832,51 @@ static void insert(struct starpu_codelet *cl, struct ss_spike_part *a, struct st
 
 void insert_zspike_factor(const struct ss_spike_part *part, starpu_data_handle_t band_prev, starpu_data_handle_t band,
                           starpu_data_handle_t band_next, starpu_data_handle_t F, starpu_data_handle_t ipiv,
-                          starpu_data_handle_t tips)
+                          starpu_data_handle_t tips, starpu_data_handle_t S, starpu_data_handle_t ipivS, starpu_data_handle_t stat)
 {
-    struct starpu_data_descr d[6] = { { band_prev, STARPU_R }, { band, STARPU_R }, { band_next, STARPU_R },
-                                      { F, STARPU_W }, { ipiv, STARPU_W }, { tips, STARPU_W } };
-    double s = part->size, kl = part->kl, ku = part->ku, K = part->K;
-    insert(&cl_zspike_factor, args_copy(part, 0), d, 6, 2.0 * s * (kl + 1) * (kl + ku + 1) + 40.0 * K * K * K, 1);
+    struct starpu_data_descr d[9] = { { band_prev, STARPU_R }, { band, STARPU_R }, { band_next, STARPU_R },
+                                      { F, STARPU_W }, { ipiv, STARPU_W }, { tips, STARPU_W },
+                                      { S, STARPU_W }, { ipivS, STARPU_W }, { stat, STARPU_W } };
+    double s = part->c.size, kl = part->c.kl, ku = part->c.ku, K = part->c.K, np = part->c.np;
+    insert(&cl_zspike_factor, args_copy(part, 0), d, 9,
+           2.0 * s * (kl + 1) * (kl + ku + 1) + 40.0 * K * K * K * np + 16.0 / 3 * K * K * K * (np - 1), 1);
 }
 
 void insert_zspike_reduced_factor(const struct ss_spike_part *part, starpu_data_handle_t tips0, starpu_data_handle_t tips1,
                                   starpu_data_handle_t S, starpu_data_handle_t ipivS)
 {
     struct starpu_data_descr d[4] = { { tips0, STARPU_R }, { tips1, STARPU_R }, { S, STARPU_W }, { ipivS, STARPU_W } };
-    double l = 2.0 * part->K;
+    double l = 2.0 * part->c.K;
     insert(&cl_zspike_reduced_factor, args_copy(part, 0), d, 4, 2.0 / 3 * l * l * l, 1);
 }
 
 void insert_zspike_tipsolve(const struct ss_spike_part *part, starpu_data_handle_t F, starpu_data_handle_t ipiv,
-                            starpu_data_handle_t f, starpu_data_handle_t gt, starpu_data_handle_t scratch)
+                            starpu_data_handle_t f, starpu_data_handle_t S, starpu_data_handle_t ipivS,
+                            starpu_data_handle_t gt, starpu_data_handle_t y, starpu_data_handle_t scratch)
 {
-    struct starpu_data_descr d[5] = { { F, STARPU_R }, { ipiv, STARPU_R }, { f, STARPU_R }, { gt, STARPU_W },
-                                      { scratch, STARPU_SCRATCH } };
-    insert(&cl_zspike_tipsolve, args_copy(part, 0), d, 5, 2.0 * part->size * (2.0 * part->kl + part->ku + 1), 0);
+    struct starpu_data_descr d[8] = { { F, STARPU_R }, { ipiv, STARPU_R }, { f, STARPU_R }, { S, STARPU_R }, { ipivS, STARPU_R },
+                                      { gt, STARPU_W }, { y, STARPU_W }, { scratch, STARPU_SCRATCH } };
+    double l = 2.0 * part->c.K;
+    insert(&cl_zspike_tipsolve, args_copy(part, 0), d, 8,
+           2.0 * part->c.size * (2.0 * part->c.kl + part->c.ku + 1) + 2.0 * l * l * (part->c.np - 1), 0);
 }
 
 void insert_zspike_reduced_solve(const struct ss_spike_part *part, starpu_data_handle_t S, starpu_data_handle_t ipivS,
                                  starpu_data_handle_t gt0, starpu_data_handle_t gt1, starpu_data_handle_t y)
 {
     struct starpu_data_descr d[5] = { { S, STARPU_R }, { ipivS, STARPU_R }, { gt0, STARPU_R }, { gt1, STARPU_R }, { y, STARPU_W } };
-    double l = 2.0 * part->K;
+    double l = 2.0 * part->c.K;
     insert(&cl_zspike_reduced_solve, args_copy(part, 0), d, 5, 2.0 * l * l, 1);
 }
 
 void insert_zspike_retrieve(const struct ss_spike_part *part, starpu_data_handle_t F, starpu_data_handle_t ipiv,
-                            starpu_data_handle_t f, starpu_data_handle_t tips, starpu_data_handle_t y_prev,
-                            starpu_data_handle_t y_next, starpu_data_handle_t x, starpu_data_handle_t scratch)
+                            starpu_data_handle_t f, starpu_data_handle_t tips, starpu_data_handle_t y,
+                            starpu_data_handle_t y_prev, starpu_data_handle_t y_next, starpu_data_handle_t x,
+                            starpu_data_handle_t scratch)
 {
-    struct starpu_data_descr d[8] = { { F, STARPU_R }, { ipiv, STARPU_R }, { f, STARPU_R }, { tips, STARPU_R },
+    struct starpu_data_descr d[9] = { { F, STARPU_R }, { ipiv, STARPU_R }, { f, STARPU_R }, { tips, STARPU_R }, { y, STARPU_R },
                                       { y_prev, STARPU_R }, { y_next, STARPU_R }, { x, STARPU_W }, { scratch, STARPU_SCRATCH } };
-    insert(&cl_zspike_retrieve, args_copy(part, 0), d, 8, 2.0 * part->size * (2.0 * part->kl + part->ku + 1), 0);
+    insert(&cl_zspike_retrieve, args_copy(part, 0), d, 9, 2.0 * part->c.size * (2.0 * part->c.kl + part->c.ku + 1), 0);
 }
 
 void insert_zspike_matvec(const struct ss_spike_part *part, int op, starpu_data_handle_t band, starpu_data_handle_t tips,
@@ -838,7 +885,7 @@ void insert_zspike_matvec(const struct ss_spike_part *part, int op, starpu_data_
 {
     struct starpu_data_descr d[8] = { { band, STARPU_R }, { tips, STARPU_R }, { x_prev, STARPU_R }, { x, STARPU_R },
                                       { x_next, STARPU_R }, { aux, STARPU_R }, { out, STARPU_W }, { partial, STARPU_RW } };
-    insert(&cl_zspike_matvec, args_copy(part, op), d, 8, 2.0 * part->size * (part->kl + part->ku + 3), 0);
+    insert(&cl_zspike_matvec, args_copy(part, op), d, 8, 2.0 * part->c.size * (part->c.kl + part->c.ku + 3), 0);
 }
 
 void insert_zspike_update(const struct ss_spike_part *part, int op, int col, int nh, const starpu_data_handle_t *h)
@@ -860,7 +907,7 @@ void insert_zspike_update(const struct ss_spike_part *part, int op, int col, int
         d[k] = (struct starpu_data_descr){ h[k], modes[op][k] };
     struct ss_spike_part *a = args_copy(part, op);
     a->col = col;
-    insert(&cl_zspike_update, a, d, nh, 8.0 * part->size, 0);
+    insert(&cl_zspike_update, a, d, nh, 8.0 * part->c.size, 0);
 }
 
 void insert_zspike_reduce(const struct ss_spike_part *part, int op, const starpu_data_handle_t *partials,

@@ -176,24 +176,31 @@ int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int asked);
 void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int lds, long long ss, void *dst, int ldd,
                         long long sd, int count, cudaStream_t stream);
 /* The SPIKE solver's kernels (codelets/cuda/spike.cu; precisions by LAPACK letter, 'a' the
- * working precision, 'f' the partition factors'): the diagonal block in gbtrf layout, LAPACK's
- * gbtf2 and gbtrs (one thread block each, same layout, pivots and info as LAPACK), conversions,
- * one-slot reductions (kind 0: max |x_i|, 1: sum conj(x_i) y_i), BiCGStab's updates (op 1: p,
- * 2: s, 3: x and r; v[0..5] as in the kernel), and the factor task's small pieces. */
-void ss_cuda_spike_band_to_lu(char a, char f, int m, int kl, int ku, const void *band, int ldb, void *F, int ldf,
-                              cudaStream_t st);
-void ss_cuda_spike_gbtf2(char f, int m, int kl, int ku, void *F, int ldf, int *ipiv, int *info, cudaStream_t st);
-void ss_cuda_spike_gbtrs(char f, int m, int kl, int ku, int nrhs, const void *F, int ldf, const int *ipiv, void *B, int ldb,
-                         cudaStream_t st);
-void ss_cuda_spike_convert(char to, char from, size_t count, const void *x, void *y, cudaStream_t st);
-void ss_cuda_spike_reduce(char p, int kind, int n, const void *x, const void *y, void *out, cudaStream_t st);
+ * working precision, 'f' the partition factors'). A chunk's task (spike_layout.h) runs one thread
+ * block per partition (per inner interface for the reduced systems), LAPACK's layouts, pivots and
+ * infos, so that CPU and GPU tasks share every buffer. factor_chunk: work of factor_work bytes;
+ * reduced_factor / reduced_solve: `count` interfaces, the j-th reading vb + j vbs, wt + j wts
+ * (gb + j gbs, gtop + j gts: element strides); tipsolve / retrieve: w the chunk's rows in the
+ * factor's precision; retrieve: yup / ydown NULL without a neighbour chunk. Reductions into one
+ * slot (kind 0: max |x_i|, 1: sum conj(x_i) y_i) through reduce_work bytes of scratch; BiCGStab's
+ * updates (op 1: p, 2: s, 3: x and r; v[0..5] as in the kernel). */
+struct ss_spike_chunk;
+size_t ss_cuda_spike_factor_work(char a, char f, const struct ss_spike_chunk *c);
+void ss_cuda_spike_factor_chunk(char a, char f, const struct ss_spike_chunk *c, const void *bp, int ldp, int sp,
+                                const void *bi, int ldi, const void *bn, int ldn, void *F, int *ipiv, void *tips,
+                                void *S, int *ipivS, void *stat, void *work, cudaStream_t st);
+void ss_cuda_spike_reduced_factor(char a, int K, int count, const void *vb, size_t vbs, const void *wt, size_t wts,
+                                  void *S, int *ipivS, cudaStream_t st);
+void ss_cuda_spike_tipsolve_chunk(char a, char f, const struct ss_spike_chunk *c, const void *F, const int *ipiv,
+                                  const void *fv, const void *S, const int *ipivS, void *gt, void *y, void *w, cudaStream_t st);
+void ss_cuda_spike_reduced_solve(char a, int K, int count, const void *S, const int *ipivS, const void *gb, size_t gbs,
+                                 const void *gtop, size_t gts, void *y, cudaStream_t st);
+void ss_cuda_spike_retrieve_chunk(char a, char f, const struct ss_spike_chunk *c, const void *F, const int *ipiv,
+                                  const void *fv, const void *tips, const void *y, const void *yup, const void *ydown,
+                                  void *x, void *w, cudaStream_t st);
+size_t ss_cuda_spike_reduce_work(char p);
+void ss_cuda_spike_reduce(char p, int kind, int n, const void *x, const void *y, void *out, void *work, cudaStream_t st);
 void ss_cuda_spike_update(char p, int op, int n, const void *sc, void *const *v, cudaStream_t st);
-void ss_cuda_spike_tips_prep(char p, int s, int kl, int ku, int K, int has_prev, int has_next, const void *bp, int ldp,
-                             int sp, const void *bi, int ldi, const void *bn, int ldn, void *tips, cudaStream_t st);
-void ss_cuda_spike_shift_pivots(int m, int j0, const int *in, int *out, cudaStream_t st);
-void ss_cuda_spike_place_block(char a, char f, int m, int K, int at, const void *src, void *Z, cudaStream_t st);
-void ss_cuda_spike_take_block(char a, char f, int m, int K, int at, const void *Z, void *dst, cudaStream_t st);
-void ss_cuda_spike_status(char a, const int *info, void *status, cudaStream_t st);
 /* Bytes rounded up so that consecutive pieces of one scratch buffer stay aligned. */
 static inline size_t ss_align(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 
@@ -272,19 +279,18 @@ static inline double ss_batch_flops(const struct ss_batch_args *a)
     }
 }
 
-/* SPIKE (codelet_zspike.c): one partition's (or interface's) description, the cl_arg of every
- * SPIKE task. op: the operation of the matvec, update and reduce codelets. */
+/* SPIKE (codelet_zspike.c): one chunk's description, the cl_arg of every SPIKE task. A chunk is
+ * a contiguous range of partitions (spike_layout.h), the unit of a task: rows first .. first +
+ * size - 1, partitions part0 .. part0 + np - 1 of the p partitions of sizes pq or pq + 1 (the
+ * first pr of them). op: the operation of the matvec, update and reduce codelets. */
+#include "spike_layout.h"
 struct ss_spike_part {
-    int first, size;          /* the partition's rows (and columns) */
-    int kl, ku, K;            /* the band; K = max(kl, ku) */
-    int has_prev, has_next;   /* the partition has a neighbour above / below */
+    struct ss_spike_chunk c;  /* the chunk (spike_layout.h) */
+    int maxpart;              /* the largest partition's rows */
     int mixed;                /* the partition factors are in single precision (d: float, z: complex float) */
-    int nparts;               /* reduce: the number of partial sums */
+    int nparts;               /* reduce: the number of partial sums (the chunks) */
     int op, col;              /* operation; update's column of B */
-    starsolve_request_t *req; /* reduced factor: reports a singular reduced system */
 };
-/* tips_i: Vb, Wt, Bc, Cc (K x K each), the dominance ratio, the status */
-#define SS_TIPS(K) (4 * (size_t)(K) * (K) + 2)
 enum { SS_MV_RES, SS_MV_V, SS_MV_T };                /* matvec: r = b - A x; v = A ph, rh^H v; t = A sh, t^H s, t^H t */
 enum { SS_UP_INIT, SS_UP_P, SS_UP_S, SS_UP_XR, SS_UP_COPYIN, SS_UP_COPYOUT };   /* BiCGStab's vector updates */
 enum { SS_RED_BNORM, SS_RED_START, SS_RED_RESID, SS_RED_ALPHA, SS_RED_OMEGA, SS_RED_END };  /* reductions */

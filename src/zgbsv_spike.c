@@ -4,12 +4,16 @@
  * BiCGStab's few scalars once per iteration to decide whether to go on.
  *
  * A is cut into p partitions whose sizes differ by at most one row (no straggler
- * whatever n is), each of at least 2K rows, K = max(kl, ku). Per partition one task
- * factors the diagonal block A_i (LAPACK gbtrf, partial pivoting) and computes the
- * spike tips only: Vb_i, the bottom K x K of A_i^-1 [0; B_i], exactly from the LU's last
- * rows, and Wt_i, the top K x K of A_i^-1 [C_i; 0], from the partition's leading block
- * (the seed's UL of the top block; the argument is at the factor codelet). Per interface
- * j one task factors the truncated reduced system [I Vb_j; Wt_{j+1} I] (2K x 2K).
+ * whatever n is), each of at least 2K rows, K = max(kl, ku), and the partitions into nc
+ * chunks, contiguous ranges of partitions: each task handles a chunk (a CPU loops over its
+ * partitions, a GPU runs one thread block per partition), so that many partitions (what a GPU
+ * needs to be busy) do not mean many tasks (partition_count says how many of each). Per
+ * partition the factor task factors the diagonal block A_i (gbtrf, partial pivoting) and
+ * computes the spike tips only: Vb_i, the bottom K x K of A_i^-1 [0; B_i], exactly from the
+ * LU's last rows, and Wt_i, the top K x K of A_i^-1 [C_i; 0], from the partition's leading
+ * block (the seed's UL of the top block; the argument is at the factor codelet); then it
+ * factors the truncated reduced systems [I Vb_j; Wt_{j+1} I] (2K x 2K) of the interfaces
+ * inside its chunk. The interfaces between chunks have a task each.
  * The preconditioner x = M^-1 f, on f's partitions: g_i = A_i^-1 f_i keeping only its
  * top and bottom K rows (tip solve), the reduced systems for [x_j^b; x_{j+1}^t], then
  * the retrieval x_i = A_i^-1 (f_i - C_i x_{i-1}^b - B_i x_{i+1}^t) (purification).
@@ -48,37 +52,65 @@
  * the last SPIKE_WINDOW of them */
 #define SPIKE_WINDOW 8
 
-/* BiCGStab's vectors, each cut into the partitions */
+/* BiCGStab's vectors, each cut into the chunks */
 enum { VB, VX, VR, VRH, VP, VV, VPH, VS, VSH, VT, NVEC };
 
+/* p partitions in nc chunks (per chunk the handles below); the interfaces between chunks have
+ * their own reduced systems (Sx, ipivSx) and solutions (yx), nc - 1 of each */
 struct spike {
-    int n, kl, ku, K, p, mixed;
-    struct ss_spike_part *part;
-    starpu_data_handle_t *band, *F, *ipiv, *tips, *S, *ipivS, *gt, *y, *partial, *Bh, *vec[NVEC];
+    int n, kl, ku, K, p, nc, mixed;
+    struct ss_spike_part *chunk;
+    starpu_data_handle_t *band, *F, *ipiv, *tips, *S, *ipivS, *gt, *y, *stat, *partial, *Bh, *vec[NVEC];
+    starpu_data_handle_t *Sx, *ipivSx, *yx;
     starpu_data_handle_t scratch, scalars;
     void *Fmem;
     int *ipivmem, *ipivSmem;
-    starsolve_complex64_t *tipsmem, *Smem, *gtmem, *ymem, *partmem, *vecmem, scal[SS_SCAL_COUNT];
-    starsolve_request_t *req;
+    starsolve_complex64_t *tipsmem, *Smem, *gtmem, *ymem, *statmem, *partmem, *vecmem, scal[SS_SCAL_COUNT];
 };
 
-/* How many partitions. One per worker: the partitions are equal, so each worker
- * gets one of every stage's tasks, and every further partition adds an interface
- * whose truncation the Krylov iterations have to correct (bench/NOTES.md measured
- * 1 and 2 per worker). A partition keeps at least 2K rows (SPIKE's couplings must
- * reach only the neighbours) and at least SPIKE_MIN_WORK / K rows, so that a task's
- * work (about size K flops) stays far above StarPU's per-task cost of some
- * microseconds. starsolve_set_spike_psize(P) asks for about n / P partitions instead
- * (still at least 2K rows each). */
+/* Partitions and chunks (tasks).
+ *
+ * Partitions are the algorithm's unit: each keeps at least 2K rows (SPIKE's couplings must reach
+ * only the neighbours), and every further partition adds an interface whose truncation the Krylov
+ * iterations have to correct. Chunks are the tasks' unit: a contiguous range of partitions, so
+ * that the number of tasks (and StarPU's cost of some microseconds each) does not grow with the
+ * partitions.
+ *
+ * CPU workers only: one partition per worker and one partition per chunk, as before chunks
+ * existed (a CPU task loops over its chunk's partitions serially, so more partitions buy no
+ * parallelism there, only interfaces; bench/NOTES.md measured 1 and 2 per worker). A partition
+ * keeps at least SPIKE_MIN_WORK / K rows, so that a task's work (about size K flops) stays far
+ * above the per-task cost.
+ *
+ * With CUDA workers: a GPU runs a chunk as one thread block per partition (the seed's
+ * SPIKE::GPU), and a band LU or solve inside a block is a sequence of K-wide steps, so the GPU is
+ * busy only with hundreds of partitions at once: SPIKE_GPU_PARTS per GPU (an H100 has 132 SMs;
+ * 1024 blocks are ~8 per SM, enough to hide each block's barriers), each of at least
+ * SPIKE_GPU_MIN_ROWS rows so that a block's serial steps stay few against its work. The chunks:
+ * one per CUDA worker, each holding all its partitions. Why not share with the CPU workers:
+ * one CPU core factors a 1000-row partition (K = 32) in about the time the GPU factors its
+ * whole chunk of ~1000, so a CPU chunk would be the critical path unless it held ~1/20 of a GPU
+ * chunk's partitions; dmdas picks among the chunks by its perfmodels, and with one big chunk per
+ * GPU and nothing for the CPUs it cannot make that mistake. (The reductions of BiCGStab's scalars
+ * stay on CPU workers.)
+ *
+ * starsolve_set_spike_psize(P) asks for about n / P partitions instead (still at least 2K rows
+ * each), spread over as many chunks as there are workers (CUDA workers present: one per CUDA
+ * worker), so that tests on CPU make chunks of several partitions. */
 #define SPIKE_MIN_WORK 65536
-static int partition_count(int n, int K)
+#define SPIKE_GPU_PARTS 1024
+#define SPIKE_GPU_MIN_ROWS 256
+static void partition_count(int n, int K, int *p, int *nc)
 {
     int most = ss_max(1, n / (2 * K));
+    int ncuda = (int)starpu_cuda_worker_get_count(), workers = (int)starpu_cpu_worker_get_count() + ncuda;
     if (ss_ctx.spike_psize > 0)
-        return ss_max(1, ss_min(most, n / ss_ctx.spike_psize));
-    int workers = (int)(starpu_cpu_worker_get_count() + starpu_cuda_worker_get_count());
-    int by_work = ss_max(1, n / ss_max(2 * K, SPIKE_MIN_WORK / K));
-    return ss_max(1, ss_min(ss_min(most, by_work), ss_max(1, workers)));
+        *p = ss_max(1, ss_min(most, n / ss_ctx.spike_psize));
+    else if (ncuda > 0)
+        *p = ss_max(1, ss_min(most, ss_min(SPIKE_GPU_PARTS * ncuda, n / SPIKE_GPU_MIN_ROWS)));
+    else
+        *p = ss_max(1, ss_min(ss_min(most, n / ss_max(2 * K, SPIKE_MIN_WORK / K)), ss_max(1, workers)));
+    *nc = ss_max(1, ss_min(*p, ncuda > 0 ? ncuda : workers));
 }
 
 static void *xcalloc(size_t count, size_t size)
@@ -90,127 +122,152 @@ static void *xcalloc(size_t count, size_t size)
 
 static void spike_setup(struct spike *s, starsolve_complex64_t *AB, int ldab, starsolve_complex64_t *B, int ldb, int nrhs)
 {
-    int p = s->p, K = s->K, ldf = 2 * s->kl + s->ku + 1, maxsize = 0;
-    size_t fsz = s->mixed ? sizeof(float) * (sizeof(starsolve_complex64_t) / sizeof(double)) : sizeof(starsolve_complex64_t);
-    s->part = xcalloc(p, sizeof *s->part);
-    starpu_data_handle_t **hs[] = { &s->band, &s->F, &s->ipiv, &s->tips, &s->S, &s->ipivS, &s->gt, &s->y, &s->partial, &s->Bh };
+    const int p = s->p, nc = s->nc, K = s->K, ldf = 2 * s->kl + s->ku + 1, q = s->n / p, r = s->n % p;
+    const size_t T = SS_TIPS(K), R = SS_RSYS(K), fsz = s->mixed ? sizeof(float) * (sizeof(starsolve_complex64_t) / sizeof(double))
+                                                                : sizeof(starsolve_complex64_t);
+    int maxrows = 0;
+    s->chunk = xcalloc(nc, sizeof *s->chunk);
+    starpu_data_handle_t **hs[] = { &s->band, &s->F, &s->ipiv, &s->tips, &s->S, &s->ipivS, &s->gt, &s->y, &s->stat,
+                                    &s->partial, &s->Bh, &s->Sx, &s->ipivSx, &s->yx };
     for (size_t k = 0; k < sizeof hs / sizeof *hs; k++)
-        *hs[k] = xcalloc(p, sizeof(starpu_data_handle_t));
+        *hs[k] = xcalloc(nc, sizeof(starpu_data_handle_t));
     for (int v = 0; v < NVEC; v++)
-        s->vec[v] = xcalloc(p, sizeof(starpu_data_handle_t));
+        s->vec[v] = xcalloc(nc, sizeof(starpu_data_handle_t));
+    /* per partition: tips, S (inner interfaces; the last partition's slot is the interface with
+     * the next chunk, whose reduced system lives in Sx: that slot stays unused), gt, y */
     s->Fmem = xcalloc((size_t)ldf * s->n, fsz);
     s->ipivmem = xcalloc(s->n, sizeof(int));
-    s->tipsmem = xcalloc(SS_TIPS(K) * p, sizeof(starsolve_complex64_t));
-    s->Smem = xcalloc((size_t)4 * K * K * p, sizeof(starsolve_complex64_t));
-    s->ipivSmem = xcalloc((size_t)2 * K * p, sizeof(int));
+    s->tipsmem = xcalloc(T * p, sizeof(starsolve_complex64_t));
+    s->Smem = xcalloc(R * (p + nc), sizeof(starsolve_complex64_t));
+    s->ipivSmem = xcalloc((size_t)2 * K * (p + nc), sizeof(int));
     s->gtmem = xcalloc((size_t)2 * K * p, sizeof(starsolve_complex64_t));
-    s->ymem = xcalloc((size_t)2 * K * p, sizeof(starsolve_complex64_t));
-    s->partmem = xcalloc((size_t)SS_PART_COUNT * p, sizeof(starsolve_complex64_t));
+    s->ymem = xcalloc((size_t)2 * K * (p + nc), sizeof(starsolve_complex64_t));
+    s->statmem = xcalloc((size_t)2 * nc, sizeof(starsolve_complex64_t));
+    s->partmem = xcalloc((size_t)SS_PART_COUNT * nc, sizeof(starsolve_complex64_t));
     s->vecmem = xcalloc((size_t)NVEC * s->n, sizeof(starsolve_complex64_t));
-    for (int i = 0, row = 0; i < p; i++) {
-        int sz = s->n / p + (i < s->n % p);
-        s->part[i] = (struct ss_spike_part){ .first = row, .size = sz, .kl = s->kl, .ku = s->ku, .K = K,
-                                             .has_prev = i > 0, .has_next = i + 1 < p, .mixed = s->mixed,
-                                             .nparts = p, .req = s->req };
-        maxsize = ss_max(maxsize, sz);
-        /* the band's rows kl .. 2 kl + ku (gbmv layout) on the partition's columns: read only */
-        s->band[i] = ss_register_matrix(AB + s->kl + (size_t)row * ldab, ldab, s->kl + s->ku + 1, sz, sizeof *AB);
-        s->Bh[i] = ss_register_matrix(B + row, ldb, sz, nrhs, sizeof *B);
-        s->F[i] = ss_register_vector((char *)s->Fmem + (size_t)row * ldf * fsz, (size_t)ldf * sz, fsz);
-        s->ipiv[i] = ss_register_vector(s->ipivmem + row, sz, sizeof(int));
-        s->tips[i] = ss_register_vector(s->tipsmem + SS_TIPS(K) * i, SS_TIPS(K), sizeof(starsolve_complex64_t));
-        s->S[i] = ss_register_vector(s->Smem + (size_t)4 * K * K * i, (size_t)4 * K * K, sizeof(starsolve_complex64_t));
-        s->ipivS[i] = ss_register_vector(s->ipivSmem + (size_t)2 * K * i, 2 * (size_t)K, sizeof(int));
-        s->gt[i] = ss_register_vector(s->gtmem + (size_t)2 * K * i, 2 * (size_t)K, sizeof(starsolve_complex64_t));
-        s->y[i] = ss_register_vector(s->ymem + (size_t)2 * K * i, 2 * (size_t)K, sizeof(starsolve_complex64_t));
-        s->partial[i] = ss_register_vector(s->partmem + (size_t)SS_PART_COUNT * i, SS_PART_COUNT, sizeof(starsolve_complex64_t));
+    for (int c = 0, part0 = 0; c < nc; c++) {
+        int np = p / nc + (c < p % nc), row = ss_spike_part_first(part0, q, r);
+        int rows = ss_spike_part_first(part0 + np, q, r) - row;
+        s->chunk[c] = (struct ss_spike_part){
+            .c = { .first = row, .size = rows, .part0 = part0, .np = np, .pq = q, .pr = r, .kl = s->kl, .ku = s->ku,
+                   .K = K, .has_prev = c > 0, .has_next = c + 1 < nc },
+            .maxpart = q + (r > 0), .mixed = s->mixed, .nparts = nc };
+        maxrows = ss_max(maxrows, rows);
+        /* the band's rows kl .. 2 kl + ku (gbmv layout) on the chunk's columns: read only */
+        s->band[c] = ss_register_matrix(AB + s->kl + (size_t)row * ldab, ldab, s->kl + s->ku + 1, rows, sizeof *AB);
+        s->Bh[c] = ss_register_matrix(B + row, ldb, rows, nrhs, sizeof *B);
+        s->F[c] = ss_register_vector((char *)s->Fmem + (size_t)row * ldf * fsz, (size_t)ldf * rows, fsz);
+        s->ipiv[c] = ss_register_vector(s->ipivmem + row, rows, sizeof(int));
+        s->tips[c] = ss_register_vector(s->tipsmem + T * part0, T * np, sizeof(starsolve_complex64_t));
+        s->S[c] = ss_register_vector(s->Smem + R * part0, R * np, sizeof(starsolve_complex64_t));
+        s->ipivS[c] = ss_register_vector(s->ipivSmem + (size_t)2 * K * part0, (size_t)2 * K * np, sizeof(int));
+        s->gt[c] = ss_register_vector(s->gtmem + (size_t)2 * K * part0, (size_t)2 * K * np, sizeof(starsolve_complex64_t));
+        s->y[c] = ss_register_vector(s->ymem + (size_t)2 * K * part0, (size_t)2 * K * np, sizeof(starsolve_complex64_t));
+        s->stat[c] = ss_register_vector(s->statmem + 2 * c, 2, sizeof(starsolve_complex64_t));
+        s->partial[c] = ss_register_vector(s->partmem + (size_t)SS_PART_COUNT * c, SS_PART_COUNT, sizeof(starsolve_complex64_t));
         for (int v = 0; v < NVEC; v++)
-            s->vec[v][i] = ss_register_vector(s->vecmem + (size_t)v * s->n + row, sz, sizeof(starsolve_complex64_t));
-        row += sz;
+            s->vec[v][c] = ss_register_vector(s->vecmem + (size_t)v * s->n + row, rows, sizeof(starsolve_complex64_t));
+        if (c + 1 < nc) {   /* the interface below the chunk: after the p partitions' slots */
+            s->Sx[c] = ss_register_vector(s->Smem + R * (p + c), R, sizeof(starsolve_complex64_t));
+            s->ipivSx[c] = ss_register_vector(s->ipivSmem + (size_t)2 * K * (p + c), 2 * (size_t)K, sizeof(int));
+            s->yx[c] = ss_register_vector(s->ymem + (size_t)2 * K * (p + c), 2 * (size_t)K, sizeof(starsolve_complex64_t));
+        }
+        part0 += np;
     }
-    s->scratch = ss_scratch_buffer((size_t)maxsize * fsz);
+    /* a CPU task needs one partition's rows, a CUDA task the chunk's */
+    s->scratch = ss_scratch_buffer((size_t)maxrows * fsz);
     s->scalars = ss_register_vector(s->scal, SS_SCAL_COUNT, sizeof(starsolve_complex64_t));
 }
 
+/* Only B (Bh) goes back to the caller; every other handle is the solver's own and dropped
+ * where it lies: unregistering it with coherency would copy the factors (0.4 GB in float at
+ * n = 1e6, K = 32), the tips and the vectors back from a GPU for nothing. The band is only read. */
 static void spike_free(struct spike *s)
 {
-    for (int i = 0; i < s->p; i++) {
-        starpu_data_handle_t h[] = { s->band[i], s->Bh[i], s->F[i], s->ipiv[i], s->tips[i], s->S[i], s->ipivS[i],
-                                     s->gt[i], s->y[i], s->partial[i] };
+    for (int c = 0; c < s->nc; c++) {
+        starpu_data_unregister(s->band[c]);
+        starpu_data_unregister(s->Bh[c]);
+        starpu_data_handle_t h[] = { s->F[c], s->ipiv[c], s->tips[c], s->S[c], s->ipivS[c], s->gt[c], s->y[c], s->stat[c],
+                                     s->partial[c] };
         for (size_t k = 0; k < sizeof h / sizeof *h; k++)
-            starpu_data_unregister(h[k]);
+            starpu_data_unregister_no_coherency(h[k]);
         for (int v = 0; v < NVEC; v++)
-            starpu_data_unregister(s->vec[v][i]);
+            starpu_data_unregister_no_coherency(s->vec[v][c]);
+        if (c + 1 < s->nc) {
+            starpu_data_unregister_no_coherency(s->Sx[c]);
+            starpu_data_unregister_no_coherency(s->ipivSx[c]);
+            starpu_data_unregister_no_coherency(s->yx[c]);
+        }
     }
     starpu_data_unregister(s->scratch);
-    starpu_data_unregister(s->scalars);
-    free(s->band); free(s->Bh); free(s->F); free(s->ipiv); free(s->tips); free(s->S); free(s->ipivS); free(s->gt);
-    free(s->y); free(s->partial);
+    starpu_data_unregister_no_coherency(s->scalars);
+    starpu_data_handle_t *arrays[] = { s->band, s->Bh, s->F, s->ipiv, s->tips, s->S, s->ipivS, s->gt, s->y, s->stat,
+                                       s->partial, s->Sx, s->ipivSx, s->yx };
+    for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++)
+        free(arrays[k]);
     for (int v = 0; v < NVEC; v++)
         free(s->vec[v]);
     free(s->Fmem); free(s->ipivmem); free(s->tipsmem); free(s->Smem); free(s->ipivSmem); free(s->gtmem); free(s->ymem);
-    free(s->partmem); free(s->vecmem); free(s->part);
+    free(s->statmem); free(s->partmem); free(s->vecmem); free(s->chunk);
 }
 
 /* Submit the factorization; wait for it and say whether truncated SPIKE may be used:
  * 0 yes; 1 a singular partition or reduced system; 2 rows too far from dominance */
 static int spike_factor(struct spike *s, double *dominance)
 {
-    int p = s->p;
-    for (int i = 0; i < p; i++)
-        insert_zspike_factor(&s->part[i], s->band[i > 0 ? i - 1 : i], s->band[i], s->band[i + 1 < p ? i + 1 : i], s->F[i],
-                             s->ipiv[i], s->tips[i]);
-    for (int j = 0; j + 1 < p; j++)
-        insert_zspike_reduced_factor(&s->part[j], s->tips[j], s->tips[j + 1], s->S[j], s->ipivS[j]);
+    int nc = s->nc;
+    for (int c = 0; c < nc; c++)
+        insert_zspike_factor(&s->chunk[c], s->band[c > 0 ? c - 1 : c], s->band[c], s->band[c + 1 < nc ? c + 1 : c], s->F[c],
+                             s->ipiv[c], s->tips[c], s->S[c], s->ipivS[c], s->stat[c]);
+    for (int c = 0; c + 1 < nc; c++)
+        insert_zspike_reduced_factor(&s->chunk[c], s->tips[c], s->tips[c + 1], s->Sx[c], s->ipivSx[c]);
     int singular = 0;
     *dominance = INFINITY;
-    for (int i = 0; i < p; i++) {
-        starpu_data_acquire(s->tips[i], STARPU_R);
-        const starsolve_complex64_t *t = s->tipsmem + SS_TIPS(s->K) * i;
-        *dominance = fmin(*dominance, creal(t[SS_TIPS(s->K) - 2]));
-        singular |= creal(t[SS_TIPS(s->K) - 1]) != 0;
-        starpu_data_release(s->tips[i]);
+    for (int c = 0; c < nc; c++) {   /* each chunk's summary: two numbers */
+        starpu_data_acquire(s->stat[c], STARPU_R);
+        *dominance = fmin(*dominance, creal(s->statmem[2 * c]));
+        singular |= creal(s->statmem[2 * c + 1]) != 0;
+        starpu_data_release(s->stat[c]);
     }
-    for (int j = 0; j + 1 < p; j++) {
-        starpu_data_acquire(s->ipivS[j], STARPU_R);
-        starpu_data_release(s->ipivS[j]);
+    for (int c = 0; c + 1 < nc; c++) {   /* the reduced systems between chunks: their status */
+        starpu_data_acquire(s->Sx[c], STARPU_R);
+        singular |= creal(s->Smem[SS_RSYS(s->K) * (s->p + c) + 4 * (size_t)s->K * s->K]) != 0;
+        starpu_data_release(s->Sx[c]);
     }
-    pthread_mutex_lock(&s->req->lock);
-    singular |= s->req->info != 0;
-    pthread_mutex_unlock(&s->req->lock);
     return singular ? 1 : *dominance < SPIKE_MIN_DOMINANCE ? 2 : 0;
 }
 
 /* out = M^-1 f, the truncated SPIKE solve (vectors VB .. VT) */
 static void spike_apply(struct spike *s, int f, int out)
 {
-    int p = s->p;
-    if (p > 1) {
-        for (int i = 0; i < p; i++)
-            insert_zspike_tipsolve(&s->part[i], s->F[i], s->ipiv[i], s->vec[f][i], s->gt[i], s->scratch);
-        for (int j = 0; j + 1 < p; j++)
-            insert_zspike_reduced_solve(&s->part[j], s->S[j], s->ipivS[j], s->gt[j], s->gt[j + 1], s->y[j]);
+    int nc = s->nc;
+    if (s->p > 1) {
+        for (int c = 0; c < nc; c++)
+            insert_zspike_tipsolve(&s->chunk[c], s->F[c], s->ipiv[c], s->vec[f][c], s->S[c], s->ipivS[c], s->gt[c], s->y[c],
+                                   s->scratch);
+        for (int c = 0; c + 1 < nc; c++)
+            insert_zspike_reduced_solve(&s->chunk[c], s->Sx[c], s->ipivSx[c], s->gt[c], s->gt[c + 1], s->yx[c]);
     }
-    for (int i = 0; i < p; i++)   /* a missing interface's handle is not read: the partition's own gt stands in */
-        insert_zspike_retrieve(&s->part[i], s->F[i], s->ipiv[i], s->vec[f][i], s->tips[i], i > 0 ? s->y[i - 1] : s->gt[i],
-                               i + 1 < p ? s->y[i] : s->gt[i], s->vec[out][i], s->scratch);
+    for (int c = 0; c < nc; c++)   /* a missing interface's handle is not read: the chunk's own y stands in */
+        insert_zspike_retrieve(&s->chunk[c], s->F[c], s->ipiv[c], s->vec[f][c], s->tips[c], s->y[c],
+                               c > 0 ? s->yx[c - 1] : s->y[c], c + 1 < nc ? s->yx[c] : s->y[c], s->vec[out][c], s->scratch);
 }
 
 static void spike_matvec(struct spike *s, int op, int x, int aux, int out)
 {
-    int p = s->p;
-    for (int i = 0; i < p; i++)
-        insert_zspike_matvec(&s->part[i], op, s->band[i], s->tips[i], s->vec[x][i > 0 ? i - 1 : i], s->vec[x][i],
-                             s->vec[x][i + 1 < p ? i + 1 : i], s->vec[aux][i], s->vec[out][i], s->partial[i]);
+    int nc = s->nc;
+    for (int c = 0; c < nc; c++)
+        insert_zspike_matvec(&s->chunk[c], op, s->band[c], s->tips[c], s->vec[x][c > 0 ? c - 1 : c], s->vec[x][c],
+                             s->vec[x][c + 1 < nc ? c + 1 : c], s->vec[aux][c], s->vec[out][c], s->partial[c]);
 }
 
 static void spike_update(struct spike *s, int op, int col, const int *v, int nv)
 {
-    for (int i = 0; i < s->p; i++) {
+    for (int c = 0; c < s->nc; c++) {
         starpu_data_handle_t h[9];
         for (int k = 0; k < nv; k++)
-            h[k] = v[k] == -1 ? s->scalars : v[k] == -2 ? s->partial[i] : v[k] == -3 ? s->Bh[i] : s->vec[v[k]][i];
-        insert_zspike_update(&s->part[i], op, col, nv, h);
+            h[k] = v[k] == -1 ? s->scalars : v[k] == -2 ? s->partial[c] : v[k] == -3 ? s->Bh[c] : s->vec[v[k]][c];
+        insert_zspike_update(&s->chunk[c], op, col, nv, h);
     }
 }
 #define SCAL -1
@@ -219,7 +276,7 @@ static void spike_update(struct spike *s, int op, int col, const int *v, int nv)
 
 static void spike_reduce(struct spike *s, int op)
 {
-    insert_zspike_reduce(&s->part[0], op, s->partial, s->scalars);
+    insert_zspike_reduce(&s->chunk[0], op, s->partial, s->scalars);
 }
 
 /* BiCGStab's scalars, after the tasks submitted so far */
@@ -294,8 +351,10 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
 #if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_D)
     s.mixed = ss_ctx.spike_mixed;
 #endif
-    s.p = partition_count(n, s.K);
-    s.req = starsolve_request_create();
+    partition_count(n, s.K, &s.p, &s.nc);
+    if (ss_ctx.verbose)   /* bench/spike.sh reads this line */
+        fprintf(stderr, "starsolve: %s: %d partitions of %d..%d rows in %d chunks\n", me, s.p, n / s.p, n / s.p + (n % s.p > 0),
+                s.nc);
     spike_setup(&s, AB, ldab, B, ldb, nrhs);
     double dominance, tol = fmax(1e-12, 100 * DBL_EPSILON);
     int usable = spike_factor(&s, &dominance);
@@ -311,7 +370,6 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
     }
     starpu_task_wait_for_all();
     spike_free(&s);
-    starsolve_request_destroy(s.req);
     if (iters)
         *iters = worst;
     if (usable != 0 && !ss_ctx.spike_fallback)

@@ -3,7 +3,7 @@
  * Band matrices with kl, ku in {1, 2, 32, 100} (and kl != ku, kl or ku zero), degree of diagonal
  * dominance d in {0.1, 1, 10, 100} (diagonal = d times the sum of the row's other entries), each
  * with the automatic partitions and with a psize that makes several partitions whose sizes do not
- * divide n, one and several right-hand sides, mixed precision on and off (d, z): the scaled
+ * divide n (and, for K = 1, 2, 32 at d = 1, 10, 100, hundreds of partitions: several per chunk), one and several right-hand sides, mixed precision on and off (d, z): the scaled
  * residual ||b - Ax||_1/(||A|| ||x|| n eps) must be at most 30 and, in double precisions, the
  * relative residual ||b - Ax||_inf / ||b||_inf at most 1e-10. d = 0.1 must be detected as not
  * dominant (iters = -2: solved by gbsv); d >= 1 must be solved by SPIKE itself in double
@@ -72,9 +72,22 @@ static void spike_no_fallback(void)
         starsolve_zgbsv_spike(n, k, k, 1, AB, ldab, X, n, &iters);
         check_zgbsolve(n, k, k, 1, AB, ldab, X, n, B, n, &relative[t]);
     }
+    /* the same, d = 100, with 59 partitions of 17 rows: the chunks' inner interfaces are solved
+     * by the tip-solve task and the truncated solution alone must stay as close (a wrong inner
+     * reduced system would leave an O(1) error there, which BiCGStab could otherwise hide) */
+    double many;
+    starsolve_set_spike_psize(17);
+    gen_zband(n, k, k, 100, AB, ldab, 5);
+    memcpy(X, B, (size_t)n * sizeof *X);
+    starsolve_zgbsv_spike(n, k, k, 1, AB, ldab, X, n, &iters);
+    check_zgbsolve(n, k, k, 1, AB, ldab, X, n, B, n, &many);
+    starsolve_set_spike_psize(100);
     starsolve_set_spike_maxit(100);
     /* in single precision both sit at the precision's own floor (about 3e-7): only the bound */
     int single = sizeof(double) == sizeof(float);
+    TEST_CHECK(many < 1e-4 && (single || many < 1e-10),
+               "zgbsv_spike truncated SPIKE alone (maxit 0, 59 partitions, d=100): ||b-Ax||/||b|| %.3g (want below 1e-4 "
+               "and, in double, 1e-10)", many);
     TEST_CHECK((single || relative[1] < 1e-3 * relative[0]) && relative[1] < 1e-4,
                "zgbsv_spike truncated SPIKE alone (maxit 0, 10 partitions): ||b-Ax||/||b|| %.3g at d=1, %.3g at d=100 "
                "(want d=100 below 1e-4 and, in double, 1000x below d=1)", relative[0], relative[1]);
@@ -103,6 +116,18 @@ int test_zspike(void)
             spike_case(n, bands[b], bands[b], dominance[d], d % 2 ? 3 : 1, 0, 1);
             spike_case(n, bands[b], bands[b], dominance[d], d % 2 ? 1 : 2, psize, 1);
         }
+    /* many partitions, so that every chunk (as many chunks as workers) holds several and the
+     * factor, tip solve and retrieval tasks loop over partitions and solve inner interfaces:
+     * K = 1, 2 at partitions of 4K + 1 rows (hundreds), K = 32 of 2K + 7 (about 40); n not a
+     * multiple of the size; mixed precision on and off */
+    static const int many_k[] = { 1, 2, 32 };
+    static const double many_d[] = { 1, 10, 100 };
+    for (int b = 0; b < 3; b++)
+        for (int d = 0; d < 3; d++) {
+            int k = many_k[b], n = k < 32 ? 1201 : 2903, psize = k < 32 ? 4 * k + 1 : 2 * k + 7;
+            spike_case(n, k, k, many_d[d], d == 1 ? 1 : 3, psize, d != 2);
+        }
+    spike_case(2903, 32, 20, 10, 2, 71, 1);    /* kl != ku, many partitions */
     spike_case(2003, 32, 32, 10, 2, 300, 0);   /* the preconditioner in working precision */
     spike_case(997, 3, 7, 10, 2, 100, 1);       /* kl != ku */
     spike_case(997, 7, 3, 1, 1, 100, 1);
