@@ -528,13 +528,16 @@ static unsigned small_blocks(int count, int nc)
     return (unsigned)((count + mpb - 1) / mpb);
 }
 
-template <typename T, int NC>
-static void getrf_small_nc(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
-                           int count, cudaStream_t stream)
+// launch(small_width<NC>()) with the segment width m x n needs: one switch for every small kernel
+template <int NC> struct small_width { enum { value = NC }; };
+template <typename F>
+static void small_dispatch(int m, int n, F launch)
 {
-    getrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, ipiv, sP,
-                                                                                 info, count);
-    check_launch("batched getrf small kernel launch");
+    switch (small_nc(m, n)) {
+    case 8: launch(small_width<8>()); break;
+    case 16: launch(small_width<16>()); break;
+    default: launch(small_width<32>()); break;
+    }
 }
 
 template <typename T>
@@ -545,24 +548,12 @@ static void getrf_small_launch(int m, int n, void *A, int lda, long long sA, int
         return;
     if (!ss_cuda_batch_small_fits(OP_GETRF, m, n))
         ss_cuda_fail("batched getrf small kernel: shape too large", m > n ? m : n, __FILE__, __LINE__);
-    switch (small_nc(m, n)) {
-    case 8: getrf_small_nc<T, 8>(m, n, A, lda, sA, ipiv, sP, info, count, stream); break;
-    case 16: getrf_small_nc<T, 16>(m, n, A, lda, sA, ipiv, sP, info, count, stream); break;
-    default: getrf_small_nc<T, 32>(m, n, A, lda, sA, ipiv, sP, info, count, stream); break;
-    }
-}
-
-template <typename T, int NC>
-static void potrf_small_nc(int n, int upper, void *A, int lda, long long sA, int *info, int count,
-                           cudaStream_t stream)
-{
-    if (upper)
-        potrf_small<T, NC, true><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(n, (T *)A, lda, sA,
-                                                                                           info, count);
-    else
-        potrf_small<T, NC, false><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(n, (T *)A, lda, sA,
-                                                                                            info, count);
-    check_launch("batched potrf small kernel launch");
+    small_dispatch(m, n, [&](auto w) {
+        constexpr int NC = decltype(w)::value;
+        getrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, ipiv,
+                                                                                     sP, info, count);
+    });
+    check_launch("batched getrf small kernel launch");
 }
 
 template <typename T>
@@ -573,20 +564,16 @@ static void potrf_small_launch(int n, int upper, void *A, int lda, long long sA,
         return;
     if (!ss_cuda_batch_small_fits(OP_POTRF, n, n))
         ss_cuda_fail("batched potrf small kernel: order too large", n, __FILE__, __LINE__);
-    switch (small_nc(n, n)) {
-    case 8: potrf_small_nc<T, 8>(n, upper, A, lda, sA, info, count, stream); break;
-    case 16: potrf_small_nc<T, 16>(n, upper, A, lda, sA, info, count, stream); break;
-    default: potrf_small_nc<T, 32>(n, upper, A, lda, sA, info, count, stream); break;
-    }
-}
-
-template <typename T, int NC>
-static void geqrf_small_nc(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info,
-                           int count, cudaStream_t stream)
-{
-    geqrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, (T *)tau,
-                                                                                 sT, info, count);
-    check_launch("batched geqrf small kernel launch");
+    small_dispatch(n, n, [&](auto w) {
+        constexpr int NC = decltype(w)::value;
+        if (upper)
+            potrf_small<T, NC, true><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(n, (T *)A, lda, sA,
+                                                                                               info, count);
+        else
+            potrf_small<T, NC, false><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(n, (T *)A, lda, sA,
+                                                                                                info, count);
+    });
+    check_launch("batched potrf small kernel launch");
 }
 
 template <typename T>
@@ -597,131 +584,53 @@ static void geqrf_small_launch(int m, int n, void *A, int lda, long long sA, voi
         return;
     if (!ss_cuda_batch_small_fits(OP_GEQRF, m, n))
         ss_cuda_fail("batched geqrf small kernel: shape too large", m > n ? m : n, __FILE__, __LINE__);
-    switch (small_nc(m, n)) {
-    case 8: geqrf_small_nc<T, 8>(m, n, A, lda, sA, tau, sT, info, count, stream); break;
-    case 16: geqrf_small_nc<T, 16>(m, n, A, lda, sA, tau, sT, info, count, stream); break;
-    default: geqrf_small_nc<T, 32>(m, n, A, lda, sA, tau, sT, info, count, stream); break;
-    }
+    small_dispatch(m, n, [&](auto w) {
+        constexpr int NC = decltype(w)::value;
+        geqrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, (T *)tau,
+                                                                                     sT, info, count);
+    });
+    check_launch("batched geqrf small kernel launch");
 }
 
-// One entry point per precision and op, as the codelets name them (written out: a grep finds them).
-extern "C" void ss_cuda_sbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
-{
-    getrf_panel_launch<float>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
-}
-extern "C" void ss_cuda_sbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
-                                         const void *D, int *info, int count, cudaStream_t stream)
-{
-    potrf_panel_launch<float>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
-}
-extern "C" void ss_cuda_sbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
-                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
-{
-    geqrf_panel_launch<float>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
-}
-extern "C" void ss_cuda_dbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
-{
-    getrf_panel_launch<double>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
-}
-extern "C" void ss_cuda_dbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
-                                         const void *D, int *info, int count, cudaStream_t stream)
-{
-    potrf_panel_launch<double>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
-}
-extern "C" void ss_cuda_dbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
-                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
-{
-    geqrf_panel_launch<double>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
-}
-extern "C" void ss_cuda_cbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
-{
-    getrf_panel_launch<float2>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
-}
-extern "C" void ss_cuda_cbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
-                                         const void *D, int *info, int count, cudaStream_t stream)
-{
-    potrf_panel_launch<float2>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
-}
-extern "C" void ss_cuda_cbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
-                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
-{
-    geqrf_panel_launch<float2>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
-}
-extern "C" void ss_cuda_zbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
-{
-    getrf_panel_launch<double2>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
-}
-extern "C" void ss_cuda_zbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
-                                         const void *D, int *info, int count, cudaStream_t stream)
-{
-    potrf_panel_launch<double2>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
-}
-extern "C" void ss_cuda_zbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
-                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
-{
-    geqrf_panel_launch<double2>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
-}
-extern "C" void ss_cuda_sbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP,
-                                         int *info, int count, cudaStream_t stream)
-{
-    getrf_small_launch<float>(m, n, A, lda, sA, ipiv, sP, info, count, stream);
-}
-extern "C" void ss_cuda_sbatch_potrf_small(int n, int upper, void *A, int lda, long long sA, int *info, int count,
-                                         cudaStream_t stream)
-{
-    potrf_small_launch<float>(n, upper, A, lda, sA, info, count, stream);
-}
-extern "C" void ss_cuda_sbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, void *tau, long long sT,
-                                         int *info, int count, cudaStream_t stream)
-{
-    geqrf_small_launch<float>(m, n, A, lda, sA, tau, sT, info, count, stream);
-}
-extern "C" void ss_cuda_dbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP,
-                                         int *info, int count, cudaStream_t stream)
-{
-    getrf_small_launch<double>(m, n, A, lda, sA, ipiv, sP, info, count, stream);
-}
-extern "C" void ss_cuda_dbatch_potrf_small(int n, int upper, void *A, int lda, long long sA, int *info, int count,
-                                         cudaStream_t stream)
-{
-    potrf_small_launch<double>(n, upper, A, lda, sA, info, count, stream);
-}
-extern "C" void ss_cuda_dbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, void *tau, long long sT,
-                                         int *info, int count, cudaStream_t stream)
-{
-    geqrf_small_launch<double>(m, n, A, lda, sA, tau, sT, info, count, stream);
-}
-extern "C" void ss_cuda_cbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP,
-                                         int *info, int count, cudaStream_t stream)
-{
-    getrf_small_launch<float2>(m, n, A, lda, sA, ipiv, sP, info, count, stream);
-}
-extern "C" void ss_cuda_cbatch_potrf_small(int n, int upper, void *A, int lda, long long sA, int *info, int count,
-                                         cudaStream_t stream)
-{
-    potrf_small_launch<float2>(n, upper, A, lda, sA, info, count, stream);
-}
-extern "C" void ss_cuda_cbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, void *tau, long long sT,
-                                         int *info, int count, cudaStream_t stream)
-{
-    geqrf_small_launch<float2>(m, n, A, lda, sA, tau, sT, info, count, stream);
-}
-extern "C" void ss_cuda_zbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP,
-                                         int *info, int count, cudaStream_t stream)
-{
-    getrf_small_launch<double2>(m, n, A, lda, sA, ipiv, sP, info, count, stream);
-}
-extern "C" void ss_cuda_zbatch_potrf_small(int n, int upper, void *A, int lda, long long sA, int *info, int count,
-                                         cudaStream_t stream)
-{
-    potrf_small_launch<double2>(n, upper, A, lda, sA, info, count, stream);
-}
-extern "C" void ss_cuda_zbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, void *tau, long long sT,
-                                         int *info, int count, cudaStream_t stream)
-{
-    geqrf_small_launch<double2>(m, n, A, lda, sA, tau, sT, info, count, stream);
-}
+// The entry points of one precision, as the codelets name them: one body for the four
+// precisions, each name written out where the precision's set is made (a grep finds them).
+#define SS_BATCH_ENTRY_POINTS(T, GETRF_PANEL, POTRF_PANEL, GEQRF_PANEL, GETRF_SMALL, POTRF_SMALL, GEQRF_SMALL)     \
+    extern "C" void GETRF_PANEL(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,            \
+                                long long sP, int *info, void *Linv, int count, cudaStream_t stream)                \
+    {                                                                                                               \
+        getrf_panel_launch<T>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);                       \
+    }                                                                                                               \
+    extern "C" void POTRF_PANEL(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,    \
+                                int *info, int count, cudaStream_t stream)                                          \
+    {                                                                                                               \
+        potrf_panel_launch<T>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);                                \
+    }                                                                                                               \
+    extern "C" void GEQRF_PANEL(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,      \
+                                void *V, void *Tm, int count, cudaStream_t stream)                                  \
+    {                                                                                                               \
+        geqrf_panel_launch<T>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);                                \
+    }                                                                                                               \
+    extern "C" void GETRF_SMALL(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,    \
+                                int count, cudaStream_t stream)                                                     \
+    {                                                                                                               \
+        getrf_small_launch<T>(m, n, A, lda, sA, ipiv, sP, info, count, stream);                                     \
+    }                                                                                                               \
+    extern "C" void POTRF_SMALL(int n, int upper, void *A, int lda, long long sA, int *info, int count,             \
+                                cudaStream_t stream)                                                                \
+    {                                                                                                               \
+        potrf_small_launch<T>(n, upper, A, lda, sA, info, count, stream);                                           \
+    }                                                                                                               \
+    extern "C" void GEQRF_SMALL(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info,    \
+                                int count, cudaStream_t stream)                                                     \
+    {                                                                                                               \
+        geqrf_small_launch<T>(m, n, A, lda, sA, tau, sT, info, count, stream);                                      \
+    }
+
+SS_BATCH_ENTRY_POINTS(float, ss_cuda_sbatch_getrf_panel, ss_cuda_sbatch_potrf_panel, ss_cuda_sbatch_geqrf_panel,
+                      ss_cuda_sbatch_getrf_small, ss_cuda_sbatch_potrf_small, ss_cuda_sbatch_geqrf_small)
+SS_BATCH_ENTRY_POINTS(double, ss_cuda_dbatch_getrf_panel, ss_cuda_dbatch_potrf_panel, ss_cuda_dbatch_geqrf_panel,
+                      ss_cuda_dbatch_getrf_small, ss_cuda_dbatch_potrf_small, ss_cuda_dbatch_geqrf_small)
+SS_BATCH_ENTRY_POINTS(float2, ss_cuda_cbatch_getrf_panel, ss_cuda_cbatch_potrf_panel, ss_cuda_cbatch_geqrf_panel,
+                      ss_cuda_cbatch_getrf_small, ss_cuda_cbatch_potrf_small, ss_cuda_cbatch_geqrf_small)
+SS_BATCH_ENTRY_POINTS(double2, ss_cuda_zbatch_getrf_panel, ss_cuda_zbatch_potrf_panel, ss_cuda_zbatch_geqrf_panel,
+                      ss_cuda_zbatch_getrf_small, ss_cuda_zbatch_potrf_small, ss_cuda_zbatch_geqrf_small)

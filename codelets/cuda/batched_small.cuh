@@ -226,10 +226,11 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) geqrf_small(int m, int n, 
             break;
         T *b = bc[seg][c & 1];
         if (lane == c) {   // larfg on a(c:)
-            R ssq = 0;
+            R part[4] = { 0, 0, 0, 0 };   // four chains: the other lanes wait for this one
 #pragma unroll
             for (int r = c + 1; r < NC; r++)
-                ssq += re(a[r]) * re(a[r]) + im(a[r]) * im(a[r]);
+                part[r % 4] += re(a[r]) * re(a[r]) + im(a[r]) * im(a[r]);
+            R ssq = (part[0] + part[1]) + (part[2] + part[3]);
             R xnorm = sqrt(ssq);
             if (ssq > 0 && !(ssq >= small_lim<R>::lo() && ssq <= small_lim<R>::hi())) {   // scaled
                 R big = 0, s2 = 0;
