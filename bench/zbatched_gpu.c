@@ -3,17 +3,17 @@
  * matrices already in GPU memory, outside StarPU, so that every chunk runs on
  * the GPU and the times compare with the vendor's measured the same way
  * (BASELINES.md).
- *   test:  sizes 1..32 (the small-size kernels) and 33, 100, 512, rectangular
+ *   test:  sizes 1..32 and a few to 64 (the small-size kernels; z to 32) and 65, 100, 512, rectangular
  *          shapes small and large, padded strided batches with one singular
  *          (getrf), not positive definite (potrf L and U) or zero-subcolumn (geqrf)
  *          member; each member's backward error <= 30, LAPACK's info, the padding
  *          and (potrf) the other triangle untouched; the automatic choice (small
- *          kernels up to 32) and a forced panel width of 8 (the panel kernels and
+ *          kernels up to 64) and a forced panel width of 8 (the panel kernels and
  *          GEMMs at small sizes too; sizes 1, 7, 32 and the large ones).
  *   bench: ours against cuBLAS getrfBatched / cuSOLVER potrfBatched (lower) /
  *          cuBLAS geqrfBatched on the same matrices, best of niter each,
  *          factorization alone (no host copies), a sample of our results checked;
- *          where the small-size kernels apply (nb 0, m <= 32), also our panel
+ *          where the small-size kernels apply (nb 0, m <= 64, z 32), also our panel
  *          kernel on the whole matrix (nb = m, the path before them): "panel s". */
 #include <complex.h>
 #include <stdarg.h>
@@ -196,12 +196,13 @@ int test_zbatched_gpu(void)
     CUDA_OK(cudaStreamCreate(&s));
     STATUS_OK(cublasSetStream(h, s));
     failures = 0;
-    /* 1..32: the small-size kernels with nb 0 (segments of 8, 16, 32 lanes); forced width 8: a few */
+    /* 1..64: the small-size kernels with nb 0 (segments of 8, 16, 32 lanes, 64 = two warps; z up to 32);
+     * forced width 8: a few */
     static const int sizes[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
-                                 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 100, 512 };
+                                 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 40, 47, 55, 63, 64, 65, 100, 512 };
     static const int shapes[][2] = { { 2, 1 }, { 1, 2 }, { 32, 5 }, { 5, 32 }, { 17, 9 }, { 9, 17 }, { 32, 31 },
-                                     { 31, 32 }, { 16, 8 }, { 8, 16 }, { 40, 25 }, { 25, 40 }, { 60, 20 },
-                                     { 20, 60 }, { 300, 70 }, { 70, 300 } };
+                                     { 31, 32 }, { 16, 8 }, { 8, 16 }, { 64, 33 }, { 33, 64 }, { 64, 63 },
+                                     { 40, 25 }, { 25, 40 }, { 60, 20 }, { 20, 60 }, { 300, 70 }, { 70, 300 } };
     for (int forced = 0; forced <= 1; forced++) {
         int nb = forced ? 8 : 0;   /* 8: panels of 8 columns, the blocked path on small matrices too */
         for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
@@ -274,7 +275,7 @@ int run_zbatched_gpu(const char *op_name, int m, int mib, int niter, int nb)
     double ours = 0, vendor = 0, panel = 0;
     int info_sum = 0;
     /* nb 0 on a size the small-size kernels take: also the panel kernel on the whole matrix (nb = m) */
-    int sides = nb == 0 && ss_cuda_batch_small_fits(op, m, m) ? 3 : 2;
+    int sides = nb == 0 && ss_cuda_batch_small_fits(op, m, m, sizeof(starsolve_complex64_t)) ? 3 : 2;
     void *pwork = sides == 3 ? device(ss_zbatch_cuda_work_bytes(op, m, m, batch, m)) : NULL;
     for (int side = 0; side < sides; side++)      /* 0 ours, 1 the vendor's, 2 our panel kernel */
         for (int run = 0; run <= niter; run++) {  /* run 0: warm-up, not timed */

@@ -168,11 +168,12 @@ void ss_cuda_cbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long lo
 void ss_cuda_zbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
                                 void *V, void *Tm, int count, cudaStream_t stream);
 /* Small-size kernels of the batched factorizations (codelets/cuda/batched_small.cuh):
- * max(m, n) <= 32 (potrf: square), a segment of 8, 16 or 32 lanes of a warp per
- * matrix holding it in registers, several matrices per block; the whole
- * factorization in one launch, info written for every matrix (no memset needed).
- * ss_cuda_batch_small_fits: 1 when op's small kernel takes m x n. */
-int ss_cuda_batch_small_fits(int op, int m, int n);
+ * max(m, n) <= 32, or <= 64 for es <= 8 (s, d, c) (potrf: square), a segment of 8,
+ * 16 or 32 lanes of a warp (64: two warps) per matrix holding it in registers,
+ * several matrices per block; the whole factorization in one launch, info written
+ * for every matrix (no memset needed).
+ * ss_cuda_batch_small_fits: 1 when op's small kernel takes m x n of es-byte elements. */
+int ss_cuda_batch_small_fits(int op, int m, int n, size_t es);
 void ss_cuda_sbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
                                 int count, cudaStream_t stream);
 void ss_cuda_dbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,

@@ -12,7 +12,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cuda=${CUDA_HOME:-/usr/local/cuda}
 inc="-I$src/include -I$src/checks -I$build/gen/checks -I$cuda/include"
-g++ -O1 -std=c++14 -pthread -I$cuda/include -c "$src/bench/emu/small_emu.cc" -o "$out/small_emu.o"
+g++ -O1 -std=c++17 -pthread -I$cuda/include -c "$src/bench/emu/small_emu.cc" -o "$out/small_emu.o"
 main="$out/main.c"
 echo '#include <stdio.h>' > "$main"
 for p in s d c z; do echo "int test_${p}small_emu(void);" >> "$main"; done

@@ -32,6 +32,9 @@ struct emu_dim { unsigned x, y, z; };
 static thread_local emu_dim threadIdx, blockIdx;
 static emu_dim blockDim;
 
+static pthread_barrier_t emu_block_bar;
+static void __syncthreads() { pthread_barrier_wait(&emu_block_bar); }
+
 struct emu_warp {
     pthread_barrier_t bar;
     unsigned char buf[32][16];
@@ -96,6 +99,7 @@ static void emu_launch(unsigned grid, unsigned block, const std::function<void()
     for (unsigned b = 0; b < grid; b++) {
         for (auto &w : warps)
             pthread_barrier_init(&w.bar, nullptr, 32);
+        pthread_barrier_init(&emu_block_bar, nullptr, block);
         for (unsigned t = 0; t < block; t++) {
             args[t] = { t, b, &warps[t / 32], &body };
             if (pthread_create(&th[t], nullptr, emu_thread, &args[t]))
@@ -105,20 +109,23 @@ static void emu_launch(unsigned grid, unsigned block, const std::function<void()
             pthread_join(th[t], nullptr);
         for (auto &w : warps)
             pthread_barrier_destroy(&w.bar);
+        pthread_barrier_destroy(&emu_block_bar);
     }
 }
 
 enum { OP_GETRF = 0, OP_POTRF = 1, OP_GEQRF = 2 };
-extern "C" int ss_cuda_batch_small_fits(int op, int m, int n)
+extern "C" int ss_cuda_batch_small_fits(int op, int m, int n, size_t es)
 {
-    return m >= 1 && n >= 1 && m <= 32 && n <= 32 && (op != OP_POTRF || m == n);
+    int most = es <= 8 ? 64 : 32;
+    return m >= 1 && n >= 1 && m <= most && n <= most && (op != OP_POTRF || m == n);
 }
 static int small_nc(int m, int n)
 {
     int big = m > n ? m : n;
-    return big <= 8 ? 8 : big <= 16 ? 16 : 32;
+    return big <= 8 ? 8 : big <= 16 ? 16 : big <= 32 ? 32 : 64;
 }
-#define EMU_DISPATCH(NCV, launch_nc) switch (NCV) { case 8: launch_nc(8); break; case 16: launch_nc(16); break; default: launch_nc(32); }
+#define EMU_DISPATCH(NCV, launch_nc) switch (NCV) { case 8: launch_nc(8); break; case 16: launch_nc(16); break; \
+    case 32: launch_nc(32); break; default: if constexpr (sizeof(T) <= 8) { launch_nc(64); } else emu_fail("z at 64"); }
 
 template <typename T>
 static void getrf(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info, int count)

@@ -1,5 +1,5 @@
 /* The small-size batched kernels through their host emulation (bench/emu/small_emu.cc),
- * one precision (generic source, scripts/genprec.sh): every shape 1..32 square and a set of
+ * one precision (generic source, scripts/genprec.sh): every shape 1..64 square (z: 1..32) and a set of
  * rectangular ones, padded strided batches with a singular (getrf) / not positive definite
  * (potrf L and U) / zero-subcolumn (geqrf) member; each member's backward error <= 30,
  * LAPACK's info, the padding and the other triangle untouched, getrf's ipiv equal to
@@ -145,15 +145,19 @@ static void test_geqrf(int m, int n)
 int test_zsmall_emu(void)
 {
     static const int shapes[][2] = { { 2, 1 }, { 1, 2 }, { 32, 5 }, { 5, 32 }, { 17, 9 }, { 9, 17 }, { 32, 31 },
-                                     { 31, 32 }, { 8, 16 }, { 16, 8 }, { 20, 3 }, { 3, 20 } };
+                                     { 31, 32 }, { 8, 16 }, { 16, 8 }, { 20, 3 }, { 3, 20 },
+                                     { 64, 33 }, { 33, 64 }, { 64, 63 }, { 63, 64 }, { 50, 7 }, { 7, 50 } };
     failures = checks = 0;
-    for (int n = 1; n <= 32; n++) {
+    int most = sizeof(starsolve_complex64_t) <= 8 ? 64 : 32;   /* the small kernels' reach */
+    for (int n = 1; n <= most; n++) {
         test_getrf(n, n);
         test_potrf('L', n);
         test_potrf('U', n);
         test_geqrf(n, n);
     }
     for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
+        if (shapes[t][0] > most || shapes[t][1] > most)
+            continue;
         test_getrf(shapes[t][0], shapes[t][1]);
         test_geqrf(shapes[t][0], shapes[t][1]);
     }

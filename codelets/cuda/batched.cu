@@ -509,17 +509,19 @@ extern "C" void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int
     check_launch("batched copy kernel launch");
 }
 
-// ---- small sizes (batched_small.cuh): max(m, n) <= 32, potrf square
-extern "C" int ss_cuda_batch_small_fits(int op, int m, int n)
+// ---- small sizes (batched_small.cuh): max(m, n) <= 32, or 64 for elements of at most
+// 8 bytes (s, d, c; z at 64 would take 256 registers a lane and 66 KB of tile); potrf square
+extern "C" int ss_cuda_batch_small_fits(int op, int m, int n, size_t es)
 {
-    return m >= 1 && n >= 1 && m <= 32 && n <= 32 && (op != OP_POTRF || m == n);
+    int most = es <= 8 ? 64 : 32;
+    return m >= 1 && n >= 1 && m <= most && n <= most && (op != OP_POTRF || m == n);
 }
 
-// NC: the segment width (lanes per matrix), the smallest of 8, 16, 32 that holds every row and column
+// NC: the segment width (lanes per matrix), the smallest of 8, 16, 32, 64 that holds every row and column
 static int small_nc(int m, int n)
 {
     int big = m > n ? m : n;
-    return big <= 8 ? 8 : big <= 16 ? 16 : 32;
+    return big <= 8 ? 8 : big <= 16 ? 16 : big <= 32 ? 32 : 64;
 }
 
 static unsigned small_blocks(int count, int nc)
@@ -528,15 +530,20 @@ static unsigned small_blocks(int count, int nc)
     return (unsigned)((count + mpb - 1) / mpb);
 }
 
-// launch(small_width<NC>()) with the segment width m x n needs: one switch for every small kernel
+// launch(small_width<NC>()) with the segment width m x n needs: one switch for every small
+// kernel (NC 64 only instantiated for elements of at most 8 bytes: small_fits keeps z out)
 template <int NC> struct small_width { enum { value = NC }; };
-template <typename F>
+template <typename T, typename F>
 static void small_dispatch(int m, int n, F launch)
 {
     switch (small_nc(m, n)) {
     case 8: launch(small_width<8>()); break;
     case 16: launch(small_width<16>()); break;
-    default: launch(small_width<32>()); break;
+    case 32: launch(small_width<32>()); break;
+    default:
+        if constexpr (sizeof(T) <= 8)
+            launch(small_width<64>());
+        break;
     }
 }
 
@@ -546,9 +553,9 @@ static void getrf_small_launch(int m, int n, void *A, int lda, long long sA, int
 {
     if (count <= 0)
         return;
-    if (!ss_cuda_batch_small_fits(OP_GETRF, m, n))
+    if (!ss_cuda_batch_small_fits(OP_GETRF, m, n, sizeof(T)))
         ss_cuda_fail("batched getrf small kernel: shape too large", m > n ? m : n, __FILE__, __LINE__);
-    small_dispatch(m, n, [&](auto w) {
+    small_dispatch<T>(m, n, [&](auto w) {
         constexpr int NC = decltype(w)::value;
         getrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, ipiv,
                                                                                      sP, info, count);
@@ -562,9 +569,9 @@ static void potrf_small_launch(int n, int upper, void *A, int lda, long long sA,
 {
     if (count <= 0)
         return;
-    if (!ss_cuda_batch_small_fits(OP_POTRF, n, n))
+    if (!ss_cuda_batch_small_fits(OP_POTRF, n, n, sizeof(T)))
         ss_cuda_fail("batched potrf small kernel: order too large", n, __FILE__, __LINE__);
-    small_dispatch(n, n, [&](auto w) {
+    small_dispatch<T>(n, n, [&](auto w) {
         constexpr int NC = decltype(w)::value;
         if (upper)
             potrf_small<T, NC, true><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(n, (T *)A, lda, sA,
@@ -582,9 +589,9 @@ static void geqrf_small_launch(int m, int n, void *A, int lda, long long sA, voi
 {
     if (count <= 0)
         return;
-    if (!ss_cuda_batch_small_fits(OP_GEQRF, m, n))
+    if (!ss_cuda_batch_small_fits(OP_GEQRF, m, n, sizeof(T)))
         ss_cuda_fail("batched geqrf small kernel: shape too large", m > n ? m : n, __FILE__, __LINE__);
-    small_dispatch(m, n, [&](auto w) {
+    small_dispatch<T>(m, n, [&](auto w) {
         constexpr int NC = decltype(w)::value;
         geqrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, (T *)tau,
                                                                                      sT, info, count);

@@ -1,6 +1,7 @@
-// Small-size batched LU, Cholesky and QR: max(m, n) <= 32, the whole
-// factorization of a matrix in the registers of NC = 8, 16 or 32 lanes of one
-// warp (a "segment"), several matrices per thread block (Haidar et al.,
+// Small-size batched LU, Cholesky and QR: max(m, n) <= 32 (64 for s, d, c), the
+// whole factorization of a matrix in the registers of NC = 8, 16 or 32 lanes of
+// one warp (a "segment"), several matrices per thread block, or for NC = 64 of the
+// two warps of a 64-thread block, one matrix per block (Haidar et al.,
 // "Towards batched linear solvers on accelerated hardware platforms"; MAGMA's
 // small-size batched kernels). Included by batched.cu (launchers there); kept
 // apart so that a host emulation of warps can compile the same text.
@@ -19,7 +20,10 @@
 //     transpose). Lane c builds reflector c (LAPACK's larfg: norm scaled only when
 //     the plain sum of squares under- or overflows) and puts v and tau in shared
 //     memory; every lane q > c applies H^H to its own column.
-// No __syncthreads: segments never talk to each other. Loops over columns are
+// NC <= 32: no __syncthreads, segments never talk to each other (seg_sync is
+// __syncwarp); NC = 64: seg_sync is the block's barrier (two warps, one matrix),
+// once per column, and getrf's pivot search ends with the two warps' best rows
+// compared after that barrier. Loops over columns are
 // unrolled (register arrays need compile-time indices); rows and columns past
 // m, n hold zeros that the algorithms keep zero, and are never stored.
 #ifndef STARSOLVE_BATCHED_SMALL_CUH
@@ -28,7 +32,16 @@
 #include "batched_scalar.cuh"
 
 // matrices per block (threads per block = SMALL_MPB * NC: 64 or 128)
-#define SMALL_MPB(NC) ((NC) == 32 ? 2 : (NC) == 16 ? 8 : 16)
+#define SMALL_MPB(NC) ((NC) == 64 ? 1 : (NC) == 32 ? 2 : (NC) == 16 ? 8 : 16)
+
+// the lanes of one matrix wait for each other (and see each other's shared-memory writes)
+template <int NC> __device__ inline void seg_sync()
+{
+    if (NC > 32)
+        __syncthreads();
+    else
+        __syncwarp();
+}
 
 // shuffles within segments of width w (srcLane relative to the segment)
 __device__ inline int shfl_xor_w(int v, int off, int w) { return __shfl_xor_sync(0xffffffffu, v, off, w); }
@@ -54,7 +67,9 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) getrf_small(int m, int n, 
 {
     typedef typename real_of<T>::type R;
     enum { MPB = SMALL_MPB(NC) };
-    __shared__ T bc[MPB][2][NC];   // the pivot row, double buffered
+    __shared__ T bc[MPB][2][2][NC];   // the pivot row (NC 64: each warp's best), double buffered
+    __shared__ typename real_of<T>::type best_v[2][2];   // NC 64: each warp's best |pivot| and key
+    __shared__ int best_key[2][2];
     const int lane = threadIdx.x % NC, seg = threadIdx.x / NC, k = m < n ? m : n;
     const long long mat = (long long)blockIdx.x * MPB + seg;
     const bool live = mat < count;
@@ -75,14 +90,40 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) getrf_small(int m, int n, 
             v = x == x ? x : -1;
         }
         int key = pos * NC + lane;   // ties: the first position wins
+        const int W = NC > 32 ? 32 : NC;   // shuffles stay in a warp
 #pragma unroll
-        for (int off = NC / 2; off > 0; off >>= 1) {
-            R ov = shfl_xor_w(v, off, NC);
-            int okey = shfl_xor_w(key, off, NC);
+        for (int off = W / 2; off > 0; off >>= 1) {
+            R ov = shfl_xor_w(v, off, W);
+            int okey = shfl_xor_w(key, off, W);
             if (ov > v || (ov == v && okey < key)) {
                 v = ov;
                 key = okey;
             }
+        }
+        T *b;
+        if (NC > 32) {   // each warp's best row to shared memory, one barrier, the better of the two
+            const int half = (threadIdx.x / 32) & 1;
+            if (lane == key % NC) {
+                best_v[c & 1][half] = v;
+                best_key[c & 1][half] = key;
+#pragma unroll
+                for (int q = c; q < NC; q++)
+                    bc[0][c & 1][half][q] = a[q];
+            }
+            __syncthreads();
+            const R v0 = best_v[c & 1][0], v1 = best_v[c & 1][1];
+            const int k0 = best_key[c & 1][0], k1 = best_key[c & 1][1];
+            const bool second = v1 > v0 || (v1 == v0 && k1 < k0);
+            key = second ? k1 : k0;
+            b = bc[0][c & 1][second ? 1 : 0];
+        } else {
+            b = bc[seg][c & 1][0];
+            if (lane == key % NC) {
+#pragma unroll
+                for (int q = c; q < NC; q++)
+                    b[q] = a[q];
+            }
+            __syncwarp();
         }
         const int p = key / NC, w = key % NC;   // the pivot's position and lane
         if (lane == c)
@@ -91,13 +132,6 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) getrf_small(int m, int n, 
             pos = c;
         else if (pos == c)
             pos = p;
-        T *b = bc[seg][c & 1];
-        if (lane == w) {
-#pragma unroll
-            for (int q = c; q < NC; q++)
-                b[q] = a[q];
-        }
-        __syncwarp();
         const T d = b[c];
         const bool nonzero = !is_zero(d);
         if (!nonzero && info == 0)   // LAPACK goes on; the column below is zero anyway
@@ -143,7 +177,7 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) potrf_small(int n, T *Aall
         for (int q = 0; q < NC; q++)
             if (live && lane < n && q < n && q >= lane)
                 tile[q * LDT + lane] = A[lane + (size_t)q * lda];   // tile(r, q) = A(r, q)
-        __syncwarp();
+        seg_sync<NC>();
 #pragma unroll
         for (int q = 0; q < NC; q++)
             a[q] = live && lane < n && q < n && q <= lane ? conj_(tile[lane * LDT + q]) : make<T>(0, 0);
@@ -159,7 +193,7 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) potrf_small(int n, T *Aall
             break;
         T *b = bc[seg][c & 1];
         b[lane] = a[c];   // column c of the updated matrix
-        __syncwarp();
+        seg_sync<NC>();
         const R d = re(b[c]);   // LAPACK reads the real part of the diagonal
         if (info == 0 && !(d > 0))   // not positive, or NaN: leading minor c+1 fails, the matrix stops
             info = c + 1;
@@ -176,12 +210,12 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) potrf_small(int n, T *Aall
         }
     }
     if (UPPER) {
-        __syncwarp();   // every lane is done reading the tile
+        seg_sync<NC>();   // every lane is done reading the tile
 #pragma unroll
         for (int q = 0; q < NC; q++)
             if (q <= lane)
                 tile[lane * LDT + q] = conj_(a[q]);   // tile(q, r) = U(q, r) = conj(L(r, q))
-        __syncwarp();
+        seg_sync<NC>();
         if (live && lane < n) {
 #pragma unroll
             for (int q = 0; q < NC; q++)
@@ -214,7 +248,7 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) geqrf_small(int m, int n, 
 #pragma unroll
     for (int q = 0; q < NC; q++)   // lane r reads row r (coalesced): tile(r, q) = A(r, q)
         tile[q * LDT + lane] = live && lane < m && q < n ? A[lane + (size_t)q * lda] : make<T>(0, 0);
-    __syncwarp();
+    seg_sync<NC>();
     T a[NC];   // column `lane`
 #pragma unroll
     for (int r = 0; r < NC; r++)
@@ -264,7 +298,7 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) geqrf_small(int m, int n, 
             for (int r = c + 1; r < NC; r++)
                 b[r] = a[r];
         }
-        __syncwarp();
+        seg_sync<NC>();
         if (lane > c) {   // H^H = I - conj(tau) v v^H on column `lane`, v(c) = 1
             T s = a[c];
 #pragma unroll
@@ -277,11 +311,11 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) geqrf_small(int m, int n, 
                 a[r] = sub(a[r], mul(b[r], s));
         }
     }
-    __syncwarp();   // every lane is done with the tile
+    seg_sync<NC>();   // every lane is done with the tile
 #pragma unroll
     for (int r = 0; r < NC; r++)
         tile[lane * LDT + r] = a[r];
-    __syncwarp();
+    seg_sync<NC>();
     if (!live)
         return;
     if (lane < m) {
