@@ -6,7 +6,9 @@
  *       cuBLAS getrfBatched / cuSOLVER potrfBatched / cuBLAS geqrfBatched, best of
  *       niter timed runs each (after one untimed), factorization alone, no host copies
  *       (as BASELINES.md's vendor numbers); -nb: panel width (0: automatic).
- *       A table: op, m, batch, our seconds and TF/s, the vendor's, ratio = vendor time / ours. */
+ *       A table: op, m, batch, our seconds and TF/s, the vendor's, ratio = vendor time / ours,
+ *       then, where the small-size kernels ran (nb 0, m <= 64 in s, d, c, 32 in z), our panel kernel on the whole
+ *       matrix (the path before them, nb = m) and panel time / ours ("-" elsewhere). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +49,8 @@ int main(int argc, char **argv)
             continue;
         }
         printf("precision %c, about %d MiB of matrices, best of %d; ratio = vendor time / ours\n", *p, mib, niter);
-        printf("%-6s %5s %7s %10s %8s %10s %8s %7s\n", "op", "m", "batch", "ours s", "TF/s", "vendor s", "TF/s", "ratio");
+        printf("%-6s %5s %7s %10s %8s %10s %8s %7s %10s %8s\n", "op", "m", "batch", "ours s", "TF/s", "vendor s", "TF/s",
+               "ratio", "panel s", "vs panel");
         char *list = strdup(ops), *save = NULL;
         for (char *op = strtok_r(list, " ,", &save); op; op = strtok_r(NULL, " ,", &save)) {
             if (strcmp(op, "getrf") && strcmp(op, "potrf") && strcmp(op, "geqrf")) {

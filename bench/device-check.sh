@@ -17,9 +17,9 @@
 #           bench/trace-summary.sh on the second run (trace-OP.txt: per worker,
 #           per codelet in stream order, panel overlap, 50 ms timeline)
 #   batched our batched GPU kernels (issue 6): bench/batched_gpu -test in s, d, c, z (LU,
-#           Cholesky L/U, QR at 1..512 with singular / non-SPD members, automatic and
+#           Cholesky L/U, QR at 1..512 with singular / non-SPD members, small-size kernels and
 #           forced panel widths), then the table ours vs cuBLAS/cuSOLVER's batched routines,
-#           double, m = BATCHED_SIZES (default 16 32 64 128 256 512), about BATCHED_MIB
+#           double, m = BATCHED_SIZES (default 8 16 24 32 48 64 128 256 512), about BATCHED_MIB
 #           (1024) MiB of matrices in GPU memory, no host copies; then test_batched with a
 #           CUDA worker and starpu_batched -vendor -ngpus 1 at m = 64 and 256 (the library
 #           call, transfers included, ours vs the vendor's routines in the CUDA variant)
@@ -120,11 +120,11 @@ fi
 
 if wants batched; then
   stamp "batched: kernel tests (s d c z)"
-  timeout 150 batched_gpu -test > "$out/batched-test.log" 2>&1
+  timeout 300 batched_gpu -test > "$out/batched-test.log" 2>&1
   echo "batched_gpu -test rc=$? $(grep -c '^ok' "$out/batched-test.log") ok, $(grep -c '^FAIL' "$out/batched-test.log") FAIL"
   grep -E '^FAIL|failed$' "$out/batched-test.log" | head -20
   stamp "batched: ours vs the vendor's on the GPU, double, no copies"
-  timeout 200 batched_gpu -sizes "${BATCHED_SIZES:-16 32 64 128 256 512}" -mib "${BATCHED_MIB:-1024}" -niter 3 2>&1 |
+  timeout 300 batched_gpu -sizes "${BATCHED_SIZES:-8 16 24 32 48 64 128 256 512}" -mib "${BATCHED_MIB:-1024}" -niter 3 2>&1 |
     tee "$out/batched-gpu.log"
   stamp "batched: test_batched with one CUDA worker; starpu_batched -vendor -ngpus 1"
   STARSOLVE_TEST_GPUS=1 timeout 90 test_batched > "$out/test_batched-gpu.log" 2>&1

@@ -3,14 +3,18 @@
  * matrices already in GPU memory, outside StarPU, so that every chunk runs on
  * the GPU and the times compare with the vendor's measured the same way
  * (BASELINES.md).
- *   test:  sizes 1, 7, 32, 33, 100, 512 and rectangular shapes, padded strided
- *          batches with one singular (getrf) or not positive definite (potrf L
- *          and U) member; each member's backward error <= 30, LAPACK's info, the
- *          padding and (potrf) the other triangle untouched; the automatic panel
- *          width and a forced width of 8 (the blocked path at small sizes too).
+ *   test:  sizes 1..32 and a few to 64 (the small-size kernels; z to 32) and 65, 100, 512, rectangular
+ *          shapes small and large, padded strided batches with one singular
+ *          (getrf), not positive definite (potrf L and U) or zero-subcolumn (geqrf)
+ *          member; each member's backward error <= 30, LAPACK's info, the padding
+ *          and (potrf) the other triangle untouched; the automatic choice (small
+ *          kernels up to 64) and a forced panel width of 8 (the panel kernels and
+ *          GEMMs at small sizes too; sizes 1, 7, 32 and the large ones).
  *   bench: ours against cuBLAS getrfBatched / cuSOLVER potrfBatched (lower) /
  *          cuBLAS geqrfBatched on the same matrices, best of niter each,
- *          factorization alone (no host copies), a sample of our results checked. */
+ *          factorization alone (no host copies), a sample of our results checked;
+ *          where the small-size kernels apply (nb 0, m <= 64, z 32), also our panel
+ *          kernel on the whole matrix (nb = m, the path before them): "panel s". */
 #include <complex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,7 +75,7 @@ static int padding_kept(const starsolve_complex64_t *A0, const starsolve_complex
 
 static void test_getrf(cublasHandle_t h, cudaStream_t s, int m, int n, int nb)
 {
-    int batch = (m > n ? m : n) <= 33 ? 12 : (m > n ? m : n) <= 100 ? 6 : 3, lda = m + 1, k = m < n ? m : n;
+    int batch = (m > n ? m : n) <= 33 ? 13 : (m > n ? m : n) <= 100 ? 6 : 3, lda = m + 1, k = m < n ? m : n;
     int bad = batch / 2, zero_col = k / 2;
     long sA = (long)lda * n + 3, sP = k + 2;
     size_t abytes = (size_t)sA * batch * sizeof(starsolve_complex64_t);
@@ -107,7 +111,7 @@ static void test_getrf(cublasHandle_t h, cudaStream_t s, int m, int n, int nb)
 
 static void test_potrf(cublasHandle_t h, cudaStream_t s, char uplo, int n, int nb)
 {
-    int batch = n <= 33 ? 12 : n <= 100 ? 6 : 3, lda = n + 2, bad = batch - 1, j = n / 2;
+    int batch = n <= 33 ? 13 : n <= 100 ? 6 : 3, lda = n + 2, bad = batch - 1, j = n / 2;
     long sA = (long)lda * n + 1;
     size_t abytes = (size_t)sA * batch * sizeof(starsolve_complex64_t);
     starsolve_complex64_t *A0 = host(abytes), *A = host(abytes);
@@ -147,13 +151,15 @@ static void test_potrf(cublasHandle_t h, cudaStream_t s, char uplo, int n, int n
 
 static void test_geqrf(cublasHandle_t h, cudaStream_t s, int m, int n, int nb)
 {
-    int batch = (m > n ? m : n) <= 33 ? 12 : (m > n ? m : n) <= 100 ? 6 : 3, lda = m + 1, k = m < n ? m : n;
+    int batch = (m > n ? m : n) <= 33 ? 13 : (m > n ? m : n) <= 100 ? 6 : 3, lda = m + 1, k = m < n ? m : n;
     long sA = (long)lda * n + 2, sT = k + 1;
     size_t abytes = (size_t)sA * batch * sizeof(starsolve_complex64_t), tbytes = (size_t)sT * batch * sizeof(starsolve_complex64_t);
     starsolve_complex64_t *A0 = host(abytes), *A = host(abytes), *tau = host(tbytes), *Q = host((size_t)m * k * sizeof *Q);
     int *info = host((size_t)batch * sizeof *info);
     for (int b = 0; b < batch; b++)
         gen_zmatrix(m, n, A0 + b * sA, lda, 800 + b);
+    for (int i = 1; i < m; i++)   /* member 1: the first column zero below the diagonal (larfg's xnorm = 0) */
+        A0[1 * sA + i] = 0;
     cuDoubleComplex *dA = device(abytes), *dT = device(tbytes);
     int *dI = device((size_t)batch * sizeof *dI);
     void *work = device(ss_zbatch_cuda_work_bytes(SS_BATCH_GEQRF, m, n, batch, nb));
@@ -190,11 +196,18 @@ int test_zbatched_gpu(void)
     CUDA_OK(cudaStreamCreate(&s));
     STATUS_OK(cublasSetStream(h, s));
     failures = 0;
-    static const int sizes[] = { 1, 7, 32, 33, 100, 512 };
-    static const int shapes[][2] = { { 40, 25 }, { 25, 40 }, { 60, 20 }, { 20, 60 }, { 300, 70 }, { 70, 300 } };
+    /* 1..64: the small-size kernels with nb 0 (segments of 8, 16, 32 lanes, 64 = two warps; z up to 32);
+     * forced width 8: a few */
+    static const int sizes[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+                                 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 40, 47, 55, 63, 64, 65, 100, 512 };
+    static const int shapes[][2] = { { 2, 1 }, { 1, 2 }, { 32, 5 }, { 5, 32 }, { 17, 9 }, { 9, 17 }, { 32, 31 },
+                                     { 31, 32 }, { 16, 8 }, { 8, 16 }, { 64, 33 }, { 33, 64 }, { 64, 63 },
+                                     { 40, 25 }, { 25, 40 }, { 60, 20 }, { 20, 60 }, { 300, 70 }, { 70, 300 } };
     for (int forced = 0; forced <= 1; forced++) {
         int nb = forced ? 8 : 0;   /* 8: panels of 8 columns, the blocked path on small matrices too */
         for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+            if (forced && sizes[t] != 1 && sizes[t] != 7 && sizes[t] < 32)
+                continue;
             test_getrf(h, s, sizes[t], sizes[t], nb);
             test_potrf(h, s, 'L', sizes[t], nb);
             test_potrf(h, s, 'U', sizes[t], nb);
@@ -259,19 +272,24 @@ int run_zbatched_gpu(const char *op_name, int m, int mib, int niter, int nb)
     STATUS_OK(cusolverDnSetStream(sol, s));
     CUDA_OK(cudaEventCreate(&e0));
     CUDA_OK(cudaEventCreate(&e1));
-    double ours = 0, vendor = 0;
+    double ours = 0, vendor = 0, panel = 0;
     int info_sum = 0;
-    for (int side = 0; side < 2; side++)          /* 0 ours, 1 the vendor's */
+    /* nb 0 on a size the small-size kernels take: also the panel kernel on the whole matrix (nb = m) */
+    int sides = nb == 0 && ss_cuda_batch_small_fits(op, m, m, sizeof(starsolve_complex64_t)) ? 3 : 2;
+    void *pwork = sides == 3 ? device(ss_zbatch_cuda_work_bytes(op, m, m, batch, m)) : NULL;
+    for (int side = 0; side < sides; side++)      /* 0 ours, 1 the vendor's, 2 our panel kernel */
         for (int run = 0; run <= niter; run++) {  /* run 0: warm-up, not timed */
             CUDA_OK(cudaMemcpyAsync(dA, dA0, abytes, cudaMemcpyDeviceToDevice, s));
             CUDA_OK(cudaEventRecord(e0, s));
-            if (side == 0) {
+            if (side == 0 || side == 2) {
+                int snb = side == 2 ? m : nb;
+                void *swork = side == 2 ? pwork : work;
                 if (op == SS_BATCH_GETRF)
-                    ss_zbatch_getrf_cuda(h, s, m, m, dA, m, sA, dP, m, dI, batch, nb, work);
+                    ss_zbatch_getrf_cuda(h, s, m, m, dA, m, sA, dP, m, dI, batch, snb, swork);
                 else if (op == SS_BATCH_POTRF)
-                    ss_zbatch_potrf_cuda(h, s, 'L', m, dA, m, sA, dI, batch, nb, work);
+                    ss_zbatch_potrf_cuda(h, s, 'L', m, dA, m, sA, dI, batch, snb, swork);
                 else
-                    ss_zbatch_geqrf_cuda(h, s, m, m, dA, m, sA, dT, m, dI, batch, nb, work);
+                    ss_zbatch_geqrf_cuda(h, s, m, m, dA, m, sA, dT, m, dI, batch, snb, swork);
             } else {
                 int qinfo = 0;
                 if (op == SS_BATCH_GETRF)
@@ -289,6 +307,8 @@ int run_zbatched_gpu(const char *op_name, int m, int mib, int niter, int nb)
                 ours = run == 1 || t < ours ? t : ours;
             if (run > 0 && side == 1)
                 vendor = run == 1 || t < vendor ? t : vendor;
+            if (run > 0 && side == 2)
+                panel = run == 1 || t < panel ? t : panel;
             if (side == 0 && run == niter) {   /* check our last run on the distinct matrices */
                 int *info = host((size_t)distinct * sizeof *info), *ipiv = host((size_t)m * distinct * sizeof *ipiv);
                 starsolve_complex64_t *tau = host((size_t)m * distinct * sizeof *tau), *Q = host((size_t)sA * sizeof *Q);
@@ -321,11 +341,15 @@ int run_zbatched_gpu(const char *op_name, int m, int mib, int niter, int nb)
         }
     struct ss_batch_args fa = { .op = op, .m = m, .n = m };
     double flops = ss_batch_flops(&fa) * SS_FLOP_SCALE * batch;
-    printf("%-6s %5d %7d %10.4f %8.3f %10.4f %8.3f %7.2f\n", op_name, m, batch, ours, flops / ours * 1e-12, vendor,
+    printf("%-6s %5d %7d %10.4f %8.3f %10.4f %8.3f %7.2f", op_name, m, batch, ours, flops / ours * 1e-12, vendor,
            flops / vendor * 1e-12, vendor / ours);
+    if (sides == 3)
+        printf(" %10.4f %8.2f\n", panel, panel / ours);
+    else
+        printf(" %10s %8s\n", "-", "-");
     fflush(stdout);
     cublasDestroy(h); cusolverDnDestroy(sol); cudaStreamDestroy(s); cudaEventDestroy(e0); cudaEventDestroy(e1);
-    cudaFree(dA0); cudaFree(dA); cudaFree(dT); cudaFree(dP); cudaFree(dI); cudaFree(work); cudaFree(dptrs); cudaFree(dtptrs);
+    cudaFree(dA0); cudaFree(dA); cudaFree(dT); cudaFree(dP); cudaFree(dI); cudaFree(work); cudaFree(pwork); cudaFree(dptrs); cudaFree(dtptrs);
     free(A0); free(A); free(ptrs); free(tptrs);
     return failures;
 }

@@ -167,6 +167,37 @@ void ss_cuda_cbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long lo
                                 void *V, void *Tm, int count, cudaStream_t stream);
 void ss_cuda_zbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
                                 void *V, void *Tm, int count, cudaStream_t stream);
+/* Small-size kernels of the batched factorizations (codelets/cuda/batched_small.cuh):
+ * max(m, n) <= 32, or <= 64 for es <= 8 (s, d, c) (potrf: square), a segment of 8,
+ * 16 or 32 lanes of a warp (64: two warps) per matrix holding it in registers,
+ * several matrices per block; the whole factorization in one launch, info written
+ * for every matrix (no memset needed).
+ * ss_cuda_batch_small_fits: 1 when op's small kernel takes m x n of es-byte elements. */
+int ss_cuda_batch_small_fits(int op, int m, int n, size_t es);
+void ss_cuda_sbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
+                                int count, cudaStream_t stream);
+void ss_cuda_dbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
+                                int count, cudaStream_t stream);
+void ss_cuda_cbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
+                                int count, cudaStream_t stream);
+void ss_cuda_zbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
+                                int count, cudaStream_t stream);
+void ss_cuda_sbatch_potrf_small(int n, int upper, void *A, int lda, long long sA, int *info, int count,
+                                cudaStream_t stream);
+void ss_cuda_dbatch_potrf_small(int n, int upper, void *A, int lda, long long sA, int *info, int count,
+                                cudaStream_t stream);
+void ss_cuda_cbatch_potrf_small(int n, int upper, void *A, int lda, long long sA, int *info, int count,
+                                cudaStream_t stream);
+void ss_cuda_zbatch_potrf_small(int n, int upper, void *A, int lda, long long sA, int *info, int count,
+                                cudaStream_t stream);
+void ss_cuda_sbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info,
+                                int count, cudaStream_t stream);
+void ss_cuda_dbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info,
+                                int count, cudaStream_t stream);
+void ss_cuda_cbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info,
+                                int count, cudaStream_t stream);
+void ss_cuda_zbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info,
+                                int count, cudaStream_t stream);
 /* The panel width for op (SS_BATCH_GETRF, _POTRF, _GEQRF) on m x n matrices of es-byte
  * elements: `asked` (at most 64) if > 0 and its panel fits, else min(m, n) when the whole matrix fits
  * in 64 KB of shared memory, else the widest of 32, 16, 8, 4 columns whose m-row panel

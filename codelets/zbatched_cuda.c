@@ -12,7 +12,15 @@
  *          then the panel kernel (diagonal block minus D, factored, and L21);
  *   geqrf: panel (reflectors, tau, explicit V and T), then
  *          A2 -= V (T^H (V^H A2)) in three GEMMs.
- * info[k] is LAPACK's for matrix k: zeroed here, set by the panel kernels. */
+ * info[k] is LAPACK's for matrix k: zeroed here, set by the panel kernels.
+ * Small sizes (max(m, n) <= 32, 64 in s, d, c; potrf square): one launch of the small-size kernel
+ * (codelets/cuda/batched_small.cuh, a few lanes of a warp per matrix, registers)
+ * does everything, info included.
+ * nb (every entry point): 0 = automatic: the small-size kernel where it applies,
+ * else panel kernels of the automatic width; nb > 0 forces the panel kernels with
+ * panels of nb columns (nb >= min(m, n): the whole matrix as one panel, the path
+ * small sizes took before the small-size kernels), e.g. to compare both in one run
+ * (bench/batched_gpu prints that as the "panel" column). */
 #include "codelets.h"
 
 #ifdef STARSOLVE_USE_CUDA
@@ -46,6 +54,8 @@ static void *piece(void **cursor, size_t bytes)
 size_t ss_zbatch_cuda_work_bytes(int op, int m, int n, int count, int nb)
 {
     size_t es = sizeof(cuDoubleComplex), c = (size_t)count;
+    if (nb == 0 && ss_cuda_batch_small_fits(op, m, n, es))
+        return 0;   /* the small-size kernel needs no workspace */
     size_t jb = (size_t)ss_cuda_batch_panel_width(op, m, n, es, nb);
     if (jb >= (size_t)n)
         return 0;   /* one panel holds every column: no update, no workspace */
@@ -67,6 +77,10 @@ void ss_zbatch_getrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoub
 {
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
     int k = ss_min(m, n), jbmax = ss_cuda_batch_panel_width(SS_BATCH_GETRF, m, n, sizeof *A, nb);
+    if (nb == 0 && ss_cuda_batch_small_fits(SS_BATCH_GETRF, m, n, sizeof *A)) {
+        ss_cuda_zbatch_getrf_small(m, n, A, lda, sA, ipiv, sP, info, count, s);
+        return;
+    }
     STARPU_ASSERT_MSG(jbmax > 0, "batched getrf on the GPU: %d rows do not fit in shared memory", m);
     void *cursor = work;
     cuDoubleComplex *Linv = piece(&cursor, (size_t)count * jbmax * jbmax * sizeof *A);
@@ -92,6 +106,10 @@ void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cu
 {
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
     int jbmax = ss_cuda_batch_panel_width(SS_BATCH_POTRF, n, n, sizeof *A, nb), upper = uplo == 'U';
+    if (nb == 0 && ss_cuda_batch_small_fits(SS_BATCH_POTRF, n, n, sizeof *A)) {
+        ss_cuda_zbatch_potrf_small(n, upper, A, lda, sA, info, count, s);
+        return;
+    }
     STARPU_ASSERT_MSG(jbmax > 0, "batched potrf on the GPU: order %d does not fit in shared memory", n);
     cuDoubleComplex *D = work;
     SS_CUDA(cudaMemsetAsync(info, 0, (size_t)count * sizeof *info, s));
@@ -117,6 +135,10 @@ void ss_zbatch_geqrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoub
 {
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
     int k = ss_min(m, n), jbmax = ss_cuda_batch_panel_width(SS_BATCH_GEQRF, m, n, sizeof *A, nb);
+    if (nb == 0 && ss_cuda_batch_small_fits(SS_BATCH_GEQRF, m, n, sizeof *A)) {
+        ss_cuda_zbatch_geqrf_small(m, n, A, lda, sA, tau, sT, info, count, s);
+        return;
+    }
     STARPU_ASSERT_MSG(jbmax > 0, "batched geqrf on the GPU: %d rows do not fit in shared memory", m);
     void *cursor = work;
     cuDoubleComplex *V = piece(&cursor, (size_t)count * m * jbmax * sizeof *A);

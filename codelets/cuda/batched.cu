@@ -24,53 +24,8 @@
 
 extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
 
-// ---- scalar arithmetic for float, double, float2 and double2 (complex)
-template <typename T> struct real_of { typedef T type; };
-template <> struct real_of<float2> { typedef float type; };
-template <> struct real_of<double2> { typedef double type; };
-
-__device__ inline float re(float a) { return a; }
-__device__ inline double re(double a) { return a; }
-__device__ inline float re(float2 a) { return a.x; }
-__device__ inline double re(double2 a) { return a.x; }
-__device__ inline float im(float) { return 0; }
-__device__ inline double im(double) { return 0; }
-__device__ inline float im(float2 a) { return a.y; }
-__device__ inline double im(double2 a) { return a.y; }
-__device__ inline float conj_(float a) { return a; }
-__device__ inline double conj_(double a) { return a; }
-__device__ inline float2 conj_(float2 a) { return cuConjf(a); }
-__device__ inline double2 conj_(double2 a) { return cuConj(a); }
-__device__ inline float mul(float a, float b) { return a * b; }
-__device__ inline double mul(double a, double b) { return a * b; }
-__device__ inline float2 mul(float2 a, float2 b) { return cuCmulf(a, b); }
-__device__ inline double2 mul(double2 a, double2 b) { return cuCmul(a, b); }
-__device__ inline float sub(float a, float b) { return a - b; }
-__device__ inline double sub(double a, double b) { return a - b; }
-__device__ inline float2 sub(float2 a, float2 b) { return cuCsubf(a, b); }
-__device__ inline double2 sub(double2 a, double2 b) { return cuCsub(a, b); }
-__device__ inline float add(float a, float b) { return a + b; }
-__device__ inline double add(double a, double b) { return a + b; }
-__device__ inline float2 add(float2 a, float2 b) { return cuCaddf(a, b); }
-__device__ inline double2 add(double2 a, double2 b) { return cuCadd(a, b); }
-// complex division scaled against overflow (cuCdiv), as LAPACK's zladiv intends
-__device__ inline float div_(float a, float b) { return a / b; }
-__device__ inline double div_(double a, double b) { return a / b; }
-__device__ inline float2 div_(float2 a, float2 b) { return cuCdivf(a, b); }
-__device__ inline double2 div_(double2 a, double2 b) { return cuCdiv(a, b); }
-// a times a real
-__device__ inline float scale(float a, float s) { return a * s; }
-__device__ inline double scale(double a, double s) { return a * s; }
-__device__ inline float2 scale(float2 a, float s) { return make_float2(a.x * s, a.y * s); }
-__device__ inline double2 scale(double2 a, double s) { return make_double2(a.x * s, a.y * s); }
-template <typename T> __device__ inline T make(typename real_of<T>::type r, typename real_of<T>::type i);
-template <> __device__ inline float make<float>(float r, float) { return r; }
-template <> __device__ inline double make<double>(double r, double) { return r; }
-template <> __device__ inline float2 make<float2>(float r, float i) { return make_float2(r, i); }
-template <> __device__ inline double2 make<double2>(double r, double i) { return make_double2(r, i); }
-// LAPACK's cabs1: the pivot measure of izamax
-template <typename T> __device__ inline typename real_of<T>::type abs1(T a) { return fabs(re(a)) + fabs(im(a)); }
-template <typename T> __device__ inline bool is_zero(T a) { return re(a) == 0 && im(a) == 0; }
+#include "batched_scalar.cuh"
+#include "batched_small.cuh"
 
 // sum over a warp, every lane gets it
 __device__ inline float warp_sum(float v)
@@ -554,64 +509,135 @@ extern "C" void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int
     check_launch("batched copy kernel launch");
 }
 
-// One entry point per precision and op, as the codelets name them (written out: a grep finds them).
-extern "C" void ss_cuda_sbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
+// ---- small sizes (batched_small.cuh): max(m, n) <= 32, or 64 for elements of at most
+// 8 bytes (s, d, c; z at 64 would take 256 registers a lane and 66 KB of tile); potrf square
+extern "C" int ss_cuda_batch_small_fits(int op, int m, int n, size_t es)
 {
-    getrf_panel_launch<float>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
+    int most = es <= 8 ? 64 : 32;
+    return m >= 1 && n >= 1 && m <= most && n <= most && (op != OP_POTRF || m == n);
 }
-extern "C" void ss_cuda_sbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
-                                         const void *D, int *info, int count, cudaStream_t stream)
+
+// NC: the segment width (lanes per matrix), the smallest of 8, 16, 32, 64 that holds every row and column
+static int small_nc(int m, int n)
 {
-    potrf_panel_launch<float>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
+    int big = m > n ? m : n;
+    return big <= 8 ? 8 : big <= 16 ? 16 : big <= 32 ? 32 : 64;
 }
-extern "C" void ss_cuda_sbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
-                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
+
+static unsigned small_blocks(int count, int nc)
 {
-    geqrf_panel_launch<float>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
+    int mpb = SMALL_MPB(nc);
+    return (unsigned)((count + mpb - 1) / mpb);
 }
-extern "C" void ss_cuda_dbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
+
+// launch(small_width<NC>()) with the segment width m x n needs: one switch for every small
+// kernel (NC 64 only instantiated for elements of at most 8 bytes: small_fits keeps z out)
+template <int NC> struct small_width { enum { value = NC }; };
+template <typename T, typename F>
+static void small_dispatch(int m, int n, F launch)
 {
-    getrf_panel_launch<double>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
+    switch (small_nc(m, n)) {
+    case 8: launch(small_width<8>()); break;
+    case 16: launch(small_width<16>()); break;
+    case 32: launch(small_width<32>()); break;
+    default:
+        if constexpr (sizeof(T) <= 8)
+            launch(small_width<64>());
+        break;
+    }
 }
-extern "C" void ss_cuda_dbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
-                                         const void *D, int *info, int count, cudaStream_t stream)
+
+template <typename T>
+static void getrf_small_launch(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
+                               int count, cudaStream_t stream)
 {
-    potrf_panel_launch<double>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
+    if (count <= 0)
+        return;
+    if (!ss_cuda_batch_small_fits(OP_GETRF, m, n, sizeof(T)))
+        ss_cuda_fail("batched getrf small kernel: shape too large", m > n ? m : n, __FILE__, __LINE__);
+    small_dispatch<T>(m, n, [&](auto w) {
+        constexpr int NC = decltype(w)::value;
+        getrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, ipiv,
+                                                                                     sP, info, count);
+    });
+    check_launch("batched getrf small kernel launch");
 }
-extern "C" void ss_cuda_dbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
-                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
+
+template <typename T>
+static void potrf_small_launch(int n, int upper, void *A, int lda, long long sA, int *info, int count,
+                               cudaStream_t stream)
 {
-    geqrf_panel_launch<double>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
+    if (count <= 0)
+        return;
+    if (!ss_cuda_batch_small_fits(OP_POTRF, n, n, sizeof(T)))
+        ss_cuda_fail("batched potrf small kernel: order too large", n, __FILE__, __LINE__);
+    small_dispatch<T>(n, n, [&](auto w) {
+        constexpr int NC = decltype(w)::value;
+        if (upper)
+            potrf_small<T, NC, true><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(n, (T *)A, lda, sA,
+                                                                                               info, count);
+        else
+            potrf_small<T, NC, false><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(n, (T *)A, lda, sA,
+                                                                                                info, count);
+    });
+    check_launch("batched potrf small kernel launch");
 }
-extern "C" void ss_cuda_cbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
+
+template <typename T>
+static void geqrf_small_launch(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info,
+                               int count, cudaStream_t stream)
 {
-    getrf_panel_launch<float2>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
+    if (count <= 0)
+        return;
+    if (!ss_cuda_batch_small_fits(OP_GEQRF, m, n, sizeof(T)))
+        ss_cuda_fail("batched geqrf small kernel: shape too large", m > n ? m : n, __FILE__, __LINE__);
+    small_dispatch<T>(m, n, [&](auto w) {
+        constexpr int NC = decltype(w)::value;
+        geqrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, (T *)tau,
+                                                                                     sT, info, count);
+    });
+    check_launch("batched geqrf small kernel launch");
 }
-extern "C" void ss_cuda_cbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
-                                         const void *D, int *info, int count, cudaStream_t stream)
-{
-    potrf_panel_launch<float2>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
-}
-extern "C" void ss_cuda_cbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
-                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
-{
-    geqrf_panel_launch<float2>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
-}
-extern "C" void ss_cuda_zbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                         long long sP, int *info, void *Linv, int count, cudaStream_t stream)
-{
-    getrf_panel_launch<double2>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);
-}
-extern "C" void ss_cuda_zbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA,
-                                         const void *D, int *info, int count, cudaStream_t stream)
-{
-    potrf_panel_launch<double2>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);
-}
-extern "C" void ss_cuda_zbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau,
-                                         long long sT, void *V, void *Tm, int count, cudaStream_t stream)
-{
-    geqrf_panel_launch<double2>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);
-}
+
+// The entry points of one precision, as the codelets name them: one body for the four
+// precisions, each name written out where the precision's set is made (a grep finds them).
+#define SS_BATCH_ENTRY_POINTS(T, GETRF_PANEL, POTRF_PANEL, GEQRF_PANEL, GETRF_SMALL, POTRF_SMALL, GEQRF_SMALL)     \
+    extern "C" void GETRF_PANEL(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,            \
+                                long long sP, int *info, void *Linv, int count, cudaStream_t stream)                \
+    {                                                                                                               \
+        getrf_panel_launch<T>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);                       \
+    }                                                                                                               \
+    extern "C" void POTRF_PANEL(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,    \
+                                int *info, int count, cudaStream_t stream)                                          \
+    {                                                                                                               \
+        potrf_panel_launch<T>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);                                \
+    }                                                                                                               \
+    extern "C" void GEQRF_PANEL(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,      \
+                                void *V, void *Tm, int count, cudaStream_t stream)                                  \
+    {                                                                                                               \
+        geqrf_panel_launch<T>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);                                \
+    }                                                                                                               \
+    extern "C" void GETRF_SMALL(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,    \
+                                int count, cudaStream_t stream)                                                     \
+    {                                                                                                               \
+        getrf_small_launch<T>(m, n, A, lda, sA, ipiv, sP, info, count, stream);                                     \
+    }                                                                                                               \
+    extern "C" void POTRF_SMALL(int n, int upper, void *A, int lda, long long sA, int *info, int count,             \
+                                cudaStream_t stream)                                                                \
+    {                                                                                                               \
+        potrf_small_launch<T>(n, upper, A, lda, sA, info, count, stream);                                           \
+    }                                                                                                               \
+    extern "C" void GEQRF_SMALL(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info,    \
+                                int count, cudaStream_t stream)                                                     \
+    {                                                                                                               \
+        geqrf_small_launch<T>(m, n, A, lda, sA, tau, sT, info, count, stream);                                      \
+    }
+
+SS_BATCH_ENTRY_POINTS(float, ss_cuda_sbatch_getrf_panel, ss_cuda_sbatch_potrf_panel, ss_cuda_sbatch_geqrf_panel,
+                      ss_cuda_sbatch_getrf_small, ss_cuda_sbatch_potrf_small, ss_cuda_sbatch_geqrf_small)
+SS_BATCH_ENTRY_POINTS(double, ss_cuda_dbatch_getrf_panel, ss_cuda_dbatch_potrf_panel, ss_cuda_dbatch_geqrf_panel,
+                      ss_cuda_dbatch_getrf_small, ss_cuda_dbatch_potrf_small, ss_cuda_dbatch_geqrf_small)
+SS_BATCH_ENTRY_POINTS(float2, ss_cuda_cbatch_getrf_panel, ss_cuda_cbatch_potrf_panel, ss_cuda_cbatch_geqrf_panel,
+                      ss_cuda_cbatch_getrf_small, ss_cuda_cbatch_potrf_small, ss_cuda_cbatch_geqrf_small)
+SS_BATCH_ENTRY_POINTS(double2, ss_cuda_zbatch_getrf_panel, ss_cuda_zbatch_potrf_panel, ss_cuda_zbatch_geqrf_panel,
+                      ss_cuda_zbatch_getrf_small, ss_cuda_zbatch_potrf_small, ss_cuda_zbatch_geqrf_small)

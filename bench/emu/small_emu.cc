@@ -1,0 +1,166 @@
+// Host emulation of the small-size batched kernels (codelets/cuda/batched_small.cuh)
+// for a machine without a GPU: the kernels' own text, compiled by the host C++
+// compiler, each CUDA thread a pthread, each warp a barrier; __shfl_*_sync and
+// __syncwarp go through that barrier (a lane that skipped one deadlocks the
+// emulation: a check that every lane reaches every shuffle). Shared memory is the
+// kernels' static arrays (blocks run one after the other). Defines the
+// ss_cuda_?batch_*_small entry points on host memory (the stream is ignored), so
+// that bench/emu/zsmall_emu_test.c runs the same calls as bench/batched_gpu.
+// Not a GPU: memory ordering, real timing, registers and launch limits are not checked.
+#include <cuda_runtime_api.h>
+#include <cuComplex.h>
+#include <vector_functions.h>
+#include <cmath>
+#include <math.h>
+#include <cstring>
+#include <cstdio>
+#include <cstdlib>
+#include <pthread.h>
+#include <vector>
+#include <functional>
+
+#undef __global__
+#undef __device__
+#undef __shared__
+#undef __launch_bounds__
+#define __global__
+#define __device__
+#define __shared__ static
+#define __launch_bounds__(x)
+
+struct emu_dim { unsigned x, y, z; };
+static thread_local emu_dim threadIdx, blockIdx;
+static emu_dim blockDim;
+
+static pthread_barrier_t emu_block_bar;
+static void __syncthreads() { pthread_barrier_wait(&emu_block_bar); }
+
+struct emu_warp {
+    pthread_barrier_t bar;
+    unsigned char buf[32][16];
+};
+static thread_local emu_warp *my_warp;
+static thread_local int my_lane;
+
+static void __syncwarp(unsigned = 0xffffffffu) { pthread_barrier_wait(&my_warp->bar); }
+
+template <typename V> static V emu_exchange(V v, int src)
+{
+    __syncwarp();
+    memcpy(my_warp->buf[my_lane], &v, sizeof v);
+    __syncwarp();
+    V r;
+    memcpy(&r, my_warp->buf[src], sizeof r);
+    return r;
+}
+template <typename V> static V __shfl_xor_sync(unsigned, V v, int off, int w = 32)
+{
+    (void)w;   // off < w: the partner stays in the segment
+    return emu_exchange(v, my_lane ^ off);
+}
+template <typename V> static V __shfl_sync(unsigned, V v, int src, int w = 32)
+{
+    return emu_exchange(v, (my_lane & ~(w - 1)) + (src & (w - 1)));
+}
+
+#include "../../codelets/cuda/batched_small.cuh"
+
+static void emu_fail(const char *what)
+{
+    fprintf(stderr, "small_emu: %s\n", what);
+    exit(1);
+}
+
+struct emu_thread_arg {
+    unsigned tid, bid;
+    emu_warp *warp;
+    const std::function<void()> *body;
+};
+
+static void *emu_thread(void *p)
+{
+    emu_thread_arg *a = (emu_thread_arg *)p;
+    threadIdx = { a->tid, 0, 0 };
+    blockIdx = { a->bid, 0, 0 };
+    my_warp = a->warp;
+    my_lane = (int)(a->tid % 32);
+    (*a->body)();
+    return nullptr;
+}
+
+static void emu_launch(unsigned grid, unsigned block, const std::function<void()> &body)
+{
+    if (block % 32)
+        emu_fail("block not a multiple of 32");
+    blockDim = { block, 1, 1 };
+    std::vector<emu_warp> warps(block / 32);
+    std::vector<pthread_t> th(block);
+    std::vector<emu_thread_arg> args(block);
+    for (unsigned b = 0; b < grid; b++) {
+        for (auto &w : warps)
+            pthread_barrier_init(&w.bar, nullptr, 32);
+        pthread_barrier_init(&emu_block_bar, nullptr, block);
+        for (unsigned t = 0; t < block; t++) {
+            args[t] = { t, b, &warps[t / 32], &body };
+            if (pthread_create(&th[t], nullptr, emu_thread, &args[t]))
+                emu_fail("pthread_create");
+        }
+        for (unsigned t = 0; t < block; t++)
+            pthread_join(th[t], nullptr);
+        for (auto &w : warps)
+            pthread_barrier_destroy(&w.bar);
+        pthread_barrier_destroy(&emu_block_bar);
+    }
+}
+
+enum { OP_GETRF = 0, OP_POTRF = 1, OP_GEQRF = 2 };
+extern "C" int ss_cuda_batch_small_fits(int op, int m, int n, size_t es)
+{
+    int most = es <= 8 ? 64 : 32;
+    return m >= 1 && n >= 1 && m <= most && n <= most && (op != OP_POTRF || m == n);
+}
+static int small_nc(int m, int n)
+{
+    int big = m > n ? m : n;
+    return big <= 8 ? 8 : big <= 16 ? 16 : big <= 32 ? 32 : 64;
+}
+#define EMU_DISPATCH(NCV, launch_nc) switch (NCV) { case 8: launch_nc(8); break; case 16: launch_nc(16); break; \
+    case 32: launch_nc(32); break; default: if constexpr (sizeof(T) <= 8) { launch_nc(64); } else emu_fail("z at 64"); }
+
+template <typename T>
+static void getrf(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info, int count)
+{
+#define L(NC) emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] { \
+        getrf_small<T, NC>(m, n, (T *)A, lda, sA, ipiv, sP, info, count); })
+    EMU_DISPATCH(small_nc(m, n), L)
+#undef L
+}
+template <typename T>
+static void potrf(int n, int upper, void *A, int lda, long long sA, int *info, int count)
+{
+#define L(NC) emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] { \
+        if (upper) potrf_small<T, NC, true>(n, (T *)A, lda, sA, info, count); \
+        else potrf_small<T, NC, false>(n, (T *)A, lda, sA, info, count); })
+    EMU_DISPATCH(small_nc(n, n), L)
+#undef L
+}
+template <typename T>
+static void geqrf(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info, int count)
+{
+#define L(NC) emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] { \
+        geqrf_small<T, NC>(m, n, (T *)A, lda, sA, (T *)tau, sT, info, count); })
+    EMU_DISPATCH(small_nc(m, n), L)
+#undef L
+}
+
+#define ENTRIES(p, T) \
+extern "C" void ss_cuda_##p##batch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, \
+        long long sP, int *info, int count, cudaStream_t) { getrf<T>(m, n, A, lda, sA, ipiv, sP, info, count); } \
+extern "C" void ss_cuda_##p##batch_potrf_small(int n, int upper, void *A, int lda, long long sA, int *info, \
+        int count, cudaStream_t) { potrf<T>(n, upper, A, lda, sA, info, count); } \
+extern "C" void ss_cuda_##p##batch_geqrf_small(int m, int n, void *A, int lda, long long sA, void *tau, \
+        long long sT, int *info, int count, cudaStream_t) { geqrf<T>(m, n, A, lda, sA, tau, sT, info, count); }
+ENTRIES(s, float)
+ENTRIES(d, double)
+ENTRIES(c, float2)
+ENTRIES(z, double2)

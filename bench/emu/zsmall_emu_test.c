@@ -1,0 +1,166 @@
+/* The small-size batched kernels through their host emulation (bench/emu/small_emu.cc),
+ * one precision (generic source, scripts/genprec.sh): every shape 1..64 square (z: 1..32) and a set of
+ * rectangular ones, padded strided batches with a singular (getrf) / not positive definite
+ * (potrf L and U) / zero-subcolumn (geqrf) member; each member's backward error <= 30,
+ * LAPACK's info, the padding and the other triangle untouched, getrf's ipiv equal to
+ * LAPACK's (random matrices: no ties). Built and run by bench/emu/run.sh. */
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <lapacke.h>
+#include <cuda_runtime_api.h>
+#include "check.h"
+
+void ss_cuda_zbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
+                                int count, cudaStream_t stream);
+void ss_cuda_zbatch_potrf_small(int n, int upper, void *A, int lda, long long sA, int *info, int count,
+                                cudaStream_t stream);
+void ss_cuda_zbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info,
+                                int count, cudaStream_t stream);
+
+static int failures, checks;
+
+static void verdict(int ok, const char *what, int m, int n, double worst, const char *why)
+{
+    checks++;
+    if (!ok) {
+        failures++;
+        printf("FAIL %s m=%d n=%d: worst %.3g %s\n", what, m, n, worst, why);
+    }
+}
+
+static double worse(double w, double r) { return r > w || r != r ? r : w; }
+
+static int padding_kept(const starsolve_complex64_t *A0, const starsolve_complex64_t *A, int m, int n, int lda,
+                        long sA, int batch)
+{
+    for (long e = 0; e < sA * batch; e++) {
+        long inside = e % sA, col = inside / lda, row = inside % lda;
+        if ((col >= n || row >= m) && memcmp(&A0[e], &A[e], sizeof *A) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static void test_getrf(int m, int n)
+{
+    int batch = 5, lda = m + 1, k = m < n ? m : n, bad = 2, zc = k / 2;
+    long sA = (long)lda * n + 3, sP = k + 2;
+    starsolve_complex64_t *A0 = calloc(sA * batch, sizeof *A0), *A = calloc(sA * batch, sizeof *A);
+    starsolve_complex64_t *R = calloc((size_t)m * n, sizeof *R);
+    int *ipiv = calloc(sP * batch, sizeof *ipiv), *info = calloc(batch, sizeof *info), *rpiv = calloc(k, sizeof *rpiv);
+    for (int b = 0; b < batch; b++)
+        gen_zmatrix(m, n, A0 + b * sA, lda, 900 + b + 37 * m + n);
+    for (int i = 0; i < m; i++)
+        A0[bad * sA + i + (size_t)zc * lda] = 0;
+    memcpy(A, A0, sA * batch * sizeof *A);
+    ss_cuda_zbatch_getrf_small(m, n, A, lda, sA, ipiv, sP, info, batch, NULL);
+    double worst = 0;
+    int ok = info[bad] >= 1 && info[bad] <= zc + 1, piv_same = 1;
+    for (int b = 0; b < batch; b++) {
+        if (b == bad)
+            continue;
+        ok &= info[b] == 0;
+        worst = worse(worst, check_zgetrf(m, n, A0 + b * sA, lda, A + b * sA, lda, ipiv + b * sP, 1));
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, A0 + b * sA, lda, R, m);
+        LAPACKE_zgetrf(LAPACK_COL_MAJOR, m, n, R, m, rpiv);
+        piv_same &= memcmp(rpiv, ipiv + b * sP, k * sizeof *rpiv) == 0;
+    }
+    for (int b = 0; b < batch; b++)   /* the gap after ipiv untouched */
+        ok &= ipiv[b * sP + k] == 0 && ipiv[b * sP + k + 1] == 0;
+    int kept = padding_kept(A0, A, m, n, lda, sA, batch);
+    verdict(ok && kept && piv_same && worst <= 30, "zgetrf", m, n, worst,
+            !ok ? "info or ipiv gap" : !kept ? "padding" : !piv_same ? "ipiv differs from LAPACK" : "berr");
+    free(A0); free(A); free(R); free(ipiv); free(info); free(rpiv);
+}
+
+static void test_potrf(char uplo, int n)
+{
+    int batch = 5, lda = n + 2, bad = 4, j = n / 2;
+    long sA = (long)lda * n + 1;
+    starsolve_complex64_t *A0 = calloc(sA * batch, sizeof *A0), *A = calloc(sA * batch, sizeof *A);
+    int *info = calloc(batch, sizeof *info);
+    for (int b = 0; b < batch; b++)
+        gen_zhpd(n, A0 + b * sA, lda, 700 + b + 31 * n);
+    A0[bad * sA + j + (size_t)j * lda] = -100.0 * n;
+    memcpy(A, A0, sA * batch * sizeof *A);
+    ss_cuda_zbatch_potrf_small(n, uplo == 'U', A, lda, sA, info, batch, NULL);
+    double worst = 0;
+    int ok = info[bad] == j + 1, other = 1;
+    for (int b = 0; b < batch; b++) {
+        for (int c = 0; c < n; c++)
+            for (int r = 0; r < n; r++)
+                if ((uplo == 'L' ? r < c : r > c) &&
+                    memcmp(&A0[b * sA + r + (size_t)c * lda], &A[b * sA + r + (size_t)c * lda], sizeof *A))
+                    other = 0;
+        if (b != bad) {
+            ok &= info[b] == 0;
+            worst = worse(worst, check_zpotrf(uplo, n, A0 + b * sA, lda, A + b * sA, lda, 1));
+        }
+    }
+    int kept = padding_kept(A0, A, n, n, lda, sA, batch);
+    verdict(ok && kept && other && worst <= 30, uplo == 'L' ? "zpotrf L" : "zpotrf U", n, n, worst,
+            !ok ? "info" : !kept ? "padding" : !other ? "other triangle" : "berr");
+    free(A0); free(A); free(info);
+}
+
+static void test_geqrf(int m, int n)
+{
+    int batch = 5, lda = m + 1, k = m < n ? m : n, bad = 1;
+    long sA = (long)lda * n + 2, sT = k + 1;
+    starsolve_complex64_t *A0 = calloc(sA * batch, sizeof *A0), *A = calloc(sA * batch, sizeof *A);
+    starsolve_complex64_t *tau = calloc(sT * batch, sizeof *tau), *Q = calloc((size_t)m * k, sizeof *Q);
+    starsolve_complex64_t *R = calloc((size_t)m * n, sizeof *R), *rtau = calloc(k, sizeof *rtau);
+    int *info = calloc(batch, sizeof *info);
+    for (int b = 0; b < batch; b++)
+        gen_zmatrix(m, n, A0 + b * sA, lda, 800 + b + 29 * m + n);
+    for (int i = 1; i < m; i++)   /* a first column zero below the diagonal: larfg's xnorm = 0 */
+        A0[bad * sA + i] = 0;
+    memcpy(A, A0, sA * batch * sizeof *A);
+    for (int b = 0; b < batch; b++)
+        info[b] = -7;
+    ss_cuda_zbatch_geqrf_small(m, n, A, lda, sA, tau, sT, info, batch, NULL);
+    double worst = 0, worst_orth = 0, tdiff = 0;
+    int ok = 1;
+    for (int b = 0; b < batch; b++) {
+        double orth;
+        ok &= info[b] == 0 && tau[b * sT + k] == 0;
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, k, A + b * sA, lda, Q, m);
+        LAPACKE_zungqr(LAPACK_COL_MAJOR, m, k, k, Q, m, tau + b * sT);
+        worst = worse(worst, check_zgeqrf(m, n, A0 + b * sA, lda, A + b * sA, lda, Q, m, &orth));
+        worst_orth = worse(worst_orth, orth);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, A0 + b * sA, lda, R, m);
+        LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, R, m, rtau);
+        for (int i = 0; i < k; i++)   /* tau as LAPACK's larfg makes it */
+            tdiff = worse(tdiff, cabs(rtau[i] - tau[b * sT + i]));
+    }
+    int kept = padding_kept(A0, A, m, n, lda, sA, batch);
+    verdict(ok && kept && worst <= 30 && worst_orth <= 30 && tdiff < 1e-3, "zgeqrf", m, n, worse(worst, worst_orth),
+            !ok ? "info or tau gap" : !kept ? "padding" : tdiff >= 1e-3 ? "tau differs from LAPACK's" : "berr");
+    free(A0); free(A); free(tau); free(Q); free(R); free(rtau); free(info);
+}
+
+int test_zsmall_emu(void)
+{
+    static const int shapes[][2] = { { 2, 1 }, { 1, 2 }, { 32, 5 }, { 5, 32 }, { 17, 9 }, { 9, 17 }, { 32, 31 },
+                                     { 31, 32 }, { 8, 16 }, { 16, 8 }, { 20, 3 }, { 3, 20 },
+                                     { 64, 33 }, { 33, 64 }, { 64, 63 }, { 63, 64 }, { 50, 7 }, { 7, 50 } };
+    failures = checks = 0;
+    int most = sizeof(starsolve_complex64_t) <= 8 ? 64 : 32;   /* the small kernels' reach */
+    for (int n = 1; n <= most; n++) {
+        test_getrf(n, n);
+        test_potrf('L', n);
+        test_potrf('U', n);
+        test_geqrf(n, n);
+    }
+    for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
+        if (shapes[t][0] > most || shapes[t][1] > most)
+            continue;
+        test_getrf(shapes[t][0], shapes[t][1]);
+        test_geqrf(shapes[t][0], shapes[t][1]);
+    }
+    printf("small_emu precision z: %d checks, %d failed\n", checks, failures);
+    return failures;
+}

@@ -1,0 +1,333 @@
+// Small-size batched LU, Cholesky and QR: max(m, n) <= 32 (64 for s, d, c), the
+// whole factorization of a matrix in the registers of NC = 8, 16 or 32 lanes of
+// one warp (a "segment"), several matrices per thread block, or for NC = 64 of the
+// two warps of a 64-thread block, one matrix per block (Haidar et al.,
+// "Towards batched linear solvers on accelerated hardware platforms"; MAGMA's
+// small-size batched kernels). Included by batched.cu (launchers there); kept
+// apart so that a host emulation of warps can compile the same text.
+//   getrf: lane r owns row r (NC registers). Partial pivoting without moving
+//     data: each lane keeps its row's position in LAPACK's row order; the pivot
+//     search is a shuffle reduction over the candidate rows (LAPACK's choice:
+//     first position of largest |re| + |im|), the pivot row goes to the segment
+//     through shared memory (double buffered: one __syncwarp per column), each
+//     row below scales and updates itself. Rows are stored at their final
+//     positions at the end; ipiv(c) = the position the pivot had at step c.
+//   potrf: lane r owns row r of L (lower terms; uplo U reads and writes A^H
+//     through a shared-memory transpose so that global accesses stay coalesced).
+//     Right-looking: column c goes to the segment through shared memory (one
+//     store per lane), row r updates itself: A(r, q) -= A(r, c) conj(A(q, c)) / d.
+//   geqrf: lane q owns column q (loaded and stored through a shared-memory
+//     transpose). Lane c builds reflector c (LAPACK's larfg: norm scaled only when
+//     the plain sum of squares under- or overflows) and puts v and tau in shared
+//     memory; every lane q > c applies H^H to its own column.
+// NC <= 32: no __syncthreads, segments never talk to each other (seg_sync is
+// __syncwarp); NC = 64: seg_sync is the block's barrier (two warps, one matrix),
+// once per column, and getrf's pivot search ends with the two warps' best rows
+// compared after that barrier. Loops over columns are
+// unrolled (register arrays need compile-time indices); rows and columns past
+// m, n hold zeros that the algorithms keep zero, and are never stored.
+#ifndef STARSOLVE_BATCHED_SMALL_CUH
+#define STARSOLVE_BATCHED_SMALL_CUH
+#include <float.h>
+#include "batched_scalar.cuh"
+
+// matrices per block (threads per block = SMALL_MPB * NC: 64 or 128)
+#define SMALL_MPB(NC) ((NC) == 64 ? 1 : (NC) == 32 ? 2 : (NC) == 16 ? 8 : 16)
+
+// the lanes of one matrix wait for each other (and see each other's shared-memory writes)
+template <int NC> __device__ inline void seg_sync()
+{
+    if (NC > 32)
+        __syncthreads();
+    else
+        __syncwarp();
+}
+
+// shuffles within segments of width w (srcLane relative to the segment)
+__device__ inline int shfl_xor_w(int v, int off, int w) { return __shfl_xor_sync(0xffffffffu, v, off, w); }
+__device__ inline float shfl_xor_w(float v, int off, int w) { return __shfl_xor_sync(0xffffffffu, v, off, w); }
+__device__ inline double shfl_xor_w(double v, int off, int w) { return __shfl_xor_sync(0xffffffffu, v, off, w); }
+
+template <typename R> struct small_lim;
+template <> struct small_lim<float> {
+    // a sum of squares in [lo, hi] lost nothing to under- or overflow (lo = tiny / eps^2)
+    static __device__ inline float lo() { return FLT_MIN / (FLT_EPSILON * FLT_EPSILON); }
+    static __device__ inline float hi() { return FLT_MAX; }
+};
+template <> struct small_lim<double> {
+    static __device__ inline double lo() { return DBL_MIN / (DBL_EPSILON * DBL_EPSILON); }
+    static __device__ inline double hi() { return DBL_MAX; }
+};
+
+// ---- LU with partial pivoting, m x n, max(m, n) <= NC
+template <typename T, int NC>
+__global__ void __launch_bounds__(SMALL_MPB(NC) * NC) getrf_small(int m, int n, T *Aall, int lda, long long sA,
+                                                                  int *ipiv_all, long long sP, int *info_all,
+                                                                  int count)
+{
+    typedef typename real_of<T>::type R;
+    enum { MPB = SMALL_MPB(NC) };
+    __shared__ T bc[MPB][2][2][NC];   // the pivot row (NC 64: each warp's best), double buffered
+    __shared__ typename real_of<T>::type best_v[2][2];   // NC 64: each warp's best |pivot| and key
+    __shared__ int best_key[2][2];
+    const int lane = threadIdx.x % NC, seg = threadIdx.x / NC, k = m < n ? m : n;
+    const long long mat = (long long)blockIdx.x * MPB + seg;
+    const bool live = mat < count;
+    T *A = Aall + (live ? mat : 0) * sA;
+    T a[NC];
+#pragma unroll
+    for (int q = 0; q < NC; q++)
+        a[q] = live && lane < m && q < n ? A[lane + (size_t)q * lda] : make<T>(0, 0);
+    int pos = lane, my_ipiv = 0, info = 0;   // pos: the row's position in LAPACK's row order
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+        if (c >= k)
+            break;
+        // candidates: rows at positions c..m-1; NaN never wins (-1), others never (-2)
+        R v = -2;
+        if (pos >= c && pos < m) {
+            R x = abs1(a[c]);
+            v = x == x ? x : -1;
+        }
+        int key = pos * NC + lane;   // ties: the first position wins
+        const int W = NC > 32 ? 32 : NC;   // shuffles stay in a warp
+#pragma unroll
+        for (int off = W / 2; off > 0; off >>= 1) {
+            R ov = shfl_xor_w(v, off, W);
+            int okey = shfl_xor_w(key, off, W);
+            if (ov > v || (ov == v && okey < key)) {
+                v = ov;
+                key = okey;
+            }
+        }
+        T *b;
+        if (NC > 32) {   // each warp's best row to shared memory, one barrier, the better of the two
+            const int half = (threadIdx.x / 32) & 1;
+            if (lane == key % NC) {
+                best_v[c & 1][half] = v;
+                best_key[c & 1][half] = key;
+#pragma unroll
+                for (int q = c; q < NC; q++)
+                    bc[0][c & 1][half][q] = a[q];
+            }
+            __syncthreads();
+            const R v0 = best_v[c & 1][0], v1 = best_v[c & 1][1];
+            const int k0 = best_key[c & 1][0], k1 = best_key[c & 1][1];
+            const bool second = v1 > v0 || (v1 == v0 && k1 < k0);
+            key = second ? k1 : k0;
+            b = bc[0][c & 1][second ? 1 : 0];
+        } else {
+            b = bc[seg][c & 1][0];
+            if (lane == key % NC) {
+#pragma unroll
+                for (int q = c; q < NC; q++)
+                    b[q] = a[q];
+            }
+            __syncwarp();
+        }
+        const int p = key / NC, w = key % NC;   // the pivot's position and lane
+        if (lane == c)
+            my_ipiv = p + 1;
+        if (lane == w)
+            pos = c;
+        else if (pos == c)
+            pos = p;
+        const T d = b[c];
+        const bool nonzero = !is_zero(d);
+        if (!nonzero && info == 0)   // LAPACK goes on; the column below is zero anyway
+            info = c + 1;
+        if (pos > c && nonzero) {
+            T l = div_(a[c], d);
+            a[c] = l;
+#pragma unroll
+            for (int q = c + 1; q < NC; q++)
+                a[q] = sub(a[q], mul(l, b[q]));
+        }
+    }
+    if (!live)
+        return;
+    if (lane < m) {
+#pragma unroll
+        for (int q = 0; q < NC; q++)
+            if (q < n)
+                A[pos + (size_t)q * lda] = a[q];
+    }
+    if (lane < k)
+        ipiv_all[mat * sP + lane] = my_ipiv;
+    if (lane == 0)
+        info_all[mat] = info;
+}
+
+// ---- Cholesky, n <= NC, in lower terms (UPPER: A^H through shared memory)
+template <typename T, int NC, bool UPPER>
+__global__ void __launch_bounds__(SMALL_MPB(NC) * NC) potrf_small(int n, T *Aall, int lda, long long sA,
+                                                                  int *info_all, int count)
+{
+    typedef typename real_of<T>::type R;
+    enum { MPB = SMALL_MPB(NC), LDT = NC + 1 };
+    __shared__ T bc[MPB][2][NC];                     // column c, double buffered
+    __shared__ T tile_all[UPPER ? MPB * NC * LDT : 1];   // uplo U: the transpose
+    const int lane = threadIdx.x % NC, seg = threadIdx.x / NC;
+    const long long mat = (long long)blockIdx.x * MPB + seg;
+    const bool live = mat < count;
+    T *A = Aall + (live ? mat : 0) * sA, *tile = tile_all + (UPPER ? seg * NC * LDT : 0);
+    T a[NC];   // row `lane` of L: a[q], q <= lane (the rest is scratch)
+    if (UPPER) {   // lane r reads row r of U (coalesced), the tile turns it into column r
+#pragma unroll
+        for (int q = 0; q < NC; q++)
+            if (live && lane < n && q < n && q >= lane)
+                tile[q * LDT + lane] = A[lane + (size_t)q * lda];   // tile(r, q) = A(r, q)
+        seg_sync<NC>();
+#pragma unroll
+        for (int q = 0; q < NC; q++)
+            a[q] = live && lane < n && q < n && q <= lane ? conj_(tile[lane * LDT + q]) : make<T>(0, 0);
+    } else {
+#pragma unroll
+        for (int q = 0; q < NC; q++)
+            a[q] = live && lane < n && q < n && q <= lane ? A[lane + (size_t)q * lda] : make<T>(0, 0);
+    }
+    int info = 0;
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+        if (c >= n)
+            break;
+        T *b = bc[seg][c & 1];
+        b[lane] = a[c];   // column c of the updated matrix
+        seg_sync<NC>();
+        const R d = re(b[c]);   // LAPACK reads the real part of the diagonal
+        if (info == 0 && !(d > 0))   // not positive, or NaN: leading minor c+1 fails, the matrix stops
+            info = c + 1;
+        if (info == 0) {
+            if (lane == c) {
+                a[c] = make<T>(sqrt(d), 0);
+            } else if (lane > c) {
+                const T t = scale(a[c], 1 / d);   // A(r, c) / d: L(r, c) conj(L(q, c)) = A(r, c) conj(A(q, c)) / d
+                a[c] = scale(a[c], 1 / sqrt(d));
+#pragma unroll
+                for (int q = c + 1; q < NC; q++)
+                    a[q] = sub(a[q], mul(t, conj_(b[q])));
+            }
+        }
+    }
+    if (UPPER) {
+        seg_sync<NC>();   // every lane is done reading the tile
+#pragma unroll
+        for (int q = 0; q < NC; q++)
+            if (q <= lane)
+                tile[lane * LDT + q] = conj_(a[q]);   // tile(q, r) = U(q, r) = conj(L(r, q))
+        seg_sync<NC>();
+        if (live && lane < n) {
+#pragma unroll
+            for (int q = 0; q < NC; q++)
+                if (q < n && q >= lane)
+                    A[lane + (size_t)q * lda] = tile[q * LDT + lane];
+        }
+    } else if (live && lane < n) {
+#pragma unroll
+        for (int q = 0; q < NC; q++)
+            if (q <= lane)
+                A[lane + (size_t)q * lda] = a[q];
+    }
+    if (live && lane == 0)
+        info_all[mat] = info;
+}
+
+// ---- QR (LAPACK's geqr2 and larfg), m x n, max(m, n) <= NC; a QR does not fail: info = 0
+template <typename T, int NC>
+__global__ void __launch_bounds__(SMALL_MPB(NC) * NC) geqrf_small(int m, int n, T *Aall, int lda, long long sA,
+                                                                  T *tau_all, long long sT, int *info_all, int count)
+{
+    typedef typename real_of<T>::type R;
+    enum { MPB = SMALL_MPB(NC), LDT = NC + 1 };
+    __shared__ T bc[MPB][2][NC];          // v below the diagonal, tau in v's unit slot; double buffered
+    __shared__ T tile_all[MPB * NC * LDT];   // the transposes
+    const int lane = threadIdx.x % NC, seg = threadIdx.x / NC, k = m < n ? m : n;
+    const long long mat = (long long)blockIdx.x * MPB + seg;
+    const bool live = mat < count;
+    T *A = Aall + (live ? mat : 0) * sA, *tile = tile_all + seg * NC * LDT;
+#pragma unroll
+    for (int q = 0; q < NC; q++)   // lane r reads row r (coalesced): tile(r, q) = A(r, q)
+        tile[q * LDT + lane] = live && lane < m && q < n ? A[lane + (size_t)q * lda] : make<T>(0, 0);
+    seg_sync<NC>();
+    T a[NC];   // column `lane`
+#pragma unroll
+    for (int r = 0; r < NC; r++)
+        a[r] = tile[lane * LDT + r];
+    T my_tau = make<T>(0, 0);
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+        if (c >= k)
+            break;
+        T *b = bc[seg][c & 1];
+        if (lane == c) {   // larfg on a(c:)
+            R part[4] = { 0, 0, 0, 0 };   // four chains: the other lanes wait for this one
+#pragma unroll
+            for (int r = c + 1; r < NC; r++)
+                part[r % 4] += re(a[r]) * re(a[r]) + im(a[r]) * im(a[r]);
+            R ssq = (part[0] + part[1]) + (part[2] + part[3]);
+            R xnorm = sqrt(ssq);
+            if (ssq > 0 && !(ssq >= small_lim<R>::lo() && ssq <= small_lim<R>::hi())) {   // scaled
+                R big = 0, s2 = 0;
+#pragma unroll
+                for (int r = c + 1; r < NC; r++)
+                    big = fmax(big, fmax(fabs(re(a[r])), fabs(im(a[r]))));
+                if (big > 0) {
+#pragma unroll
+                    for (int r = c + 1; r < NC; r++) {
+                        R x = re(a[r]) / big, y = im(a[r]) / big;
+                        s2 += x * x + y * y;
+                    }
+                }
+                xnorm = big * sqrt(s2);
+            }
+            const T alpha = a[c];
+            const R ar = re(alpha), ai = im(alpha);
+            if (!(xnorm == 0 && ai == 0)) {
+                R top = fmax(fabs(ar), fmax(fabs(ai), xnorm));   // dlapy3
+                R x = ar / top, y = ai / top, z = xnorm / top;
+                R beta = -copysign(top * sqrt(x * x + y * y + z * z), ar);
+                my_tau = make<T>((beta - ar) / beta, -ai / beta);
+                T s = div_(make<T>(1, 0), sub(alpha, make<T>(beta, 0)));
+#pragma unroll
+                for (int r = c + 1; r < NC; r++)
+                    a[r] = mul(a[r], s);
+                a[c] = make<T>(beta, 0);
+            }
+            b[c] = my_tau;
+#pragma unroll
+            for (int r = c + 1; r < NC; r++)
+                b[r] = a[r];
+        }
+        seg_sync<NC>();
+        if (lane > c) {   // H^H = I - conj(tau) v v^H on column `lane`, v(c) = 1
+            T s = a[c];
+#pragma unroll
+            for (int r = c + 1; r < NC; r++)
+                s = add(s, mul(conj_(b[r]), a[r]));
+            s = mul(conj_(b[c]), s);
+            a[c] = sub(a[c], s);
+#pragma unroll
+            for (int r = c + 1; r < NC; r++)
+                a[r] = sub(a[r], mul(b[r], s));
+        }
+    }
+    seg_sync<NC>();   // every lane is done with the tile
+#pragma unroll
+    for (int r = 0; r < NC; r++)
+        tile[lane * LDT + r] = a[r];
+    seg_sync<NC>();
+    if (!live)
+        return;
+    if (lane < m) {
+#pragma unroll
+        for (int q = 0; q < NC; q++)
+            if (q < n)
+                A[lane + (size_t)q * lda] = tile[q * LDT + lane];
+    }
+    if (lane < k)
+        tau_all[mat * sT + lane] = my_tau;
+    if (lane == 0)
+        info_all[mat] = 0;
+}
+
+#endif
