@@ -23,6 +23,13 @@
 #           (1024) MiB of matrices in GPU memory, no host copies; then test_batched with a
 #           CUDA worker and starpu_batched -vendor -ngpus 1 at m = 64 and 256 (the library
 #           call, transfers included, ours vs the vendor's routines in the CUDA variant)
+#   spike   SPIKE on one GPU (issue 7): test_spike with a CUDA worker, a small run of the GPU
+#           kernels under compute-sanitizer (racecheck, then memcheck), then bench/spike.sh at
+#           N = 1e6, K = SPIKE_KS (default "32 64 128") with one GPU, then with CPU workers only
+#   bigger  larger than GPU memory (issue 8 item 3): starpu_lu and starpu_cholesky at
+#           n = BIG_N (default 110000, 97 GB in double) on one GPU, -check regenerating A
+#           (no room for a copy), -stats for the bytes moved; then the in-core n = 40000
+#           run of each for the TF/s ratio
 #   gpu     bench/gpu.sh with the remaining options (e.g. --ops "getrf potrf")
 #   variants bench/variants.sh with the remaining arguments: its options, then one
 #           flag set per variant (not together with gpu: both take the rest of the line)
@@ -139,6 +146,33 @@ if wants batched; then
         grep -E 'reference \(|FAIL|rror' | tail -2)"
     done
   done | tee "$out/batched-driver.log"
+fi
+
+if wants spike; then
+  stamp "spike: test_spike with one CUDA worker"
+  STARSOLVE_TEST_GPUS=1 timeout 120 test_spike > "$out/test_spike-gpu.log" 2>&1
+  echo "test_spike rc=$? $(tail -1 "$out/test_spike-gpu.log")"
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in racecheck memcheck; do
+    stamp "spike: compute-sanitizer --tool $tool, n 8000, k 4, 80 partitions on the GPU"
+    STARPU_NCPU=1 timeout 75 "$sanitizer" --tool $tool --error-exitcode 9 starpu_spike -n 8000 -k 4 -ngpus 1 \
+      -psize 100 -check > "$out/spike-$tool.log" 2>&1
+    echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|resid' "$out/spike-$tool.log" | tail -2 | tr '\n' ' ')"
+  done
+  stamp "spike: bench/spike.sh, one GPU"
+  timeout 240 bash "$here/spike.sh" --n 1000000 --ks "${SPIKE_KS:-32 64 128}" --niter 3 --ngpus 1 "$root/bin" |
+    tee "$out/spike-gpu.log"
+fi
+
+if wants bigger; then
+  big=${BIG_N:-110000}
+  for d in starpu_lu starpu_cholesky; do
+    stamp "bigger: $d -n $big on one GPU (calibrated at 40000 first), -check regenerating A, -stats"
+    STARPU_CALIBRATE=1 timeout 100 $d -n 40000 -ngpus 1 --csv > /dev/null 2>&1
+    timeout 100 $d -n 40000 -ngpus 1 -niter 2 2>&1 | grep -v '^\[starpu' | tee -a "$out/bigger.log"
+    timeout "${BIG_TIMEOUT:-230}" $d -n "$big" -ngpus 1 -check -stats > "$out/bigger-$d.log" 2>&1
+    echo "$d -n $big rc=$?"; grep -E "run 1/|regenerat|GiB|rror" "$out/bigger-$d.log" | tee -a "$out/bigger.log"
+  done
 fi
 
 if wants gpu; then
