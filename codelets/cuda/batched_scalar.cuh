@@ -1,5 +1,5 @@
-// Scalar arithmetic for the batched kernels (codelets/cuda/batched.cu and
-// batched_small.cuh): one spelling for float, double, float2 and double2 (complex),
+// Scalar arithmetic for our CUDA kernels (codelets/cuda/batched.cu, batched_small.cuh,
+// spike.cu): one spelling for float, double, float2 and double2 (complex),
 // so that each kernel is written once as a template.
 #ifndef STARSOLVE_BATCHED_SCALAR_CUH
 #define STARSOLVE_BATCHED_SCALAR_CUH

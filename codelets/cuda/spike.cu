@@ -11,6 +11,7 @@
 // 'z' cuDoubleComplex; working precision TA, the partition factors' TF (mixed: s for d, c for z).
 #include <cuda_runtime.h>
 #include <cuComplex.h>
+#include "batched_scalar.cuh"
 
 extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
 
@@ -24,40 +25,12 @@ static void check_launch(const char *what)
         ss_cuda_fail(what, (int)err, __FILE__, __LINE__);
 }
 
-// ---- arithmetic on the four types
-__device__ inline float mul(float a, float b) { return a * b; }
-__device__ inline double mul(double a, double b) { return a * b; }
-__device__ inline cuFloatComplex mul(cuFloatComplex a, cuFloatComplex b) { return cuCmulf(a, b); }
-__device__ inline cuDoubleComplex mul(cuDoubleComplex a, cuDoubleComplex b) { return cuCmul(a, b); }
-__device__ inline float sub(float a, float b) { return a - b; }
-__device__ inline double sub(double a, double b) { return a - b; }
-__device__ inline cuFloatComplex sub(cuFloatComplex a, cuFloatComplex b) { return cuCsubf(a, b); }
-__device__ inline cuDoubleComplex sub(cuDoubleComplex a, cuDoubleComplex b) { return cuCsub(a, b); }
-__device__ inline float add(float a, float b) { return a + b; }
-__device__ inline double add(double a, double b) { return a + b; }
-__device__ inline cuFloatComplex add(cuFloatComplex a, cuFloatComplex b) { return cuCaddf(a, b); }
-__device__ inline cuDoubleComplex add(cuDoubleComplex a, cuDoubleComplex b) { return cuCadd(a, b); }
-__device__ inline float dvd(float a, float b) { return a / b; }
-__device__ inline double dvd(double a, double b) { return a / b; }
-__device__ inline cuFloatComplex dvd(cuFloatComplex a, cuFloatComplex b) { return cuCdivf(a, b); }
-__device__ inline cuDoubleComplex dvd(cuDoubleComplex a, cuDoubleComplex b) { return cuCdiv(a, b); }
-__device__ inline float cj(float a) { return a; }
-__device__ inline double cj(double a) { return a; }
-__device__ inline cuFloatComplex cj(cuFloatComplex a) { return cuConjf(a); }
-__device__ inline cuDoubleComplex cj(cuDoubleComplex a) { return cuConj(a); }
-// |x| (norms) and LAPACK's |re| + |im| (i?amax, the pivot search)
+// ---- arithmetic on the four types: add, sub, mul, div_, conj_ from the batched kernels' header
+// |x| (norms); LAPACK's |re| + |im| (i?amax, the pivot search) is the header's abs1
 __device__ inline double absv(float a) { return fabsf(a); }
 __device__ inline double absv(double a) { return fabs(a); }
 __device__ inline double absv(cuFloatComplex a) { return cuCabsf(a); }
 __device__ inline double absv(cuDoubleComplex a) { return cuCabs(a); }
-__device__ inline double abs1(float a) { return fabsf(a); }
-__device__ inline double abs1(double a) { return fabs(a); }
-__device__ inline double abs1(cuFloatComplex a) { return fabsf(cuCrealf(a)) + fabsf(cuCimagf(a)); }
-__device__ inline double abs1(cuDoubleComplex a) { return fabs(cuCreal(a)) + fabs(cuCimag(a)); }
-__device__ inline bool iszero(float a) { return a == 0; }
-__device__ inline bool iszero(double a) { return a == 0; }
-__device__ inline bool iszero(cuFloatComplex a) { return cuCrealf(a) == 0 && cuCimagf(a) == 0; }
-__device__ inline bool iszero(cuDoubleComplex a) { return cuCreal(a) == 0 && cuCimag(a) == 0; }
 // conversions between the working precision and the factor's
 template <typename T> __device__ inline T from_real(double x);
 template <> __device__ inline float from_real<float>(double x) { return (float)x; }
@@ -116,7 +89,7 @@ __device__ int gbtf2_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
             }
             ipiv[j] = jp + j + 1;
             s_jp = jp;
-            s_ok = !iszero(ab[kv + jp + (size_t)j * ldab]);
+            s_ok = !is_zero(ab[kv + jp + (size_t)j * ldab]);
             if (s_ok) s_ju = max(s_ju, min(j + ku + jp, n - 1));
             else if (s_info == 0) s_info = j + 1;
         }
@@ -132,7 +105,7 @@ __device__ int gbtf2_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
             if (km > 0) {
                 T piv = ab[kv + (size_t)j * ldab];
                 for (int i = 1 + threadIdx.x; i <= km; i += blockDim.x)
-                    ab[kv + i + (size_t)j * ldab] = dvd(ab[kv + i + (size_t)j * ldab], piv);
+                    ab[kv + i + (size_t)j * ldab] = div_(ab[kv + i + (size_t)j * ldab], piv);
                 __syncthreads();
                 // rank-1 update of rows j+1 .. j+km, columns j+1 .. ju (row j, the pivot row, is only read)
                 int cols = ju - j;
@@ -174,7 +147,7 @@ __device__ void gbtrs_block(int n, int kl, int ku, int nrhs, const T *ab, int ld
     // U: upper triangular with kl + ku superdiagonals (tbsv, column by column from the bottom)
     for (int j = n - 1; j >= 0; j--) {
         for (int r = threadIdx.x; r < nrhs; r += blockDim.x)
-            B[j + (size_t)r * ldb] = dvd(B[j + (size_t)r * ldb], ab[kv + (size_t)j * ldab]);
+            B[j + (size_t)r * ldb] = div_(B[j + (size_t)r * ldb], ab[kv + (size_t)j * ldab]);
         __syncthreads();
         int top = max(0, j - kv), cnt = j - top;
         for (int e = threadIdx.x; e < cnt * nrhs; e += blockDim.x) {
@@ -339,7 +312,7 @@ __global__ void __launch_bounds__(SPIKE_THREADS) reduced_factor_kernel(int K, co
             }
             piv[k] = p + 1;
             s_p = p;
-            if (iszero(A[p + (size_t)k * l]) && s_info == 0) s_info = k + 1;
+            if (is_zero(A[p + (size_t)k * l]) && s_info == 0) s_info = k + 1;
         }
         __syncthreads();
         const int p = s_p;
@@ -349,9 +322,9 @@ __global__ void __launch_bounds__(SPIKE_THREADS) reduced_factor_kernel(int K, co
             }
         __syncthreads();
         const T d = A[k + (size_t)k * l];
-        if (!iszero(d))
+        if (!is_zero(d))
             for (int r = k + 1 + threadIdx.x; r < l; r += blockDim.x)
-                A[r + (size_t)k * l] = dvd(A[r + (size_t)k * l], d);
+                A[r + (size_t)k * l] = div_(A[r + (size_t)k * l], d);
         __syncthreads();
         const int rest = l - k - 1;
         for (int e = threadIdx.x; e < rest * rest; e += blockDim.x) {
@@ -440,7 +413,7 @@ __global__ void __launch_bounds__(SPIKE_THREADS) reduced_solve_kernel(int K, con
     }
     for (int k = l - 1; k >= 0; k--) {
         if (threadIdx.x == 0)
-            yj[k] = dvd(yj[k], A[k + (size_t)k * l]);
+            yj[k] = div_(yj[k], A[k + (size_t)k * l]);
         __syncthreads();
         for (int r = threadIdx.x; r < k; r += blockDim.x)
             yj[r] = sub(yj[r], mul(A[r + (size_t)k * l], yj[k]));
@@ -489,7 +462,7 @@ __global__ void __launch_bounds__(SPIKE_THREADS) reduce_kernel(int kind, int n, 
     T s = from_real<T>(0);
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         if (kind == 0) { double v = absv(x[i]); if (v > m || v != v) m = v; }
-        else if (kind == 1) s = add(s, mul(cj(x[i]), y[i]));
+        else if (kind == 1) s = add(s, mul(conj_(x[i]), y[i]));
         else s = add(s, x[i]);
     }
     smax[threadIdx.x] = m;
