@@ -83,12 +83,15 @@ static starsolve_complex64_t *estimate_vectors(int n)
     return X;
 }
 
-/* max over the vectors x of ||P A0 x - L (U x)||_1 / (||A0||_1 ||x||_1 max(m,n) eps) */
-static double getrf_estimate(int m, int n, const struct zsource *a, const starsolve_complex64_t *LU, int ldlu,
-                             const int *ipiv)
+/* What the factors get wrong on one vector: given x (n) and w = A0 x (m), leave in w
+ * P A0 x - L (U x) or A0 x - T (T^H x); y is scratch of max(m, n) entries. */
+typedef void (*estimate_residual)(const void *factors, const starsolve_complex64_t *x, starsolve_complex64_t *w,
+                                  starsolve_complex64_t *y);
+
+/* max over the vectors x of ||residual(x)||_1 / (||A0||_1 ||x||_1 max(m,n) eps) */
+static double estimate(int m, int n, const struct zsource *a, estimate_residual residual, const void *factors)
 {
-    const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
-    int k = m < n ? m : n, mn = m > n ? m : n;
+    int mn = m > n ? m : n;
     starsolve_complex64_t *X = estimate_vectors(n), *W = malloc((size_t)m * ESTIMATE_VECTORS * sizeof *W);
     starsolve_complex64_t *y = malloc((size_t)mn * sizeof *y);
     if (!X || !W || !y) {
@@ -99,19 +102,7 @@ static double getrf_estimate(int m, int n, const struct zsource *a, const starso
     for (int t = 0; t < ESTIMATE_VECTORS; t++) {
         const starsolve_complex64_t *x = X + (size_t)t * n;
         starsolve_complex64_t *w = W + (size_t)t * m;
-        memset(y, 0, (size_t)mn * sizeof *y);
-        memcpy(y, x, (size_t)k * sizeof *y);                       /* y = U x */
-        cblas_ztrmv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, k, LU, ldlu, y, 1);
-        if (n > k)
-            cblas_zgemv(CblasColMajor, CblasNoTrans, k, n - k, CBLAS_SADDR(one), LU + (size_t)k * ldlu, ldlu,
-                        x + k, 1, CBLAS_SADDR(one), y, 1);
-        if (m > k)                                                  /* rows below k: L21 y */
-            cblas_zgemv(CblasColMajor, CblasNoTrans, m - k, k, CBLAS_SADDR(one), LU + k, ldlu, y, 1,
-                        CBLAS_SADDR(zero), y + k, 1);
-        cblas_ztrmv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, k, LU, ldlu, y, 1);
-        if (ipiv)
-            LAPACKE_zlaswp_work(LAPACK_COL_MAJOR, 1, w, m, 1, k, ipiv, 1);
-        cblas_zaxpy(m, CBLAS_SADDR(mone), y, 1, w, 1);
+        residual(factors, x, w, y);
         double r = znorm1(m, 1, w, m) / (anorm * znorm1(n, 1, x, n) * mn * zeps());
         if (r > worst || isnan(r))
             worst = r;
@@ -120,33 +111,67 @@ static double getrf_estimate(int m, int n, const struct zsource *a, const starso
     return worst;
 }
 
-/* the same for A0 = T T^H (uplo L) or T^H T (uplo U) */
+/* LU's factors (ipiv NULL: no pivoting) */
+struct lu_factors {
+    int m, n, ldlu;
+    const starsolve_complex64_t *LU;
+    const int *ipiv;
+};
+
+static void lu_residual(const void *factors, const starsolve_complex64_t *x, starsolve_complex64_t *w,
+                        starsolve_complex64_t *y)
+{
+    const struct lu_factors *f = factors;
+    const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
+    const int m = f->m, n = f->n, ldlu = f->ldlu, k = m < n ? m : n, mn = m > n ? m : n;
+    const starsolve_complex64_t *LU = f->LU;
+    memset(y, 0, (size_t)mn * sizeof *y);
+    memcpy(y, x, (size_t)k * sizeof *y);                       /* y = U x */
+    cblas_ztrmv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, k, LU, ldlu, y, 1);
+    if (n > k)
+        cblas_zgemv(CblasColMajor, CblasNoTrans, k, n - k, CBLAS_SADDR(one), LU + (size_t)k * ldlu, ldlu,
+                    x + k, 1, CBLAS_SADDR(one), y, 1);
+    if (m > k)                                                  /* rows below k: L21 y */
+        cblas_zgemv(CblasColMajor, CblasNoTrans, m - k, k, CBLAS_SADDR(one), LU + k, ldlu, y, 1,
+                    CBLAS_SADDR(zero), y + k, 1);
+    cblas_ztrmv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, k, LU, ldlu, y, 1);
+    if (f->ipiv)
+        LAPACKE_zlaswp_work(LAPACK_COL_MAJOR, 1, w, m, 1, k, f->ipiv, 1);
+    cblas_zaxpy(m, CBLAS_SADDR(mone), y, 1, w, 1);
+}
+
+static double getrf_estimate(int m, int n, const struct zsource *a, const starsolve_complex64_t *LU, int ldlu,
+                             const int *ipiv)
+{
+    const struct lu_factors f = { m, n, ldlu, LU, ipiv };
+    return estimate(m, n, a, lu_residual, &f);
+}
+
+/* Cholesky's factor: A0 = T T^H (uplo L) or T^H T (uplo U) */
+struct cholesky_factor {
+    char uplo;
+    int n, ldf;
+    const starsolve_complex64_t *F;
+};
+
+static void cholesky_residual(const void *factor, const starsolve_complex64_t *x, starsolve_complex64_t *w,
+                              starsolve_complex64_t *y)
+{
+    const struct cholesky_factor *f = factor;
+    const starsolve_complex64_t mone = -1.0;
+    CBLAS_TRANSPOSE first = f->uplo == 'L' ? CblasNoTrans : CblasConjTrans;
+    CBLAS_TRANSPOSE second = f->uplo == 'L' ? CblasConjTrans : CblasNoTrans;
+    CBLAS_UPLO tu = f->uplo == 'L' ? CblasLower : CblasUpper;
+    memcpy(y, x, (size_t)f->n * sizeof *y);
+    cblas_ztrmv(CblasColMajor, tu, second, CblasNonUnit, f->n, f->F, f->ldf, y, 1);
+    cblas_ztrmv(CblasColMajor, tu, first, CblasNonUnit, f->n, f->F, f->ldf, y, 1);
+    cblas_zaxpy(f->n, CBLAS_SADDR(mone), y, 1, w, 1);
+}
+
 static double potrf_estimate(char uplo, int n, const struct zsource *a, const starsolve_complex64_t *F, int ldf)
 {
-    const starsolve_complex64_t mone = -1.0;
-    CBLAS_TRANSPOSE first = uplo == 'L' ? CblasNoTrans : CblasConjTrans;
-    CBLAS_TRANSPOSE second = uplo == 'L' ? CblasConjTrans : CblasNoTrans;
-    CBLAS_UPLO tu = uplo == 'L' ? CblasLower : CblasUpper;
-    starsolve_complex64_t *X = estimate_vectors(n), *W = malloc((size_t)n * ESTIMATE_VECTORS * sizeof *W);
-    starsolve_complex64_t *y = malloc((size_t)n * sizeof *y);
-    if (!X || !W || !y) {
-        free(X); free(W); free(y);
-        return NAN;
-    }
-    double anorm = source_multiply(a, n, n, ESTIMATE_VECTORS, X, n, W, n), worst = 0;
-    for (int t = 0; t < ESTIMATE_VECTORS; t++) {
-        const starsolve_complex64_t *x = X + (size_t)t * n;
-        starsolve_complex64_t *w = W + (size_t)t * n;
-        memcpy(y, x, (size_t)n * sizeof *y);
-        cblas_ztrmv(CblasColMajor, tu, second, CblasNonUnit, n, F, ldf, y, 1);
-        cblas_ztrmv(CblasColMajor, tu, first, CblasNonUnit, n, F, ldf, y, 1);
-        cblas_zaxpy(n, CBLAS_SADDR(mone), y, 1, w, 1);
-        double r = znorm1(n, 1, w, n) / (anorm * znorm1(n, 1, x, n) * n * zeps());
-        if (r > worst || isnan(r))
-            worst = r;
-    }
-    free(X); free(W); free(y);
-    return worst;
+    const struct cholesky_factor f = { uplo, n, ldf, F };
+    return estimate(n, n, a, cholesky_residual, &f);
 }
 
 /* max over columns of ||R(:, j)||_1 / (anorm ||X(:, j)||_1 n eps), R = B0 - op(A0) X */
