@@ -102,11 +102,13 @@ int run_zbatched(const struct driver_opts *o)
             memcpy(A, A0, asize * sizeof *A);
         else
             generate(op, m, n, A, sA, batch, (unsigned)o->seed);
+        driver_bound_begin(o);   /* -trace, -bound */
         driver_time_t t0 = driver_now();
         int ret = op == OP_GETRF ? starsolve_zgetrf_batched(m, n, A, m, sA, ipiv, k, info, batch)
                 : op == OP_POTRF ? starsolve_zpotrf_batched('L', n, A, m, sA, info, batch)
                                  : starsolve_zgeqrf_batched(m, n, A, m, sA, tau, k, info, batch);
         r.seconds = driver_now() - t0;
+        driver_bound_end(o, &r);
         best = run == 1 || r.seconds < best ? r.seconds : best;
         r.info = ret;
         if (o->check && ret == 0) {

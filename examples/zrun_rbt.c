@@ -52,6 +52,7 @@ int run_zrbt(const struct driver_opts *o)
         starsolve_rbt_times_t times;
         if (holds)
             memcpy(X, B, bsize * sizeof *X);
+        driver_bound_begin(o);   /* -trace, -bound: the whole solve */
         if (o->P > 0) {   /* the library's tile size for this order, as the LAPACK-layout call takes it */
             r.info = driver_solve_dist(o, STARSOLVE_Z, starsolve_get_nb_rbt(n, o->depth), A, lda, X, ldb, nrhs,
                                        rbt_solve_dist, o->phases ? &times : NULL, &r);
@@ -61,6 +62,7 @@ int run_zrbt(const struct driver_opts *o)
                                                o->phases ? &times : NULL);
             r.seconds = driver_now() - t0;
         }
+        driver_bound_end(o, &r);
         FILE *h = o->csv ? stderr : stdout;
         if (holds && r.info > 0)
             fprintf(h, "starpu_rbt: RBT failed: %s\n", r.info <= n ? "a zero pivot in LU without pivoting"

@@ -33,9 +33,11 @@ int run_zspike(const struct driver_opts *o)
     for (int run = 1; run <= o->niter; run++) {
         struct driver_result r = driver_result_init(run);
         memcpy(X, B, bsize * sizeof *X);
+        driver_bound_begin(o);   /* -trace, -bound */
         driver_time_t t0 = driver_now();
         r.info = starsolve_zgbsv_spike(n, kl, ku, nrhs, AB, ldab, X, n, &r.iters);
         r.seconds = driver_now() - t0;
+        driver_bound_end(o, &r);
         best = run == 1 || r.seconds < best ? r.seconds : best;
         if (r.iters == -1)
             fprintf(h, "starpu_spike: BiCGStab did not converge; solved by LAPACK's banded LU with pivoting (gbsv)\n");
