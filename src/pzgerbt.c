@@ -12,19 +12,56 @@
 #include "algorithms.h"
 #include "codelets.h"
 
-void pzgerbt(starsolve_desc_t *A, int depth, starpu_data_handle_t *u, starpu_data_handle_t *v)
+/* The butterflies of level l that touch tile column group g (see pzgerbt_augment):
+ * the tile quadruples whose left column tj, within its block, is g mod k */
+static void butterflies_of_group(starsolve_desc_t *A, int l, int g, int k, starpu_data_handle_t *u,
+                                 starpu_data_handle_t *v, int prio)
 {
     int nb = A->nb;
-    for (int l = 0; l < depth; l++) {
-        int h = (A->m >> l) / 2, ht = h / nb, nblocks = 1 << l;
-        for (int bj = 0; bj < nblocks; bj++)
+    int h = (A->m >> l) / 2, ht = h / nb, nblocks = 1 << l;
+    for (int bj = 0; bj < nblocks; bj++)
+        for (int tj = g; tj < ht; tj += k)
             for (int bi = 0; bi < nblocks; bi++)
-                for (int tj = 0; tj < ht; tj++)
-                    for (int ti = 0; ti < ht; ti++) {
-                        int i = bi * 2 * ht + ti, j = bj * 2 * ht + tj;
-                        insert_zgerbt(ss_tile(A, i, j), ss_tile(A, i, j + ht), ss_tile(A, i + ht, j),
-                                      ss_tile(A, i + ht, j + ht), u[l], v[l], i * nb, j * nb, h, depth - l);
-                    }
+                for (int ti = 0; ti < ht; ti++) {
+                    int i = bi * 2 * ht + ti, j = bj * 2 * ht + tj;
+                    insert_zgerbt(ss_tile(A, i, j), ss_tile(A, i, j + ht), ss_tile(A, i + ht, j),
+                                  ss_tile(A, i + ht, j + ht), u[l], v[l], i * nb, j * nb, h, prio);
+                }
+}
+
+/* F = diag(A, I), tile by tile: tile (i, j) of F gets tile (i, j) of A where there
+ * is one, with the identity's diagonal where F's global diagonal index reaches A's
+ * order. As tasks: the copy runs on every core, and on a GPU it is the upload of A. */
+static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, int i, int j, int prio)
+{
+    int nb = F->nb;
+    /* first local diagonal index of this tile at or beyond A's order, if it is a diagonal tile */
+    int pad_from = i == j ? ss_max(0, A->n - i * nb) : -1;
+    if (i < A->mt && j < A->nt)
+        insert_zlacpy_pad(ss_tile(A, i, j), ss_tile(F, i, j), pad_from, prio);
+    else
+        insert_zlaset(0.0, i == j ? 1.0 : 0.0, ss_tile(F, i, j), prio);
+}
+
+/* F = U^T diag(A, I) V by groups of tile columns. Every butterfly pairs tile columns
+ * j and j + h/nb, and h/nb is a multiple of k = F->nt / 2^depth (the smallest
+ * butterfly's half), so tile column c of the result mixes only the columns c' = c
+ * (mod k) of A: group g = c mod k can be copied and randomized on its own. The groups
+ * go in order, group g's tasks with priority -1 - g: below the factorization's (>= 0),
+ * so that a ready update runs before a later group's copy, and decreasing with g, so
+ * that A's tiles are fetched group by group. The factorization's first columns can
+ * then start once a k-th of A has arrived (on a GPU: uploaded) and randomized,
+ * instead of after all of it (bench/NOTES.md, session 13). */
+void pzgerbt_augment(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, starpu_data_handle_t *u,
+                     starpu_data_handle_t *v)
+{
+    int k = F->nt >> depth;
+    for (int g = 0; g < k; g++) {
+        for (int j = g; j < F->nt; j += k)
+            for (int i = 0; i < F->mt; i++)
+                copy_tile_augmented(A, F, i, j, -1 - g);
+        for (int l = 0; l < depth; l++)
+            butterflies_of_group(F, l, g, k, u, v, -1 - g);
     }
 }
 
@@ -41,22 +78,4 @@ void pzgerbt_rhs(int transposed, starsolve_desc_t *B, int depth, starpu_data_han
                     insert_zgerbt_rhs(ss_tile(B, i, j), ss_tile(B, i + ht, j), u[l], i * nb, h, transposed, 0);
                 }
     }
-}
-
-/* F = diag(A, I): F has A's nb and at least A's order. Tile (i, j) of F gets
- * tile (i, j) of A where there is one, with the identity's diagonal where F's
- * global diagonal index reaches A's order. As tasks: the copy runs on every
- * core (and on a GPU it is the upload of A). */
-void pzlacpy_augment(const starsolve_desc_t *A, starsolve_desc_t *F)
-{
-    int nb = F->nb;
-    for (int j = 0; j < F->nt; j++)
-        for (int i = 0; i < F->mt; i++) {
-            /* first local diagonal index of this tile at or beyond A's order, if it is a diagonal tile */
-            int pad_from = i == j ? ss_max(0, A->n - i * nb) : -1;
-            if (i < A->mt && j < A->nt)
-                insert_zlacpy_pad(ss_tile(A, i, j), ss_tile(F, i, j), pad_from, 0);
-            else
-                insert_zlaset(0.0, i == j ? 1.0 : 0.0, ss_tile(F, i, j), 0);
-        }
 }

@@ -211,8 +211,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
 
     phase_end(times ? &times->setup : NULL, &t0, req);
     /* F = U^T diag(A, I) V, factored without pivoting */
-    pzlacpy_augment(A, F);
-    pzgerbt(F, depth, hu, hv);
+    pzgerbt_augment(A, F, depth, hu, hv);
     phase_end(times ? &times->randomize : NULL, &t0, req);
     pzgetrf_nopiv(F, req);
     /* ||A||_inf for the stopping criterion: row sums by tasks on the CPU cores while the
