@@ -76,9 +76,10 @@ int run_zrbt(const struct driver_opts *o)
             fprintf(h, "starpu_rbt: fell back to partial pivoting (gesv): info %d\n", r.info);
         }
         if (holds && o->phases && r.seconds > 0)   /* under mpirun, process 0's clock */
-            fprintf(h, "starpu_rbt: phases: randomize %.3f s (%.1f%%), factor %.3f s, solve %.3f s, refine %.3f s"
-                    " (setup %.3f s, cleanup %.3f s)\n", times.randomize, 100 * times.randomize / r.seconds, times.factor,
-                    times.solve, times.refine, times.setup, times.cleanup);
+            fprintf(h, "starpu_rbt: phases: copy %.3f s, randomize %.3f s (%.1f%%), factor %.3f s, solve %.3f s,"
+                    " refine %.3f s (setup %.3f s, cleanup %.3f s)\n", times.copy, times.randomize,
+                    100 * times.randomize / r.seconds, times.factor, times.solve, times.refine, times.setup,
+                    times.cleanup);
         if (holds && o->check && r.info == 0) {   /* under mpirun, on the gathered solution */
             r.checked = 1;
             r.no_berr = 1;

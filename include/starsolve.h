@@ -331,7 +331,8 @@ int starsolve_zgesv_rbt(int n, int nrhs, starsolve_complex64_t *A, int lda, star
 /* The same, timing its phases (seconds of wall clock): the routine then waits at the
  * end of each phase, so the randomization no longer overlaps the factorization. */
 typedef struct starsolve_rbt_times {
-    double randomize;   /* the copy into tiles with the augmentation, and U^T A V */
+    double copy;        /* the copy of A into the augmented tiles (with GPUs: its upload, which gesv pays too) */
+    double randomize;   /* U^T A V on those tiles (the butterflies alone) */
     double factor;      /* LU without pivoting */
     double solve;       /* the first solve, X = V A_r^-1 U^T B */
     double refine;      /* residuals and corrections */

@@ -53,15 +53,17 @@ static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, 
  * then start once a k-th of A has arrived (on a GPU: uploaded) and randomized,
  * instead of after all of it (bench/NOTES.md, session 13). */
 void pzgerbt_augment(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, starpu_data_handle_t *u,
-                     starpu_data_handle_t *v)
+                     starpu_data_handle_t *v, enum ss_rbt_part part)
 {
     int k = F->nt >> depth;
     for (int g = 0; g < k; g++) {
-        for (int j = g; j < F->nt; j += k)
-            for (int i = 0; i < F->mt; i++)
-                copy_tile_augmented(A, F, i, j, -1 - g);
-        for (int l = 0; l < depth; l++)
-            butterflies_of_group(F, l, g, k, u, v, -1 - g);
+        if (part & SS_RBT_COPY)
+            for (int j = g; j < F->nt; j += k)
+                for (int i = 0; i < F->mt; i++)
+                    copy_tile_augmented(A, F, i, j, -1 - g);
+        if (part & SS_RBT_BUTTERFLIES)
+            for (int l = 0; l < depth; l++)
+                butterflies_of_group(F, l, g, k, u, v, -1 - g);
     }
 }
 

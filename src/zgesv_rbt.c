@@ -210,8 +210,15 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     starsolve_request_t *req = starsolve_request_create();
 
     phase_end(times ? &times->setup : NULL, &t0, req);
-    /* F = U^T diag(A, I) V, factored without pivoting */
-    pzgerbt_augment(A, F, depth, hu, hv);
+    /* F = U^T diag(A, I) V, factored without pivoting; timed, the copy (upload) and the
+     * butterflies apart, else interleaved by groups of tile columns */
+    if (times) {
+        pzgerbt_augment(A, F, depth, hu, hv, SS_RBT_COPY);
+        phase_end(&times->copy, &t0, req);
+        pzgerbt_augment(A, F, depth, hu, hv, SS_RBT_BUTTERFLIES);
+    } else {
+        pzgerbt_augment(A, F, depth, hu, hv, SS_RBT_BOTH);
+    }
     phase_end(times ? &times->randomize : NULL, &t0, req);
     pzgetrf_nopiv(F, req);
     /* ||A||_inf for the stopping criterion: row sums by tasks on the CPU cores while the
