@@ -173,7 +173,8 @@ int driver_parse(int argc, char **argv, struct driver_opts *o)
     const struct driver_flag ooc_flags[] = {
         { "-ooc", DRIVER_FLAG_STRING, &o->ooc, 0, NULL, "DIR",
           "out of core: factor an out-of-core descriptor whose tiles StarPU swaps to files in DIR\n"
-          "              (its disk backend) when the host memory given to it (-host-mb) is full" },
+          "              (its disk backend) when the host memory given to it (-host-mb) is full;\n"
+          "              CPU workers only (StarPU 1.3.10 stalls with a disk node beside a GPU)" },
         { "-host-mb", DRIVER_FLAG_INT, &o->host_mb, 0, NULL, "MB",
           "with -ooc: host memory StarPU may give the tiles, MiB; 0 (default): a quarter of the\n"
           "              matrix, or three columns of tiles if more" },
@@ -268,6 +269,11 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
             char why[160];
             snprintf(why, sizeof why, "-ooc %.100s is not a writable directory", o->ooc);
             driver_error(o, why);
+            return DRIVER_USAGE;
+        }
+        if (o->ngpus > 0) {
+            driver_error(o, "-ooc runs on CPU workers only (StarPU 1.3.10 stalls with a disk node beside a GPU): "
+                            "use -ngpus 0");
             return DRIVER_USAGE;
         }
         cfg.disk_swap = o->ooc;

@@ -47,7 +47,9 @@ typedef struct starsolve_config {
                            tile algorithm's chain of small tasks starved a GPU), by tiles otherwise */
     const char *disk_swap; /* a directory where StarPU moves tiles of out-of-core descriptors
                            (starsolve_desc_create_ooc) when host memory runs short: StarPU's disk
-                           backend (STARPU_DISK_SWAP); NULL (default): none */
+                           backend (STARPU_DISK_SWAP); NULL (default): none. With a disk swap StarPU
+                           runs CPU workers only (ngpus > 0 or STARPU_NCUDA > 0 is refused): StarPU
+                           1.3.10 makes no progress with a disk node beside a GPU (bench/NOTES.md) */
     int host_memory_mb;   /* > 0: StarPU allocates at most this many MiB of host memory for tiles
                            (STARPU_LIMIT_CPU_MEM), and swaps the rest to disk_swap; 0 (default): no limit */
     int mpi;            /* 1: start StarPU-MPI on MPI_COMM_WORLD (and MPI itself unless the caller did):

@@ -78,6 +78,20 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     starpu_conf_init(&conf);     /* STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED still take precedence */
     conf.ncpus = cfg.ncpus;
     conf.ncuda = cfg.ngpus;
+    /* Out of core runs on CPU workers only: with a disk node beside a CUDA node, StarPU
+     * 1.3.10 made no progress at all (LU of order 8000 in 128 or 300 MiB of host memory on
+     * an H100: no task finished in 20 s, whatever the scheduler, streams, pinning or
+     * submission window; the same run on CPU workers took 3 s; bench/NOTES.md, session
+     * 13). A hang is worse than no GPU: asked for GPUs, refuse; left to choose, take none. */
+    if (cfg.disk_swap) {
+        const char *env = getenv("STARPU_NCUDA");
+        if (cfg.ngpus > 0 || (env && atoi(env) != 0)) {
+            if (cfg.verbose)
+                fprintf(stderr, "starsolve: out of core (disk_swap) runs on CPU workers only: ask for 0 GPUs\n");
+            return -1;
+        }
+        conf.ncuda = 0;
+    }
     conf.reserve_ncpus = reserved_cores(&cfg);
     conf.nopencl = 0;
     /* dmdas: data-aware and priority-aware, what tiled factorizations want by default */

@@ -170,6 +170,7 @@ for d in "$LU" "$LU -nopiv" "$CHOL" "$CHOL -uplo U"; do
     else fail "$d -ooc: no 'out of core (... read ... matrices, written ...)' in the result line"; fi
 done
 usage_error "$LU" -n 300 -ooc "$tmp/no-such-dir"
+usage_error "$LU" -n 300 -ooc "$tmp/swap" -ngpus 1   # out of core: CPU workers only
 usage_error "$CHOL" -n 2000 -nb 100 -ooc "$tmp/swap" -host-mb 1
 
 # heteroprio reads task priorities as its buckets: the library maps its tasks to

@@ -111,10 +111,14 @@ int main(void)
     }
     starsolve_config_t cfg;
     starsolve_config_init(&cfg);
-    cfg.ngpus = 0;
     cfg.nb = NB;
     cfg.disk_swap = swap_dir;
     cfg.host_memory_mb = HOST_MB;
+    /* out of core runs on CPU workers only: GPUs asked for are refused before StarPU starts */
+    cfg.ngpus = 1;
+    cfg.verbose = 0;
+    TEST_CHECK(starsolve_init(&cfg) != 0, "init with disk_swap and ngpus = 1 must fail");
+    cfg.ngpus = 0;
     if (starsolve_init(&cfg) != 0) {
         fprintf(stderr, "test_ooc: starsolve_init failed\n");
         remove_dir(swap_dir);
