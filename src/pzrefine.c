@@ -11,10 +11,26 @@
 void pzresidual(const starsolve_desc_t *A, const starsolve_desc_t *X, starsolve_desc_t *R)
 {
     const starsolve_complex64_t one = 1.0, mone = -1.0;
-    for (int j = 0; j < R->nt; j++)
+    /* with whole-column updates (GPUs, one process): R(:, j) -= A(:, l) X(l, j) as one
+     * task per update_tiles tiles of A's column l, as pztrsm's GEMMs */
+    starpu_data_handle_t *Acol = ss_ctx.update_tiles > 1 && !ss_ctx.mpi ? malloc(2 * (size_t)R->mt * sizeof *Acol) : NULL;
+    for (int j = 0; j < R->nt; j++) {
+        if (Acol) {
+            starpu_data_handle_t *Rcol = Acol + R->mt;
+            for (int i = 0; i < R->mt; i++)
+                Rcol[i] = ss_tile(R, i, j);
+            for (int l = 0; l < A->nt; l++) {
+                for (int i = 0; i < R->mt; i++)
+                    Acol[i] = ss_tile(A, i, l);
+                insert_zgemm_tiles('N', 'N', mone, ss_tile(X, l, j), 0, R->mt, Acol, one, Rcol, 0);
+            }
+            continue;
+        }
         for (int i = 0; i < R->mt; i++)
             for (int l = 0; l < A->nt; l++)
                 insert_zgemm('N', 'N', mone, ss_tile(A, i, l), ss_tile(X, l, j), one, ss_tile(R, i, j), 0);
+    }
+    free(Acol);
 }
 
 /* B = alpha A + B, same tiling */

@@ -101,6 +101,15 @@ int test_zrbt(void)
     };
     for (size_t t = 0; t < sizeof c / sizeof c[0]; t++)
         rbt_random(c[t].n, c[t].nrhs, c[t].nb, c[t].depth, c[t].pad, 500 + (unsigned)t);
+    /* the GPU's whole-column tasks on CPU workers (the solves' and residuals' GEMMs by
+     * tile columns, starsolve_config_t.update_tiles), then the automatic choice again */
+    static const int update_tiles[] = { 3, 1000 };
+    for (size_t u = 0; u < sizeof update_tiles / sizeof update_tiles[0]; u++) {
+        TEST_CHECK(starsolve_set_update_tiles(update_tiles[u]) == 0, "starsolve_set_update_tiles(%d)", update_tiles[u]);
+        rbt_random(100, 3, 16, 2, 2, 600 + 10 * (unsigned)u);
+        rbt_random(257, 2, 32, 2, 0, 601 + 10 * (unsigned)u);
+    }
+    TEST_CHECK(starsolve_set_update_tiles(0) == 0, "starsolve_set_update_tiles(0)");
     rbt_zero_block(120, 32);
     rbt_nan(90, 32);
     rbt_bad_arguments();
