@@ -149,6 +149,9 @@ if wants batched; then
 fi
 
 if wants spike; then
+  stamp "spike: bench/spike_gpu -test (band matvec and updates against a host reference, s d c z), then timed"
+  timeout 60 spike_gpu -test 2>&1 | tail -6
+  timeout 60 spike_gpu -n 500000 -k 32 -prec dz 2>&1 | tee "$out/spike_gpu.log"
   stamp "spike: test_spike with one CUDA worker"
   STARSOLVE_TEST_GPUS=1 timeout 120 test_spike > "$out/test_spike-gpu.log" 2>&1
   echo "test_spike rc=$? $(tail -1 "$out/test_spike-gpu.log")"
@@ -158,7 +161,12 @@ if wants spike; then
     STARPU_NCPU=1 timeout 75 "$sanitizer" --tool $tool --error-exitcode 9 starpu_spike -n 8000 -k 4 -ngpus 1 \
       -psize 100 -check > "$out/spike-$tool.log" 2>&1
     echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|resid' "$out/spike-$tool.log" | tail -2 | tr '\n' ' ')"
+    timeout 75 "$sanitizer" --tool $tool --error-exitcode 9 spike_gpu -test > "$out/spike_gpu-$tool.log" 2>&1
+    echo "spike_gpu -test $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/spike_gpu-$tool.log" | tail -1)"
   done
+  stamp "spike: starpu_spike -n 1000000 -k 32 -ngpus 1 -niter 4 -check -stats (per-call times, bytes moved)"
+  timeout 120 starpu_spike -n 1000000 -k 32 -ngpus 1 -niter 4 -check -stats > "$out/spike-stats.log" 2>&1
+  grep -vE '^\[starpu' "$out/spike-stats.log" | grep -E 'run |resid|GB|MB|rror' | head -30
   stamp "spike: bench/spike.sh, one GPU"
   timeout 240 bash "$here/spike.sh" --n 1000000 --ks "${SPIKE_KS:-32 64 128}" --niter 3 --ngpus 1 "$root/bin" |
     tee "$out/spike-gpu.log"

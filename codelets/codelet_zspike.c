@@ -237,7 +237,9 @@ static void partition_solve(int mixed, int s, int kl, int ku, const void *F, con
 
 /* ---- factor: one chunk ------------------------------------------------------ */
 
-/* buffers: 0 band_{c-1}, 1 band_c, 2 band_{c+1} (the chunk's own when it has no such neighbour),
+/* buffers: 0 band_{c-1} (at least its last K columns: src/zgbsv_spike.c passes a handle of just
+ * those), 1 band_c, 2 band_{c+1} (at least its first K columns) (the chunk's own when it has no such
+ * neighbour),
  * 3 F_c (W), 4 ipiv_c (W), 5 tips_c (W), 6 S_c (W: the chunk's inner interfaces), 7 ipivS_c (W),
  * 8 stat_c (W: the smallest dominance ratio and the largest status of the chunk) */
 static void zspike_factor_cpu(void *buffers[], void *cl_arg)
@@ -552,7 +554,7 @@ static void zspike_reduce_cpu(void *buffers[], void *cl_arg)
     }
 }
 
-/* ---- CUDA variants (codelets/cuda/spike.cu; cuBLAS for the band products) ------------ */
+/* ---- CUDA variants (codelets/cuda/spike.cu, our kernels throughout) ------------------ */
 /* Each chunk task launches one thread block per partition of its chunk (per inner interface for
  * the reduced systems), so that a chunk of hundreds of partitions fills the GPU (the seed's
  * SPIKE::GPU); everything asynchronous on the worker's stream. */
@@ -627,88 +629,69 @@ static void zspike_retrieve_cuda(void *buffers[], void *cl_arg)
                                  ss_cuda_stream());
 }
 
+/* zspike_matvec_cpu's product and reduction in one pass over the band (spike.cu's band_mv_kernel
+ * then one block for the per-block results): no cuBLAS (its gbmv reads band storage with neighbouring
+ * threads ld elements apart) and no synchronization (every scalar stays on the GPU) */
 static void zspike_matvec_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
     const int s = a->c.size, K = a->c.K;
-    cudaStream_t st = ss_cuda_stream();
-    cublasHandle_t h = ss_cublas_handle();
-    void *rw = ss_cuda_dwork(ss_cuda_spike_reduce_work(prec_work));
-    const cuDoubleComplex *band = (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]);
-    const cuDoubleComplex *tips = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[1]);
-    const cuDoubleComplex *xp = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[2]);
-    const cuDoubleComplex *x = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[3]);
-    const cuDoubleComplex *xn = (const cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[4]);
-    const starsolve_complex64_t *aux = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
-    starsolve_complex64_t *y = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
-    starsolve_complex64_t *part = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[7]);
+    const starsolve_complex64_t *tips = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    const starsolve_complex64_t *xp = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
     const int sp = (int)STARPU_VECTOR_GET_NX(buffers[2]);
-    SS_CUBLAS_SCALAR starsolve_complex64_t one = 1, zero = 0, alpha = a->op == SS_MV_RES ? -1 : 1;
-    if (a->op == SS_MV_RES)
-        SS_CUDA(cudaMemcpyAsync(y, aux, (size_t)s * sizeof *y, cudaMemcpyDeviceToDevice, st));
-    SS_CUBLAS(cublasZgbmv(h, CUBLAS_OP_N, s, s, a->c.kl, a->c.ku, (const cuDoubleComplex *)&alpha, band, SS_LD(buffers[0]), x, 1,
-                          (const cuDoubleComplex *)(a->op == SS_MV_RES ? &one : &zero), (cuDoubleComplex *)y, 1));
-    if (a->c.has_prev)   /* the first partition's Cc */
-        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&alpha, tips + SS_TIP_CC(K), K, xp + sp - K, 1,
-                              (const cuDoubleComplex *)&one, (cuDoubleComplex *)y, 1));
-    if (a->c.has_next)   /* the last partition's Bc */
-        SS_CUBLAS(cublasZgemv(h, CUBLAS_OP_N, K, K, (const cuDoubleComplex *)&alpha,
-                              tips + SS_TIPS(K) * (a->c.np - 1) + SS_TIP_BC(K), K, xn, 1,
-                              (const cuDoubleComplex *)&one, (cuDoubleComplex *)y + s - K, 1));
-    if (a->op == SS_MV_RES) {
-        ss_cuda_spike_reduce(prec_work, 0, s, y, y, part + SS_PART_NORM, rw, st);
-    } else if (a->op == SS_MV_V) {
-        ss_cuda_spike_reduce(prec_work, 1, s, aux, y, part + SS_PART_RV, rw, st);
-    } else {
-        ss_cuda_spike_reduce(prec_work, 1, s, y, aux, part + SS_PART_TS, rw, st);
-        ss_cuda_spike_reduce(prec_work, 1, s, y, y, part + SS_PART_TT, rw, st);
-    }
-    SS_CUDA(cudaStreamSynchronize(st));   /* the host scalars above */
+    starsolve_complex64_t *part = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[7]);
+    void *w = ss_cuda_dwork(ss_cuda_spike_work(prec_work, s));
+    const int kind = a->op == SS_MV_RES ? 0 : a->op == SS_MV_V ? 1 : 2;
+    ss_cuda_spike_matvec(prec_work, kind, &a->c, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
+                         a->c.has_prev ? tips + SS_TIP_CC(K) : NULL, a->c.has_prev ? xp + sp - K : NULL,
+                         a->c.has_next ? tips + SS_TIPS(K) * (a->c.np - 1) + SS_TIP_BC(K) : NULL,
+                         a->c.has_next ? (const void *)STARPU_VECTOR_GET_PTR(buffers[4]) : NULL,
+                         (const void *)STARPU_VECTOR_GET_PTR(buffers[3]), (const void *)STARPU_VECTOR_GET_PTR(buffers[5]),
+                         (void *)STARPU_VECTOR_GET_PTR(buffers[6]), kind == 0 ? part + SS_PART_NORM : NULL,
+                         kind == 1 ? part + SS_PART_RV : kind == 2 ? part + SS_PART_TS : NULL,
+                         kind == 2 ? part + SS_PART_TT : NULL, w, ss_cuda_stream());
 }
 
+/* zspike_update_cpu's operations, each one kernel with its reductions fused (then one block for
+ * the per-block results); the copy out is a copy */
 static void zspike_update_cuda(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
     const int s = a->c.size;
     cudaStream_t st = ss_cuda_stream();
-    void *rw = ss_cuda_dwork(ss_cuda_spike_reduce_work(prec_work));
-    const size_t bytes = (size_t)s * sizeof(starsolve_complex64_t);
+    void *w = ss_cuda_dwork(ss_cuda_spike_work(prec_work, s));
 #define V(k) ((void *)STARPU_VECTOR_GET_PTR(buffers[k]))
 #define SLOT(k, slot) ((starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[k]) + (slot))
     switch (a->op) {
-    case SS_UP_INIT:
-        SS_CUDA(cudaMemcpyAsync(V(1), V(0), bytes, cudaMemcpyDeviceToDevice, st));
-        SS_CUDA(cudaMemsetAsync(V(2), 0, bytes, st));   /* all-zero bytes are 0.0 in IEEE */
-        SS_CUDA(cudaMemsetAsync(V(3), 0, bytes, st));
-        ss_cuda_spike_reduce(prec_work, 1, s, V(0), V(0), SLOT(4, SS_PART_RHO), rw, st);
+    case SS_UP_INIT: {
+        void *v[7] = { V(0), V(1), V(2), V(3), NULL, NULL, NULL };
+        ss_cuda_spike_update(prec_work, 4, s, NULL, v, NULL, SLOT(4, SS_PART_RHO), w, st);
         break;
+    }
     case SS_UP_P: {
-        void *v[6] = { V(0), V(1), V(3), NULL, NULL, NULL };
-        ss_cuda_spike_update(prec_work, 1, s, V(2), v, st);
+        void *v[7] = { V(0), V(1), V(3), NULL, NULL, NULL, NULL };
+        ss_cuda_spike_update(prec_work, 1, s, V(2), v, NULL, NULL, w, st);
         break;
     }
     case SS_UP_S: {
-        void *v[6] = { V(0), V(1), V(3), NULL, NULL, NULL };
-        ss_cuda_spike_update(prec_work, 2, s, V(2), v, st);
+        void *v[7] = { V(0), V(1), V(3), NULL, NULL, NULL, NULL };
+        ss_cuda_spike_update(prec_work, 2, s, V(2), v, NULL, NULL, w, st);
         break;
     }
     case SS_UP_XR: {
-        void *v[6] = { V(0), V(1), V(2), V(3), V(6), V(7) };
-        ss_cuda_spike_update(prec_work, 3, s, V(5), v, st);
-        ss_cuda_spike_reduce(prec_work, 0, s, V(7), V(7), SLOT(8, SS_PART_NORM), rw, st);
-        ss_cuda_spike_reduce(prec_work, 1, s, V(4), V(7), SLOT(8, SS_PART_RHO), rw, st);
+        void *v[7] = { V(0), V(1), V(2), V(3), V(6), V(7), V(4) };
+        ss_cuda_spike_update(prec_work, 3, s, V(5), v, SLOT(8, SS_PART_NORM), SLOT(8, SS_PART_RHO), w, st);
         break;
     }
     case SS_UP_COPYIN: {
-        const starsolve_complex64_t *B = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0])
-                                         + (size_t)a->col * SS_LD(buffers[0]);
-        SS_CUDA(cudaMemcpyAsync(V(1), B, bytes, cudaMemcpyDeviceToDevice, st));
-        ss_cuda_spike_reduce(prec_work, 0, s, V(1), V(1), SLOT(2, SS_PART_NORM), rw, st);
+        void *v[7] = { (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]) + (size_t)a->col * SS_LD(buffers[0]), V(1),
+                       NULL, NULL, NULL, NULL, NULL };
+        ss_cuda_spike_update(prec_work, 5, s, NULL, v, SLOT(2, SS_PART_NORM), NULL, w, st);
         break;
     }
     default: {
         starsolve_complex64_t *B = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]) + (size_t)a->col * SS_LD(buffers[1]);
-        SS_CUDA(cudaMemcpyAsync(B, V(0), bytes, cudaMemcpyDeviceToDevice, st));
+        SS_CUDA(cudaMemcpyAsync(B, V(0), (size_t)s * sizeof *B, cudaMemcpyDeviceToDevice, st));
         break;
     }
     }
@@ -718,6 +701,20 @@ static void zspike_update_cuda(void *buffers[], void *cl_arg)
 #endif
 
 /* ---- codelets -------------------------------------------------------------- */
+
+/* With CUDA workers every chunk was cut for a GPU (src/zgbsv_spike.c, partition_count: one chunk
+ * of ~1000 partitions per CUDA worker), and a CPU core takes ~20x longer on it. dmdas gives a task
+ * to any worker whose history model for it is not calibrated yet: from the second call on, tip
+ * solves and retrievals of whole chunks (500 000 rows at n = 1e6) ran on CPU workers, ~55 ms each
+ * plus the chunk's factors (130 MB) to the host and the vectors back. So a chunk task refuses CPU
+ * workers then, as ss_can_execute does for large tiles (gpu_only_tile 0 lifts both); without CUDA
+ * workers gpu_only is 0 and nothing changes. */
+static int spike_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+    (void)nimpl;
+    const struct ss_spike_part *a = task->cl_arg;
+    return !a || !a->gpu_only || starpu_worker_get_type((int)workerid) != STARPU_CPU_WORKER;
+}
 
 /* chunk tasks: the same rows cut into more partitions cost differently (more, smaller LUs and
  * solves, more inner reduced systems): the footprint is the chunk's rows, partitions and band */
@@ -742,15 +739,15 @@ static uint32_t footprint_op(struct starpu_task *task)
     const struct ss_spike_part *a = task->cl_arg;
     return starpu_hash_crc32c_be(a->op, starpu_hash_crc32c_be(a->c.size, starpu_hash_crc32c_be(a->nparts, 0)));
 }
-static struct starpu_perfmodel model_zspike_matvec = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_matvec",
+static struct starpu_perfmodel model_zspike_matvec = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_matvec2",
                                                        .footprint = footprint_op };
-static struct starpu_perfmodel model_zspike_update = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_update",
+static struct starpu_perfmodel model_zspike_update = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_update2",
                                                        .footprint = footprint_op };
 static struct starpu_perfmodel model_zspike_reduce = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_reduce",
                                                        .footprint = footprint_op };
 
 static struct starpu_codelet cl_zspike_factor = {
-    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_factor_cpu },
+    .where = SS_WHERE_CPU_CUDA, .can_execute = spike_can_execute, .cpu_funcs = { zspike_factor_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_factor_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
@@ -758,7 +755,7 @@ static struct starpu_codelet cl_zspike_factor = {
     .model = &model_zspike_factor, .name = "zspike_factor", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_reduced_factor = {
-    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_reduced_factor_cpu },
+    .where = SS_WHERE_CPU_CUDA, .can_execute = spike_can_execute, .cpu_funcs = { zspike_reduced_factor_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_reduced_factor_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
@@ -766,7 +763,7 @@ static struct starpu_codelet cl_zspike_reduced_factor = {
     .model = &model_zspike_reduced_factor, .name = "zspike_reduced_factor", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_tipsolve = {
-    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_tipsolve_cpu },
+    .where = SS_WHERE_CPU_CUDA, .can_execute = spike_can_execute, .cpu_funcs = { zspike_tipsolve_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_tipsolve_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
@@ -774,7 +771,7 @@ static struct starpu_codelet cl_zspike_tipsolve = {
     .model = &model_zspike_tipsolve, .name = "zspike_tipsolve", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_reduced_solve = {
-    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_reduced_solve_cpu },
+    .where = SS_WHERE_CPU_CUDA, .can_execute = spike_can_execute, .cpu_funcs = { zspike_reduced_solve_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_reduced_solve_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
@@ -782,7 +779,7 @@ static struct starpu_codelet cl_zspike_reduced_solve = {
     .model = &model_zspike_reduced_solve, .name = "zspike_reduced_solve", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_retrieve = {
-    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_retrieve_cpu },
+    .where = SS_WHERE_CPU_CUDA, .can_execute = spike_can_execute, .cpu_funcs = { zspike_retrieve_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_retrieve_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
@@ -790,7 +787,7 @@ static struct starpu_codelet cl_zspike_retrieve = {
     .model = &model_zspike_retrieve, .name = "zspike_retrieve", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_matvec = {
-    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_matvec_cpu },
+    .where = SS_WHERE_CPU_CUDA, .can_execute = spike_can_execute, .cpu_funcs = { zspike_matvec_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_matvec_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
@@ -798,7 +795,7 @@ static struct starpu_codelet cl_zspike_matvec = {
     .model = &model_zspike_matvec, .name = "zspike_matvec", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_update = {
-    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zspike_update_cpu },
+    .where = SS_WHERE_CPU_CUDA, .can_execute = spike_can_execute, .cpu_funcs = { zspike_update_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_update_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif

@@ -212,9 +212,13 @@ void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int lds, long 
  * infos, so that CPU and GPU tasks share every buffer. factor_chunk: work of factor_work bytes;
  * reduced_factor / reduced_solve: `count` interfaces, the j-th reading vb + j vbs, wt + j wts
  * (gb + j gbs, gtop + j gts: element strides); tipsolve / retrieve: w the chunk's rows in the
- * factor's precision; retrieve: yup / ydown NULL without a neighbour chunk. Reductions into one
- * slot (kind 0: max |x_i|, 1: sum conj(x_i) y_i) through reduce_work bytes of scratch; BiCGStab's
- * updates (op 1: p, 2: s, 3: x and r; v[0..5] as in the kernel). */
+ * factor's precision; retrieve: yup / ydown NULL without a neighbour chunk. matvec: the chunk's
+ * band product (kind 0: y = aux - A x and max |y_i| into *om; 1: y = A x and sum conj(aux_i) y_i
+ * into *o1; 2: y = A x, sum conj(y_i) aux_i into *o1 and sum conj(y_i) y_i into *o2), Cc / xp and
+ * Bc / xn the couplings with the previous / next chunk (NULL: none); update: BiCGStab's vector
+ * updates (op 1: p, 2: s, 3: x and r with max |r| into *om and rh^H r into *o1, 4: the start, r^H r
+ * into *o1, 5: a copy with its max |.| into *om; v[0..6] as in the kernel); both through
+ * ss_cuda_spike_work(p, n) bytes of scratch for n rows. */
 struct ss_spike_chunk;
 size_t ss_cuda_spike_factor_work(char a, char f, const struct ss_spike_chunk *c);
 void ss_cuda_spike_factor_chunk(char a, char f, const struct ss_spike_chunk *c, const void *bp, int ldp, int sp,
@@ -229,9 +233,12 @@ void ss_cuda_spike_reduced_solve(char a, int K, int count, const void *S, const 
 void ss_cuda_spike_retrieve_chunk(char a, char f, const struct ss_spike_chunk *c, const void *F, const int *ipiv,
                                   const void *fv, const void *tips, const void *y, const void *yup, const void *ydown,
                                   void *x, void *w, cudaStream_t st);
-size_t ss_cuda_spike_reduce_work(char p);
-void ss_cuda_spike_reduce(char p, int kind, int n, const void *x, const void *y, void *out, void *work, cudaStream_t st);
-void ss_cuda_spike_update(char p, int op, int n, const void *sc, void *const *v, cudaStream_t st);
+size_t ss_cuda_spike_work(char p, int n);
+void ss_cuda_spike_matvec(char p, int kind, const struct ss_spike_chunk *c, const void *band, int ld, const void *Cc,
+                          const void *xp, const void *Bc, const void *xn, const void *x, const void *aux, void *y,
+                          void *om, void *o1, void *o2, void *work, cudaStream_t st);
+void ss_cuda_spike_update(char p, int op, int n, const void *sc, void *const *v, void *om, void *o1, void *work,
+                          cudaStream_t st);
 /* Bytes rounded up so that consecutive pieces of one scratch buffer stay aligned. */
 static inline size_t ss_align(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 
@@ -320,6 +327,7 @@ struct ss_spike_part {
     int maxpart;              /* the largest partition's rows */
     int mixed;                /* the partition factors are in single precision (d: float, z: complex float) */
     int nparts;               /* reduce: the number of partial sums (the chunks) */
+    int gpu_only;             /* with CUDA workers: the chunk was cut for a GPU, CPU workers may not run it */
     int op, col;              /* operation; update's column of B */
 };
 enum { SS_MV_RES, SS_MV_V, SS_MV_T };                /* matvec: r = b - A x; v = A ph, rh^H v; t = A sh, t^H s, t^H t */

@@ -16,12 +16,15 @@ int run_zspike(const struct driver_opts *o)
     const size_t need = (asize * (o->vendor ? 2 : 1) + 3 * bsize) * sizeof(starsolve_complex64_t);
     if (!driver_memory_fits(o, need))
         return DRIVER_FAILED;
-    starsolve_complex64_t *AB = malloc(asize * sizeof *AB), *B = malloc(bsize * sizeof *B), *X = malloc(bsize * sizeof *X);
+    /* the band and the solution page-locked as starpu_lu's matrices (driver_alloc; -nopin: pageable, and
+     * the library pins them for each call) */
+    starsolve_complex64_t *AB = driver_alloc(o, asize * sizeof *AB), *B = malloc(bsize * sizeof *B);
+    starsolve_complex64_t *X = driver_alloc(o, bsize * sizeof *X);
     starsolve_complex64_t *F = o->vendor ? malloc(asize * sizeof *F) : NULL;
     int *ipiv = o->vendor ? malloc((size_t)n * sizeof *ipiv) : NULL;
     if (!AB || !B || !X || (o->vendor && (!F || !ipiv))) {
         driver_error(o, "not enough memory for the band");
-        free(AB); free(B); free(X); free(F); free(ipiv);
+        driver_free(o, AB); free(B); driver_free(o, X); free(F); free(ipiv);
         return DRIVER_FAILED;
     }
     gen_zband(n, kl, ku, o->dominance, AB, ldab, (unsigned)o->seed);
@@ -72,6 +75,6 @@ int run_zspike(const struct driver_opts *o)
     if (o->vendor)
         fprintf(h, "starpu_spike: LAPACK gbsv (OpenBLAS): best %.4f s; starsolve best %.4f s; speedup %.2f\n",
                 vbest, best, vbest / best);
-    free(AB); free(B); free(X); free(F); free(ipiv);
+    driver_free(o, AB); free(B); driver_free(o, X); free(F); free(ipiv);
     return status;
 }

@@ -60,7 +60,7 @@ enum { VB, VX, VR, VRH, VP, VV, VPH, VS, VSH, VT, NVEC };
 struct spike {
     int n, kl, ku, K, p, nc, mixed;
     struct ss_spike_part *chunk;
-    starpu_data_handle_t *band, *F, *ipiv, *tips, *S, *ipivS, *gt, *y, *stat, *partial, *Bh, *vec[NVEC];
+    starpu_data_handle_t *band, *edge_top, *edge_bot, *F, *ipiv, *tips, *S, *ipivS, *gt, *y, *stat, *partial, *Bh, *vec[NVEC];
     starpu_data_handle_t *Sx, *ipivSx, *yx;
     starpu_data_handle_t scratch, scalars;
     void *Fmem;
@@ -127,7 +127,7 @@ static void spike_setup(struct spike *s, starsolve_complex64_t *AB, int ldab, st
                                                                 : sizeof(starsolve_complex64_t);
     int maxrows = 0;
     s->chunk = xcalloc(nc, sizeof *s->chunk);
-    starpu_data_handle_t **hs[] = { &s->band, &s->F, &s->ipiv, &s->tips, &s->S, &s->ipivS, &s->gt, &s->y, &s->stat,
+    starpu_data_handle_t **hs[] = { &s->band, &s->edge_top, &s->edge_bot, &s->F, &s->ipiv, &s->tips, &s->S, &s->ipivS, &s->gt, &s->y, &s->stat,
                                     &s->partial, &s->Bh, &s->Sx, &s->ipivSx, &s->yx };
     for (size_t k = 0; k < sizeof hs / sizeof *hs; k++)
         *hs[k] = xcalloc(nc, sizeof(starpu_data_handle_t));
@@ -151,10 +151,19 @@ static void spike_setup(struct spike *s, starsolve_complex64_t *AB, int ldab, st
         s->chunk[c] = (struct ss_spike_part){
             .c = { .first = row, .size = rows, .part0 = part0, .np = np, .pq = q, .pr = r, .kl = s->kl, .ku = s->ku,
                    .K = K, .has_prev = c > 0, .has_next = c + 1 < nc },
-            .maxpart = q + (r > 0), .mixed = s->mixed, .nparts = nc };
+            .maxpart = q + (r > 0), .mixed = s->mixed, .nparts = nc,
+            .gpu_only = starpu_cuda_worker_get_count() > 0 && ss_ctx.gpu_only_tile > 0 };
         maxrows = ss_max(maxrows, rows);
         /* the band's rows kl .. 2 kl + ku (gbmv layout) on the chunk's columns: read only */
         s->band[c] = ss_register_matrix(AB + s->kl + (size_t)row * ldab, ldab, s->kl + s->ku + 1, rows, sizeof *AB);
+        /* the chunk's first and last K columns again, read only as band_c is: what the factor tasks of
+         * the chunks above and below need of it (their couplings), so that they do not wait for the
+         * whole neighbour band to reach their GPU (a chunk with a neighbour has >= 2K rows) */
+        if (nc > 1) {
+            s->edge_top[c] = ss_register_matrix(AB + s->kl + (size_t)row * ldab, ldab, s->kl + s->ku + 1, K, sizeof *AB);
+            s->edge_bot[c] = ss_register_matrix(AB + s->kl + (size_t)(row + rows - K) * ldab, ldab, s->kl + s->ku + 1, K,
+                                                sizeof *AB);
+        }
         s->Bh[c] = ss_register_matrix(B + row, ldb, rows, nrhs, sizeof *B);
         s->F[c] = ss_register_vector((char *)s->Fmem + (size_t)row * ldf * fsz, (size_t)ldf * rows, fsz);
         s->ipiv[c] = ss_register_vector(s->ipivmem + row, rows, sizeof(int));
@@ -186,6 +195,10 @@ static void spike_free(struct spike *s)
 {
     for (int c = 0; c < s->nc; c++) {
         starpu_data_unregister(s->band[c]);
+        if (s->nc > 1) {
+            starpu_data_unregister(s->edge_top[c]);
+            starpu_data_unregister(s->edge_bot[c]);
+        }
         starpu_data_unregister(s->Bh[c]);
         starpu_data_handle_t h[] = { s->F[c], s->ipiv[c], s->tips[c], s->S[c], s->ipivS[c], s->gt[c], s->y[c], s->stat[c],
                                      s->partial[c] };
@@ -201,7 +214,7 @@ static void spike_free(struct spike *s)
     }
     starpu_data_unregister(s->scratch);
     starpu_data_unregister_no_coherency(s->scalars);
-    starpu_data_handle_t *arrays[] = { s->band, s->Bh, s->F, s->ipiv, s->tips, s->S, s->ipivS, s->gt, s->y, s->stat,
+    starpu_data_handle_t *arrays[] = { s->band, s->edge_top, s->edge_bot, s->Bh, s->F, s->ipiv, s->tips, s->S, s->ipivS, s->gt, s->y, s->stat,
                                        s->partial, s->Sx, s->ipivSx, s->yx };
     for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++)
         free(arrays[k]);
@@ -217,7 +230,8 @@ static int spike_factor(struct spike *s, double *dominance)
 {
     int nc = s->nc;
     for (int c = 0; c < nc; c++)
-        insert_zspike_factor(&s->chunk[c], s->band[c > 0 ? c - 1 : c], s->band[c], s->band[c + 1 < nc ? c + 1 : c], s->F[c],
+        insert_zspike_factor(&s->chunk[c], c > 0 ? s->edge_bot[c - 1] : s->band[c], s->band[c],
+                             c + 1 < nc ? s->edge_top[c + 1] : s->band[c], s->F[c],
                              s->ipiv[c], s->tips[c], s->S[c], s->ipivS[c], s->stat[c]);
     for (int c = 0; c + 1 < nc; c++)
         insert_zspike_reduced_factor(&s->chunk[c], s->tips[c], s->tips[c + 1], s->Sx[c], s->ipivSx[c]);
@@ -355,6 +369,20 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
     if (ss_ctx.verbose)   /* bench/spike.sh reads this line */
         fprintf(stderr, "starsolve: %s: %d partitions of %d..%d rows in %d chunks\n", me, s.p, n / s.p, n / s.p + (n % s.p > 0),
                 s.nc);
+    /* With CUDA workers the band (0.5 GB at n = 1e6, K = 32 in double) goes to the GPU on every call:
+     * from pageable memory StarPU's copy is a staged 2D copy that holds the CUDA driver thread (no
+     * task of that GPU is started or finished meanwhile). Page-locked for the call, as the LAPACK-layout
+     * routines do (starsolve_config_t.pin_lapack); memory that is page-locked already (starsolve_malloc)
+     * refuses a second registration and is left as it is. Pinning costs ~0.1 s per GB, so a caller
+     * that calls repeatedly should allocate with starsolve_malloc. */
+    size_t pinA = 0, pinB = 0;
+    if (ss_ctx.pin_lapack && starpu_cuda_worker_get_count() > 0) {
+        size_t a = (size_t)ldab * n * sizeof *AB, b = ((size_t)ldb * (nrhs - 1) + n) * sizeof *B;
+        if (starpu_memory_pin(AB, a) == 0)
+            pinA = a;
+        if (starpu_memory_pin(B, b) == 0)
+            pinB = b;
+    }
     spike_setup(&s, AB, ldab, B, ldb, nrhs);
     double dominance, tol = fmax(1e-12, 100 * DBL_EPSILON);
     int usable = spike_factor(&s, &dominance);
@@ -370,6 +398,10 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
     }
     starpu_task_wait_for_all();
     spike_free(&s);
+    if (pinA)
+        starpu_memory_unpin(AB, pinA);
+    if (pinB)
+        starpu_memory_unpin(B, pinB);
     if (iters)
         *iters = worst;
     if (usable != 0 && !ss_ctx.spike_fallback)

@@ -450,55 +450,164 @@ __global__ void __launch_bounds__(SPIKE_THREADS) retrieve_chunk_kernel(struct ss
         x[off + r] = cvt<TA>(wi[r]);
 }
 
-// ---- reductions: each block's share into out[blockIdx.x] (kind 0 max |x_i| as a real, kind 1
-// sum conj(x_i) y_i, kind 2 sum x_i); a second one-block pass combines the shares (fixed order:
-// the same result on every run)
+// ---- block reductions: one max |.| (kept as a double, NaN wins) and two sums per thread, combined
+// over the block in a fixed order (the same result on every run); thread 0 gets the totals
 template <typename T>
-__global__ void __launch_bounds__(SPIKE_THREADS) reduce_kernel(int kind, int n, const T *x, const T *y, T *out)
+__device__ void block_reduce3(double &m, T &s1, T &s2)
 {
-    __shared__ double smax[SPIKE_THREADS];
-    __shared__ T ssum[SPIKE_THREADS];
-    double m = 0;
-    T s = from_real<T>(0);
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        if (kind == 0) { double v = absv(x[i]); if (v > m || v != v) m = v; }
-        else if (kind == 1) s = add(s, mul(conj_(x[i]), y[i]));
-        else s = add(s, x[i]);
-    }
-    smax[threadIdx.x] = m;
-    ssum[threadIdx.x] = s;
+    __shared__ double rm[SPIKE_THREADS];
+    __shared__ T r1[SPIKE_THREADS], r2[SPIKE_THREADS];
+    const int t = threadIdx.x;
+    rm[t] = m; r1[t] = s1; r2[t] = s2;
     __syncthreads();
     for (int h = blockDim.x / 2; h > 0; h /= 2) {
-        if (threadIdx.x < h) {
-            double o = smax[threadIdx.x + h];
-            if (o > smax[threadIdx.x] || o != o) smax[threadIdx.x] = o;
-            ssum[threadIdx.x] = add(ssum[threadIdx.x], ssum[threadIdx.x + h]);
+        if (t < h) {
+            double o = rm[t + h];
+            if (o > rm[t] || o != o) rm[t] = o;
+            r1[t] = add(r1[t], r1[t + h]);
+            r2[t] = add(r2[t], r2[t + h]);
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0)
-        out[blockIdx.x] = kind == 0 ? from_real<T>(smax[0]) : ssum[0];
+    m = rm[0]; s1 = r1[0]; s2 = r2[0];
 }
-#define SPIKE_REDUCE_BLOCKS 264   // 2 per SM of an H100
+__device__ inline void max_nan(double &m, double v) { if (v > m || v != v) m = v; }
 
-// ---- BiCGStab's vector updates (scalars read on the GPU: sc[0..] as enum SS_SCAL_*) -------
-// op 1: p = r + beta (p - omega v)   op 2: s = r - alpha v   op 3: x += alpha ph + omega sh; r = s - omega t
+// The second pass of every fused reduction below: one block combines the nb per-block results
+// (work[0 .. nb) the maxima, work[nb .. 2 nb) and work[2 nb .. 3 nb) the two sums) in block
+// order and writes them where asked (NULL: not wanted).
 template <typename T>
-__global__ void update_kernel(int op, int n, const T *sc, T *v0, T *v1, T *v2, T *v3, T *v4, T *v5)
+__global__ void __launch_bounds__(SPIKE_THREADS) finish_kernel(int nb, const T *work, T *om, T *o1, T *o2)
 {
-    const T alpha = sc[1], omega = sc[2], beta = sc[3];   // SS_SCAL_ALPHA, _OMEGA, _BETA
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        if (op == 1)        // v0 r, v1 v, v2 p
-            v2[i] = add(v0[i], mul(beta, sub(v2[i], mul(omega, v1[i]))));
-        else if (op == 2)   // v0 r, v1 v, v2 s
-            v2[i] = sub(v0[i], mul(alpha, v1[i]));
-        else {              // v0 ph, v1 sh, v2 s, v3 t, v4 x, v5 r
-            v4[i] = add(v4[i], add(mul(alpha, v0[i]), mul(omega, v1[i])));
-            v5[i] = sub(v2[i], mul(omega, v3[i]));
-        }
+    double m = 0;
+    T s1 = from_real<T>(0), s2 = from_real<T>(0);
+    for (int b = threadIdx.x; b < nb; b += blockDim.x) {
+        max_nan(m, re(work[b]));
+        s1 = add(s1, work[nb + b]);
+        s2 = add(s2, work[2 * (size_t)nb + b]);
+    }
+    block_reduce3(m, s1, s2);
+    if (threadIdx.x == 0) {
+        if (om) *om = from_real<T>(m);
+        if (o1) *o1 = s1;
+        if (o2) *o2 = s2;
     }
 }
 
+// ---- the band matrix-vector product with its reduction fused --------------------------------
+// y = A x (kind 1, 2) or y = aux - A x (kind 0) on a chunk's s rows: A's band on the chunk's
+// columns in gbmv layout (A(r, c) at band[ku + r - c + c ld]), plus, on the first K rows, Cc x_prev
+// (Cc K x K, xp the previous chunk's last K entries; NULL: no such chunk) and, on the last K rows,
+// Bc x_next (xn its first K). Then per block: kind 0 max |y_i|; kind 1 sum conj(aux_i) y_i;
+// kind 2 sum conj(y_i) aux_i and sum conj(y_i) y_i, into work (see finish_kernel).
+//
+// One thread per row, blockDim.x rows per block. Band storage keeps columns contiguous, so a row
+// is a strided walk (what cuBLAS gbmv does: neighbouring threads read ld elements apart). Here a
+// block stages the band in shared memory with coalesced loads, a slab of D band rows (diagonals)
+// at a time: band rows k0 .. k0 + D - 1 of the columns its rows need, c = i0 + ku - (k0 + D - 1) ..
+// i0 + RB - 1 + ku - k0 (RB + D - 1 columns, D contiguous elements each), so the halo is only
+// D - 1 columns per slab whatever the band's width. Thread t then reads band row k0 + j of
+// column t + D - 1 - j (shared, stride lds = D | 1, odd: no bank conflicts for 4, 8 or 16-byte
+// elements). Shared memory: (RB + D - 1) (lds + 1) elements (mv_slab picks D).
+template <typename T>
+__global__ void __launch_bounds__(SPIKE_THREADS) band_mv_kernel(int kind, int s, int kl, int ku, int K, const T *band, int ld,
+                                                                int D, const T *Cc, const T *xp, const T *Bc, const T *xn,
+                                                                const T *x, const T *aux, T *y, T *work)
+{
+    extern __shared__ double2 mv_smem[];   // 16-byte aligned: enough for every T
+    T *As = reinterpret_cast<T *>(mv_smem);
+    const int nu = kl + ku + 1, RB = blockDim.x, t = threadIdx.x, i0 = blockIdx.x * RB, r = i0 + t, lds = D | 1;
+    T *xs = As + (size_t)(RB + D - 1) * lds;
+    const T zero = from_real<T>(0);
+    T acc = zero;
+    for (int k0 = 0; k0 < nu; k0 += D) {
+        const int Dk = min(D, nu - k0), ncol = RB + Dk - 1, cA = i0 + ku - (k0 + Dk - 1);
+        __syncthreads();   // the previous slab's reads are over
+        for (int e = t; e < ncol * Dk; e += RB) {
+            const int lc = e / Dk, j = e - lc * Dk, c = cA + lc;
+            As[lc * lds + j] = c >= 0 && c < s ? band[(size_t)c * ld + k0 + j] : zero;
+        }
+        for (int lc = t; lc < ncol; lc += RB) {
+            const int c = cA + lc;
+            xs[lc] = c >= 0 && c < s ? x[c] : zero;
+        }
+        __syncthreads();
+        // column outside [0, s): zero above; a row >= s computes garbage-free zeros and is not stored
+        for (int j = 0; j < Dk; j++)
+            acc = add(acc, mul(As[(t + Dk - 1 - j) * lds + j], xs[t + Dk - 1 - j]));
+    }
+    double m = 0;
+    T s1 = zero, s2 = zero;
+    if (r < s) {
+        if (xp && r < K)
+            for (int c = 0; c < K; c++) acc = add(acc, mul(Cc[r + (size_t)c * K], xp[c]));
+        if (xn && r >= s - K)
+            for (int c = 0; c < K; c++) acc = add(acc, mul(Bc[(r - (s - K)) + (size_t)c * K], xn[c]));
+        const T v = kind == 0 ? sub(aux[r], acc) : acc;
+        y[r] = v;
+        if (kind == 0) m = absv(v);
+        else if (kind == 1) s1 = mul(conj_(aux[r]), v);
+        else { s1 = mul(conj_(v), aux[r]); s2 = mul(conj_(v), v); }
+    }
+    block_reduce3(m, s1, s2);
+    if (t == 0) {
+        const int nb = gridDim.x;
+        work[blockIdx.x] = from_real<T>(m);
+        work[nb + blockIdx.x] = s1;
+        work[2 * (size_t)nb + blockIdx.x] = s2;
+    }
+}
+
+// ---- BiCGStab's vector updates, with the reductions that read their results fused -----------
+// (scalars read on the GPU: sc[1], sc[2], sc[3] = SS_SCAL_ALPHA, _OMEGA, _BETA)
+//   op 1: p = r + beta (p - omega v)          v0 r, v1 v, v2 p
+//   op 2: s = r - alpha v                     v0 r, v1 v, v2 s
+//   op 3: x += alpha ph + omega sh; r = s - omega t;  max |r|, sum conj(rh) r
+//                                             v0 ph, v1 sh, v2 s, v3 t, v4 x, v5 r, v6 rh
+//   op 4: rh = r, p = v = 0;  sum conj(r) r   v0 r, v1 rh, v2 p, v3 v
+//   op 5: v1 = v0;  max |v1|                  v0 source, v1 destination
+// Grid-stride; ops 3-5 leave per-block results in work (see finish_kernel).
+template <typename T>
+__global__ void __launch_bounds__(SPIKE_THREADS) update_kernel(int op, int n, const T *sc, T *v0, T *v1, T *v2, T *v3, T *v4,
+                                                               T *v5, const T *v6, T *work)
+{
+    const T zero = from_real<T>(0);
+    T alpha = zero, omega = zero, beta = zero;
+    if (op <= 3) { alpha = sc[1]; omega = sc[2]; beta = sc[3]; }
+    double m = 0;
+    T s1 = zero, s2 = zero;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        if (op == 1) {
+            v2[i] = add(v0[i], mul(beta, sub(v2[i], mul(omega, v1[i]))));
+        } else if (op == 2) {
+            v2[i] = sub(v0[i], mul(alpha, v1[i]));
+        } else if (op == 3) {
+            v4[i] = add(v4[i], add(mul(alpha, v0[i]), mul(omega, v1[i])));
+            const T ri = sub(v2[i], mul(omega, v3[i]));
+            v5[i] = ri;
+            max_nan(m, absv(ri));
+            s1 = add(s1, mul(conj_(v6[i]), ri));
+        } else if (op == 4) {
+            const T ri = v0[i];
+            v1[i] = ri; v2[i] = zero; v3[i] = zero;
+            s1 = add(s1, mul(conj_(ri), ri));
+        } else {
+            const T bi = v0[i];
+            v1[i] = bi;
+            max_nan(m, absv(bi));
+        }
+    }
+    if (op <= 2)
+        return;   // the same in the whole block: no barrier is skipped by some threads only
+    block_reduce3(m, s1, s2);
+    if (threadIdx.x == 0) {
+        const int nb = gridDim.x;
+        work[blockIdx.x] = from_real<T>(m);
+        work[nb + blockIdx.x] = s1;
+        work[2 * (size_t)nb + blockIdx.x] = s2;
+    }
+}
+#define SPIKE_UPDATE_BLOCKS 1056   // 8 per SM of an H100: each thread a few elements, the second pass short
 
 // ---- entry points ------------------------------------------------------------------------
 static unsigned grid_for(size_t count)
@@ -624,29 +733,68 @@ extern "C" void ss_cuda_spike_retrieve_chunk(char a, char f, const struct ss_spi
     SS_SPIKE_DISPATCH2(a, f, retrieve_chunk, (c, F, ipiv, fv, tips, y, yup, ydown, x, w, st));
 }
 
-extern "C" size_t ss_cuda_spike_reduce_work(char p)
+// the blocks of the matvec on n rows and of the updates on n entries
+static unsigned mv_blocks(int n) { return (unsigned)((n + SPIKE_THREADS - 1) / SPIKE_THREADS) + (n <= 0); }
+static unsigned update_blocks(int n)
 {
-    size_t bytes = 0;
-    SS_SPIKE_DISPATCH(p, (bytes = SPIKE_REDUCE_BLOCKS * sizeof(T)));
+    unsigned g = grid_for((size_t)n);
+    return g > SPIKE_UPDATE_BLOCKS ? SPIKE_UPDATE_BLOCKS : g;
+}
+
+// The matvec's slab of band rows (band_mv_kernel): nu band rows in equal slabs of D, as few as keep
+// the shared memory, (RB + D - 1) (lds + 1) elements, within SPIKE_MV_SMEM (under the 48 KB a block
+// gets without asking, beside block_reduce3's 10 KB at most). Returns D; *bytes the shared memory.
+#define SPIKE_MV_SMEM (36 * 1024)
+static int mv_slab(int nu, size_t es, size_t *bytes)
+{
+    for (int nslabs = 1;; nslabs++) {
+        int D = (nu + nslabs - 1) / nslabs;
+        *bytes = (size_t)(SPIKE_THREADS + D - 1) * ((size_t)(D | 1) + 1) * es;
+        if (*bytes <= SPIKE_MV_SMEM || D == 1)
+            return D;
+    }
+}
+
+extern "C" size_t ss_cuda_spike_work(char p, int n)
+{
+    size_t bytes = 0, blocks = mv_blocks(n) > update_blocks(n) ? mv_blocks(n) : update_blocks(n);
+    SS_SPIKE_DISPATCH(p, (bytes = 3 * blocks * sizeof(T)));
     return bytes;
 }
 
-extern "C" void ss_cuda_spike_reduce(char p, int kind, int n, const void *x, const void *y, void *out, void *work,
-                                     cudaStream_t st)
+template <typename T>
+static void matvec(int kind, const struct ss_spike_chunk *c, const void *band, int ld, const void *Cc, const void *xp,
+                   const void *Bc, const void *xn, const void *x, const void *aux, void *y, void *om, void *o1, void *o2,
+                   void *work, cudaStream_t st)
 {
-    unsigned g = grid_for((size_t)n);
-    if (g > SPIKE_REDUCE_BLOCKS) g = SPIKE_REDUCE_BLOCKS;
-    SS_SPIKE_DISPATCH(p, (reduce_kernel<T><<<g, SPIKE_THREADS, 0, st>>>(kind, n, (const T *)x, (const T *)y, (T *)work)));
-    check_launch("reduce_kernel");
-    SS_SPIKE_DISPATCH(p, (reduce_kernel<T><<<1, SPIKE_THREADS, 0, st>>>(kind == 0 ? 0 : 2, (int)g, (const T *)work,
-                                                                         (const T *)work, (T *)out)));
-    check_launch("reduce_kernel");
+    size_t smem;
+    const int D = mv_slab(c->kl + c->ku + 1, sizeof(T), &smem);
+    const unsigned nb = mv_blocks(c->size);
+    band_mv_kernel<T><<<nb, SPIKE_THREADS, smem, st>>>(kind, c->size, c->kl, c->ku, c->K, (const T *)band, ld, D, (const T *)Cc,
+                                                       (const T *)xp, (const T *)Bc, (const T *)xn, (const T *)x, (const T *)aux,
+                                                       (T *)y, (T *)work);
+    check_launch("band_mv_kernel");
+    finish_kernel<T><<<1, SPIKE_THREADS, 0, st>>>((int)nb, (const T *)work, (T *)om, (T *)o1, (T *)o2);
+    check_launch("finish_kernel");
 }
 
-extern "C" void ss_cuda_spike_update(char p, int op, int n, const void *sc, void *const *v, cudaStream_t st)
+extern "C" void ss_cuda_spike_matvec(char p, int kind, const struct ss_spike_chunk *c, const void *band, int ld, const void *Cc,
+                                     const void *xp, const void *Bc, const void *xn, const void *x, const void *aux, void *y,
+                                     void *om, void *o1, void *o2, void *work, cudaStream_t st)
 {
-    unsigned g = grid_for((size_t)n);
+    SS_SPIKE_DISPATCH(p, matvec<T>(kind, c, band, ld, Cc, xp, Bc, xn, x, aux, y, om, o1, o2, work, st));
+}
+
+extern "C" void ss_cuda_spike_update(char p, int op, int n, const void *sc, void *const *v, void *om, void *o1, void *work,
+                                     cudaStream_t st)
+{
+    const unsigned g = update_blocks(n);
     SS_SPIKE_DISPATCH(p, (update_kernel<T><<<g, SPIKE_THREADS, 0, st>>>(op, n, (const T *)sc, (T *)v[0], (T *)v[1], (T *)v[2],
-                                                                         (T *)v[3], (T *)v[4], (T *)v[5])));
+                                                                         (T *)v[3], (T *)v[4], (T *)v[5], (const T *)v[6],
+                                                                         (T *)work)));
     check_launch("update_kernel");
+    if (op >= 3) {
+        SS_SPIKE_DISPATCH(p, (finish_kernel<T><<<1, SPIKE_THREADS, 0, st>>>((int)g, (const T *)work, (T *)om, (T *)o1, nullptr)));
+        check_launch("finish_kernel");
+    }
 }
