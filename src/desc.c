@@ -183,11 +183,8 @@ int starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec,
     A->base = Aptr;
     A->lda = lda;
     /* Pageable memory would make every transfer a staged, blocking copy. */
-    if (ss_ctx.pin_lapack && starpu_cuda_worker_get_count() > 0 && m > 0 && n > 0) {
-        size_t bytes = ((size_t)lda * (n - 1) + m) * A->elemsize;
-        if (starpu_memory_pin(Aptr, bytes) == 0)
-            A->pinned_bytes = bytes;
-    }
+    if (m > 0 && n > 0)
+        A->pinned_bytes = ss_pin_host(Aptr, ((size_t)lda * (n - 1) + m) * A->elemsize);
     register_tiles(A);
     *desc = A;
     return 0;
@@ -255,8 +252,7 @@ void starsolve_desc_destroy(starsolve_desc_t *A)
         starpu_data_unregister(A->tiles[t]);
     if (A->owned && A->base)
         starpu_free(A->base);
-    if (A->pinned_bytes)
-        starpu_memory_unpin(A->base, A->pinned_bytes);
+    ss_unpin_host(A->base, A->pinned_bytes);
     free(A->tiles);
     free(A);
 }

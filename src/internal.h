@@ -135,6 +135,14 @@ static inline int ss_priority(enum ss_bucket bucket, int prio)
     return ss_ctx.heteroprio ? (int)bucket : prio;
 }
 
+/* Page-lock [ptr, ptr + bytes) for one call's transfers, when CUDA workers exist and
+ * starsolve_config_t.pin_lapack is on: pageable memory makes StarPU's copies staged and
+ * blocking. Memory that is page-locked already (starsolve_malloc) is left alone (asking
+ * CUDA to register it again is an error). Returns the bytes pinned, for ss_unpin_host;
+ * 0 when nothing was pinned. */
+size_t ss_pin_host(void *ptr, size_t bytes);
+void ss_unpin_host(void *ptr, size_t pinned);
+
 /* Every codelet's callback (src/trace.c): while a trace is on, records the task
  * that just ran (worker, start, end, data accesses, fastest prediction). */
 void ss_trace_task_done(void *arg);

@@ -37,9 +37,7 @@ static void run_chunks(const struct ss_batch_args *args, int batch, int narrays,
                        int pinned)
 {
     const struct batch_array *pa = &arrays[pinned];
-    size_t pin_bytes = 0, pin_total = ((size_t)(batch - 1) * pa->stride + pa->extent) * pa->elemsize;
-    if (ss_ctx.pin_lapack && starpu_cuda_worker_get_count() > 0 && starpu_memory_pin(pa->base, pin_total) == 0)
-        pin_bytes = pin_total;
+    size_t pin_bytes = ss_pin_host(pa->base, ((size_t)(batch - 1) * pa->stride + pa->extent) * pa->elemsize);
     int chunk = chunk_size(ss_batch_flops(args), batch), nchunks = (batch + chunk - 1) / chunk;
     starpu_data_handle_t *h = malloc((size_t)narrays * nchunks * sizeof *h);
     for (int c = 0; c < nchunks; c++) {
@@ -54,8 +52,7 @@ static void run_chunks(const struct ss_batch_args *args, int batch, int narrays,
     for (int i = 0; i < narrays * nchunks; i++)
         starpu_data_unregister(h[i]);   /* waits for the chunk's task, brings the results home */
     free(h);
-    if (pin_bytes)
-        starpu_memory_unpin(pa->base, pin_bytes);
+    ss_unpin_host(pa->base, pin_bytes);
 }
 
 /* The arguments getrf and geqrf share, at the same positions (m, n, A, lda, strideA,

@@ -372,17 +372,12 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
     /* With CUDA workers the band (0.5 GB at n = 1e6, K = 32 in double) goes to the GPU on every call:
      * from pageable memory StarPU's copy is a staged 2D copy that holds the CUDA driver thread (no
      * task of that GPU is started or finished meanwhile). Page-locked for the call, as the LAPACK-layout
-     * routines do (starsolve_config_t.pin_lapack); memory that is page-locked already (starsolve_malloc)
-     * refuses a second registration and is left as it is. Pinning costs ~0.1 s per GB, so a caller
-     * that calls repeatedly should allocate with starsolve_malloc. */
-    size_t pinA = 0, pinB = 0;
-    if (ss_ctx.pin_lapack && starpu_cuda_worker_get_count() > 0) {
-        size_t a = (size_t)ldab * n * sizeof *AB, b = ((size_t)ldb * (nrhs - 1) + n) * sizeof *B;
-        if (starpu_memory_pin(AB, a) == 0)
-            pinA = a;
-        if (starpu_memory_pin(B, b) == 0)
-            pinB = b;
-    }
+     * routines do (starsolve_config_t.pin_lapack, ss_pin_host); memory that is page-locked already
+     * (starsolve_malloc) is left as it is. Pinning cost 0.3 s per call at n = 1e6, K = 32 on an H100
+     * (starpu_spike -nopin, bench/NOTES.md), so a caller that calls repeatedly should allocate with
+     * starsolve_malloc. */
+    size_t pinA = ss_pin_host(AB, (size_t)ldab * n * sizeof *AB);
+    size_t pinB = ss_pin_host(B, ((size_t)ldb * (nrhs - 1) + n) * sizeof *B);
     spike_setup(&s, AB, ldab, B, ldb, nrhs);
     double dominance, tol = fmax(1e-12, 100 * DBL_EPSILON);
     int usable = spike_factor(&s, &dominance);
@@ -398,10 +393,8 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
     }
     starpu_task_wait_for_all();
     spike_free(&s);
-    if (pinA)
-        starpu_memory_unpin(AB, pinA);
-    if (pinB)
-        starpu_memory_unpin(B, pinB);
+    ss_unpin_host(AB, pinA);
+    ss_unpin_host(B, pinB);
     if (iters)
         *iters = worst;
     if (usable != 0 && !ss_ctx.spike_fallback)
