@@ -3,7 +3,8 @@
  * matrices already in GPU memory, outside StarPU, so that every chunk runs on
  * the GPU and the times compare with the vendor's measured the same way
  * (BASELINES.md).
- *   test:  sizes 1..32 and a few to 64 (the small-size kernels; z to 32) and 65, 100, 512, rectangular
+ *   test:  sizes 1..32 and a few to 64 (the small-size kernels; z to 32; from 33 the tiled
+ *          kernels: LU to 128, Cholesky whole to ~140 and by panels above) and 65 .. 512, rectangular
  *          shapes small and large, padded strided batches with one singular
  *          (getrf), not positive definite (potrf L and U) or zero-subcolumn (geqrf)
  *          member; each member's backward error <= 30, LAPACK's info, the padding
@@ -199,10 +200,12 @@ int test_zbatched_gpu(void)
     /* 1..64: the small-size kernels with nb 0 (segments of 8, 16, 32 lanes, 64 = two warps; z up to 32);
      * forced width 8: a few */
     static const int sizes[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
-                                 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 40, 47, 55, 63, 64, 65, 100, 512 };
+                                 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 40, 47, 55, 63, 64, 65, 100, 128, 129,
+                                 150, 256, 300, 512 };
     static const int shapes[][2] = { { 2, 1 }, { 1, 2 }, { 32, 5 }, { 5, 32 }, { 17, 9 }, { 9, 17 }, { 32, 31 },
                                      { 31, 32 }, { 16, 8 }, { 8, 16 }, { 64, 33 }, { 33, 64 }, { 64, 63 },
-                                     { 40, 25 }, { 25, 40 }, { 60, 20 }, { 20, 60 }, { 300, 70 }, { 70, 300 } };
+                                     { 40, 25 }, { 25, 40 }, { 60, 20 }, { 20, 60 }, { 300, 70 }, { 70, 300 },
+                                     { 128, 100 }, { 100, 128 }, { 128, 40 }, { 40, 128 } };
     for (int forced = 0; forced <= 1; forced++) {
         int nb = forced ? 8 : 0;   /* 8: panels of 8 columns, the blocked path on small matrices too */
         for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {

@@ -13,6 +13,11 @@
  *   geqrf: panel (reflectors, tau, explicit V and T), then
  *          A2 -= V (T^H (V^H A2)) in three GEMMs.
  * info[k] is LAPACK's for matrix k: zeroed here, set by the panel kernels.
+ * Middle sizes (from 33: LU up to 128 in s, d, 64 in c, z; Cholesky up to 1024): the tiled
+ * kernels (codelets/cuda/batched_tiled.cuh, register tiles, one block per matrix): the LU in one
+ * launch; the Cholesky in one launch up to about 128 (d), else left-looking panels of 64 columns
+ * (z 32): W = L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H by one GEMM, then the tiled kernel on the panel
+ * minus W (its rows below the diagonal block spread over several blocks).
  * Small sizes (max(m, n) <= 32, 64 in s, d, c; potrf square): one launch of the small-size kernel
  * (codelets/cuda/batched_small.cuh, a few lanes of a warp per matrix, registers)
  * does everything, info included.
@@ -54,6 +59,14 @@ static void *piece(void **cursor, size_t bytes)
 size_t ss_zbatch_cuda_work_bytes(int op, int m, int n, int count, int nb)
 {
     size_t es = sizeof(cuDoubleComplex), c = (size_t)count;
+    int ch;
+    if (nb == 0 && op == SS_BATCH_GETRF && ss_cuda_zbatch_getrf_tiled_fits(m, n))
+        return 0;   /* the tiled kernel: the whole LU in one launch */
+    if (nb == 0 && op == SS_BATCH_POTRF && m == n) {
+        int tjb = ss_cuda_zbatch_potrf_tiled_plan(n, &ch);
+        if (tjb > 0)   /* W: L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H of a panel; two L11 */
+            return tjb >= n ? 0 : ss_align(c * (size_t)n * tjb * es) + 2 * ss_align(c * (size_t)tjb * tjb * es);
+    }
     if (nb == 0 && ss_cuda_batch_small_fits(op, m, n, es))
         return 0;   /* the small-size kernel needs no workspace */
     size_t jb = (size_t)ss_cuda_batch_panel_width(op, m, n, es, nb);
@@ -77,6 +90,10 @@ void ss_zbatch_getrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoub
 {
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
     int k = ss_min(m, n), jbmax = ss_cuda_batch_panel_width(SS_BATCH_GETRF, m, n, sizeof *A, nb);
+    if (nb == 0 && ss_cuda_zbatch_getrf_tiled_fits(m, n)) {
+        ss_cuda_zbatch_getrf_tiled(m, n, A, lda, sA, ipiv, sP, info, count, s);
+        return;
+    }
     if (nb == 0 && ss_cuda_batch_small_fits(SS_BATCH_GETRF, m, n, sizeof *A)) {
         ss_cuda_zbatch_getrf_small(m, n, A, lda, sA, ipiv, sP, info, count, s);
         return;
@@ -105,7 +122,30 @@ void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cu
                           long long sA, int *info, int count, int nb, void *work)
 {
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
-    int jbmax = ss_cuda_batch_panel_width(SS_BATCH_POTRF, n, n, sizeof *A, nb), upper = uplo == 'U';
+    int jbmax = ss_cuda_batch_panel_width(SS_BATCH_POTRF, n, n, sizeof *A, nb), upper = uplo == 'U', ch;
+    int tjb = nb == 0 ? ss_cuda_zbatch_potrf_tiled_plan(n, &ch) : 0;
+    if (tjb > 0) {   /* the tiled kernel: the whole matrix, or left-looking panels with one GEMM each */
+        void *cursor = work;
+        cuDoubleComplex *W = NULL, *Ls[2] = { NULL, NULL };
+        if (tjb < n) {
+            W = piece(&cursor, (size_t)count * n * tjb * sizeof *A);
+            Ls[0] = piece(&cursor, (size_t)count * tjb * tjb * sizeof *A);
+            Ls[1] = piece(&cursor, (size_t)count * tjb * tjb * sizeof *A);
+        }
+        /* a panel with rows below its diagonal block leaves L11 in Ls[p % 2]; the next launch copies it in */
+        for (int j0 = 0, p = 0; j0 < n; j0 += tjb, p++) {
+            int jb = ss_min(tjb, n - j0), mr = n - j0;
+            long long sW = (long long)mr * jb;
+            if (j0 > 0 && !upper)   /* W = L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H */
+                gemm_batch(h, 'N', 'C', mr, jb, j0, &one, A + j0, lda, sA, A + j0, lda, sA, &zero, W, mr, sW, count);
+            else if (j0 > 0)        /* W = U(0:j0, j0:n)^H U(0:j0, j0:j0+jb) */
+                gemm_batch(h, 'C', 'N', mr, jb, j0, &one, A + (size_t)j0 * lda, lda, sA, A + (size_t)j0 * lda, lda,
+                           sA, &zero, W, mr, sW, count);
+            ss_cuda_zbatch_potrf_tiled(n, j0, jb, ch, upper, A, lda, sA, j0 > 0 ? W : NULL, mr > jb ? Ls[p % 2] : NULL,
+                                       j0 > 0 ? Ls[(p + 1) % 2] : NULL, j0 - tjb, tjb, info, count, s);
+        }
+        return;
+    }
     if (nb == 0 && ss_cuda_batch_small_fits(SS_BATCH_POTRF, n, n, sizeof *A)) {
         ss_cuda_zbatch_potrf_small(n, upper, A, lda, sA, info, count, s);
         return;

@@ -1,8 +1,9 @@
 #!/bin/sh
-# Build and run the host emulation of the small-size batched kernels (no GPU needed):
+# Build and run the host emulation of the small-size and tiled batched kernels (no GPU needed):
 #   bash bench/emu/run.sh BUILD [PRECS]
 # BUILD: a configured build directory whose gen/checks exists (make has run there);
-# PRECS: some of sdcz (default all). Exit 1 on a failed check. Slow-ish: one pthread
+# PRECS: some of sdcz (default all). Two passes: the default choices, then the tiled kernels'
+# other variants (environment knobs). Exit 1 on a failed check. Slow-ish: one pthread
 # per emulated CUDA thread, a barrier per shuffle.
 set -e
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,3 +31,7 @@ done
 gcc -c "$main" -o "$out/main.o"
 g++ -pthread "$out/main.o" "$out/small_emu.o" $objs -llapacke -lopenblas -lm -o "$out/small_emu"
 "$out/small_emu" "$precs"
+# the tiled kernels' other shapes: 4 x 4 LU tiles, narrow Cholesky panels and chunks, and
+# the tiled kernels from order 9 (sizes the small kernels take by default)
+STARSOLVE_BATCH_TILE=4 STARSOLVE_BATCH_POTRF_NB=16 STARSOLVE_BATCH_POTRF_CH=24 STARSOLVE_BATCH_TILED_FROM=9 \
+  "$out/small_emu" "$precs"

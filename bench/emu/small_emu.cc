@@ -23,6 +23,8 @@
 #undef __device__
 #undef __shared__
 #undef __launch_bounds__
+#undef __host__
+#define __host__
 #define __global__
 #define __device__
 #define __shared__ static
@@ -64,6 +66,7 @@ template <typename V> static V __shfl_sync(unsigned, V v, int src, int w = 32)
 }
 
 #include "../../codelets/cuda/batched_small.cuh"
+#include "../../codelets/cuda/batched_tiled.cuh"
 
 static void emu_fail(const char *what)
 {
@@ -164,3 +167,73 @@ ENTRIES(s, float)
 ENTRIES(d, double)
 ENTRIES(c, float2)
 ENTRIES(z, double2)
+
+// ---- the tiled kernels (batched_tiled.cuh) with batched.cu's launch geometry, and the
+// left-looking Cholesky loop of zbatched_cuda.c with its GEMM done here on the host (blocks run
+// one after the other here, in an order that would expose chunk 0 storing L11 before the other
+// chunks read it)
+template <typename T>
+static void getrf_tiled_emu(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info, int count)
+{
+    const int TB = tiled_getrf_tile(m, n, tiled_tb<T>::value);
+    if (TB == 0)
+        emu_fail("getrf tiled: shape not taken");
+    const int NRP = tiled_pow2((m + TB - 1) / TB), NC = (n + TB - 1) / TB, threads = (NRP * NC + 31) / 32 * 32;
+    if constexpr (tiled_tb<T>::value == 8) {
+        if (TB == 8) {
+            emu_launch(count, threads, [&] { getrf_tiled<T, 8>(m, n, NRP, (T *)A, lda, sA, ipiv, sP, info); });
+            return;
+        }
+    }
+    emu_launch(count, threads, [&] { getrf_tiled<T, 4>(m, n, NRP, (T *)A, lda, sA, ipiv, sP, info); });
+}
+
+template <typename T>
+static void potrf_tiled_emu(int n, int upper, void *Av, int lda, long long sA, int *info, int count)
+{
+    constexpr int TR = TILED_POTRF_TR(T), TC = TILED_POTRF_TC;
+    int ch, tjb = tiled_potrf_plan(n, TR, tiled_potrf_threads<T>(), &ch);
+    if (tjb == 0)
+        emu_fail("potrf tiled: order not taken");
+    T *A = (T *)Av;
+    std::vector<T> Wv((size_t)count * n * tjb), L0((size_t)count * tjb * tjb), L1((size_t)count * tjb * tjb);
+    T *Ls[2] = { L0.data(), L1.data() };
+    for (int j0 = 0, p = 0; j0 < n; j0 += tjb, p++) {
+        const int jb = tjb < n - j0 ? tjb : n - j0, mr = n - j0;
+        T *W = j0 > 0 ? Wv.data() : nullptr;
+        for (int b = 0; W && b < count; b++)   // W = L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H (lower terms)
+            for (int q = 0; q < jb; q++)
+                for (int r = 0; r < mr; r++) {
+                    T s = make<T>(0, 0);
+                    for (int k = 0; k < j0; k++) {
+                        const T *M = A + b * sA;
+                        T x = upper ? conj_(M[k + (size_t)(j0 + r) * lda]) : M[(j0 + r) + (size_t)k * lda];
+                        T y = upper ? conj_(M[k + (size_t)(j0 + q) * lda]) : M[(j0 + q) + (size_t)k * lda];
+                        s = add(s, mul(x, conj_(y)));
+                    }
+                    W[(size_t)b * mr * jb + r + (size_t)q * mr] = s;
+                }
+        const int nchunks = mr > jb ? (mr - jb + ch - 1) / ch : 1, ml = mr > jb ? jb + ch : jb;
+        const int threads = (tiled_potrf_tiles(ml, jb, TR, TC) + 31) / 32 * 32;
+        if (threads > tiled_potrf_threads<T>() || TR * ((ml + TR - 1) / TR) > TILED_POTRF_MAXR ||
+            (mr > jb && jb % TR != 0))
+            emu_fail("potrf tiled: block too large");
+        emu_launch(count * nchunks, threads, [&] {
+            potrf_tiled<T, TR, TC, TILED_POTRF_MAXR>(n, j0, jb, ch, upper, A, lda, sA, W, mr > jb ? Ls[p % 2] : nullptr,
+                                                     j0 > 0 ? Ls[(p + 1) % 2] : nullptr, j0 - tjb, tjb, info);
+        });
+    }
+}
+
+#define TILED_ENTRIES(p, T) \
+extern "C" int ss_cuda_##p##batch_getrf_tiled_fits(int m, int n) { return tiled_getrf_tile(m, n, tiled_tb<T>::value) > 0; } \
+extern "C" int ss_cuda_##p##batch_potrf_tiled_plan(int n, int *ch) { \
+    return tiled_potrf_plan(n, TILED_POTRF_TR(T), tiled_potrf_threads<T>(), ch); } \
+extern "C" void ss_cuda_##p##batch_getrf_tiled(int m, int n, void *A, int lda, long long sA, int *ipiv, \
+        long long sP, int *info, int count, cudaStream_t) { getrf_tiled_emu<T>(m, n, A, lda, sA, ipiv, sP, info, count); } \
+extern "C" void ss_cuda_##p##batch_potrf_tiled_all(int n, int upper, void *A, int lda, long long sA, int *info, \
+        int count) { potrf_tiled_emu<T>(n, upper, A, lda, sA, info, count); }
+TILED_ENTRIES(s, float)
+TILED_ENTRIES(d, double)
+TILED_ENTRIES(c, float2)
+TILED_ENTRIES(z, double2)

@@ -20,7 +20,42 @@ void ss_cuda_zbatch_potrf_small(int n, int upper, void *A, int lda, long long sA
 void ss_cuda_zbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info,
                                 int count, cudaStream_t stream);
 
-static int failures, checks;
+int ss_cuda_zbatch_getrf_tiled_fits(int m, int n);
+int ss_cuda_zbatch_potrf_tiled_plan(int n, int *ch);
+void ss_cuda_zbatch_getrf_tiled(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
+                                int count, cudaStream_t stream);
+void ss_cuda_zbatch_potrf_tiled_all(int n, int upper, void *A, int lda, long long sA, int *info, int count);
+int ss_cuda_batch_small_fits(int op, int m, int n, size_t es);
+
+static int failures, checks, tiled_checks;
+
+/* the dispatch of zbatched_cuda.c (nb 0) between the tiled and the small kernels; 0: neither */
+static int do_getrf(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info, int count)
+{
+    if (ss_cuda_zbatch_getrf_tiled_fits(m, n)) {
+        ss_cuda_zbatch_getrf_tiled(m, n, A, lda, sA, ipiv, sP, info, count, NULL);
+        tiled_checks++;
+        return 1;
+    }
+    if (!ss_cuda_batch_small_fits(0, m, n, sizeof(starsolve_complex64_t)))
+        return 0;
+    ss_cuda_zbatch_getrf_small(m, n, A, lda, sA, ipiv, sP, info, count, NULL);
+    return 1;
+}
+
+static int do_potrf(int n, int upper, void *A, int lda, long long sA, int *info, int count)
+{
+    int ch;
+    if (ss_cuda_zbatch_potrf_tiled_plan(n, &ch) > 0) {
+        ss_cuda_zbatch_potrf_tiled_all(n, upper, A, lda, sA, info, count);
+        tiled_checks++;
+        return 1;
+    }
+    if (!ss_cuda_batch_small_fits(1, n, n, sizeof(starsolve_complex64_t)))
+        return 0;
+    ss_cuda_zbatch_potrf_small(n, upper, A, lda, sA, info, count, NULL);
+    return 1;
+}
 
 static void verdict(int ok, const char *what, int m, int n, double worst, const char *why)
 {
@@ -56,7 +91,10 @@ static void test_getrf(int m, int n)
     for (int i = 0; i < m; i++)
         A0[bad * sA + i + (size_t)zc * lda] = 0;
     memcpy(A, A0, sA * batch * sizeof *A);
-    ss_cuda_zbatch_getrf_small(m, n, A, lda, sA, ipiv, sP, info, batch, NULL);
+    if (!do_getrf(m, n, A, lda, sA, ipiv, sP, info, batch)) {
+        free(A0); free(A); free(R); free(ipiv); free(info); free(rpiv);
+        return;
+    }
     double worst = 0;
     int ok = info[bad] >= 1 && info[bad] <= zc + 1, piv_same = 1;
     for (int b = 0; b < batch; b++) {
@@ -86,7 +124,12 @@ static void test_potrf(char uplo, int n)
         gen_zhpd(n, A0 + b * sA, lda, 700 + b + 31 * n);
     A0[bad * sA + j + (size_t)j * lda] = -100.0 * n;
     memcpy(A, A0, sA * batch * sizeof *A);
-    ss_cuda_zbatch_potrf_small(n, uplo == 'U', A, lda, sA, info, batch, NULL);
+    for (int b = 0; b < batch; b++)
+        info[b] = -7;   /* every path writes every info */
+    if (!do_potrf(n, uplo == 'U', A, lda, sA, info, batch)) {
+        free(A0); free(A); free(info);
+        return;
+    }
     double worst = 0;
     int ok = info[bad] == j + 1, other = 1;
     for (int b = 0; b < batch; b++) {
@@ -147,7 +190,7 @@ int test_zsmall_emu(void)
     static const int shapes[][2] = { { 2, 1 }, { 1, 2 }, { 32, 5 }, { 5, 32 }, { 17, 9 }, { 9, 17 }, { 32, 31 },
                                      { 31, 32 }, { 8, 16 }, { 16, 8 }, { 20, 3 }, { 3, 20 },
                                      { 64, 33 }, { 33, 64 }, { 64, 63 }, { 63, 64 }, { 50, 7 }, { 7, 50 } };
-    failures = checks = 0;
+    failures = checks = tiled_checks = 0;
     int most = sizeof(starsolve_complex64_t) <= 8 ? 64 : 32;   /* the small kernels' reach */
     for (int n = 1; n <= most; n++) {
         test_getrf(n, n);
@@ -161,6 +204,20 @@ int test_zsmall_emu(void)
         test_getrf(shapes[t][0], shapes[t][1]);
         test_geqrf(shapes[t][0], shapes[t][1]);
     }
-    printf("small_emu precision z: %d checks, %d failed\n", checks, failures);
+    /* the tiled kernels' sizes (and, with STARSOLVE_BATCH_TILED_FROM lowered, the ones above too) */
+    static const int mid[] = { 40, 48, 57, 64, 65, 72, 100, 127, 128, 129, 150, 200, 257, 300 };
+    static const int mid_shapes[][2] = { { 128, 100 }, { 100, 128 }, { 40, 128 }, { 128, 40 }, { 65, 33 },
+                                         { 33, 65 }, { 64, 9 }, { 9, 64 } };
+    for (size_t t = 0; t < sizeof mid / sizeof *mid; t++) {
+        if (mid[t] > most) {
+            test_getrf(mid[t], mid[t]);
+            test_potrf('L', mid[t]);
+            test_potrf('U', mid[t]);
+        }
+    }
+    for (size_t t = 0; t < sizeof mid_shapes / sizeof *mid_shapes; t++)
+        test_getrf(mid_shapes[t][0], mid_shapes[t][1]);
+    printf("small_emu precision z: %d checks (%d through the tiled kernels), %d failed\n", checks, tiled_checks,
+           failures);
     return failures;
 }

@@ -26,6 +26,7 @@ extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int
 
 #include "batched_scalar.cuh"
 #include "batched_small.cuh"
+#include "batched_tiled.cuh"
 
 // sum over a warp, every lane gets it
 __device__ inline float warp_sum(float v)
@@ -643,3 +644,72 @@ SS_BATCH_ENTRY_POINTS(float2, ss_cuda_cbatch_getrf_panel, ss_cuda_cbatch_potrf_p
                       ss_cuda_cbatch_getrf_small, ss_cuda_cbatch_potrf_small, ss_cuda_cbatch_geqrf_small)
 SS_BATCH_ENTRY_POINTS(double2, ss_cuda_zbatch_getrf_panel, ss_cuda_zbatch_potrf_panel, ss_cuda_zbatch_geqrf_panel,
                       ss_cuda_zbatch_getrf_small, ss_cuda_zbatch_potrf_small, ss_cuda_zbatch_geqrf_small)
+
+// ---- middle sizes (batched_tiled.cuh): one block per matrix, register tiles
+template <typename T>
+static void potrf_tiled_launch(int n, int j0, int jb, int ch, int upper, void *A, int lda, long long sA,
+                               const void *W, void *Lout, const void *Lin, int jin, int jbin, int *info, int count,
+                               cudaStream_t stream)
+{
+    constexpr int TR = TILED_POTRF_TR(T), TC = TILED_POTRF_TC;
+    if (count <= 0)
+        return;
+    const int mr = n - j0, nchunks = mr > jb ? (mr - jb + ch - 1) / ch : 1, ml = mr > jb ? jb + ch : jb;
+    const int threads = (tiled_potrf_tiles(ml, jb, TR, TC) + 31) / 32 * 32;
+    if (n > TILED_POTRF_MAXN || jb < 1 || jb > mr || (mr > jb && (ch < 1 || jb % TR != 0)) || threads > tiled_potrf_threads<T>() ||
+        TR * ((ml + TR - 1) / TR) > TILED_POTRF_MAXR || (long long)count * nchunks > 0x7fffffffLL ||
+        (mr > jb && !Lout))
+        ss_cuda_fail("batched potrf tiled kernel: panel too large", n, __FILE__, __LINE__);
+    potrf_tiled<T, TR, TC, TILED_POTRF_MAXR><<<(unsigned)(count * nchunks), threads, 0, stream>>>(
+        n, j0, jb, ch, upper, (T *)A, lda, sA, (const T *)W, (T *)Lout, (const T *)Lin, jin, jbin, info);
+    check_launch("batched potrf tiled kernel launch");
+}
+
+template <typename T>
+static void getrf_tiled_launch(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
+                               int count, cudaStream_t stream)
+{
+    if (count <= 0)
+        return;
+    const int TB = tiled_getrf_tile(m, n, tiled_tb<T>::value);
+    if (TB == 0)
+        ss_cuda_fail("batched getrf tiled kernel: shape not taken", m > n ? m : n, __FILE__, __LINE__);
+    const int NRP = tiled_pow2((m + TB - 1) / TB), NC = (n + TB - 1) / TB, threads = (NRP * NC + 31) / 32 * 32;
+    if constexpr (tiled_tb<T>::value == 8) {   // real elements: 8 x 8 tiles, or 4 x 4 on request
+        if (TB == 8) {
+            getrf_tiled<T, 8><<<count, threads, 0, stream>>>(m, n, NRP, (T *)A, lda, sA, ipiv, sP, info);
+            check_launch("batched getrf tiled kernel launch");
+            return;
+        }
+    }
+    getrf_tiled<T, 4><<<count, threads, 0, stream>>>(m, n, NRP, (T *)A, lda, sA, ipiv, sP, info);
+    check_launch("batched getrf tiled kernel launch");
+}
+
+// Entry points of the tiled kernels, one precision (names written out at each use)
+#define SS_BATCH_TILED_ENTRY_POINTS(T, GETRF_TILED, POTRF_TILED, GETRF_TILED_FITS, POTRF_TILED_PLAN)               \
+    extern "C" void GETRF_TILED(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,    \
+                                int count, cudaStream_t stream)                                                     \
+    {                                                                                                               \
+        getrf_tiled_launch<T>(m, n, A, lda, sA, ipiv, sP, info, count, stream);                                     \
+    }                                                                                                               \
+    extern "C" void POTRF_TILED(int n, int j0, int jb, int ch, int upper, void *A, int lda, long long sA,            \
+                                const void *W, void *Lout, const void *Lin, int jin, int jbin, int *info,           \
+                                int count, cudaStream_t stream)                                                     \
+    {                                                                                                               \
+        potrf_tiled_launch<T>(n, j0, jb, ch, upper, A, lda, sA, W, Lout, Lin, jin, jbin, info, count, stream);      \
+    }                                                                                                               \
+    extern "C" int GETRF_TILED_FITS(int m, int n) { return tiled_getrf_tile(m, n, tiled_tb<T>::value) > 0; }        \
+    extern "C" int POTRF_TILED_PLAN(int n, int *ch)                                                                 \
+    {                                                                                                               \
+        return tiled_potrf_plan(n, TILED_POTRF_TR(T), tiled_potrf_threads<T>(), ch);                                \
+    }
+
+SS_BATCH_TILED_ENTRY_POINTS(float, ss_cuda_sbatch_getrf_tiled, ss_cuda_sbatch_potrf_tiled,
+                            ss_cuda_sbatch_getrf_tiled_fits, ss_cuda_sbatch_potrf_tiled_plan)
+SS_BATCH_TILED_ENTRY_POINTS(double, ss_cuda_dbatch_getrf_tiled, ss_cuda_dbatch_potrf_tiled,
+                            ss_cuda_dbatch_getrf_tiled_fits, ss_cuda_dbatch_potrf_tiled_plan)
+SS_BATCH_TILED_ENTRY_POINTS(float2, ss_cuda_cbatch_getrf_tiled, ss_cuda_cbatch_potrf_tiled,
+                            ss_cuda_cbatch_getrf_tiled_fits, ss_cuda_cbatch_potrf_tiled_plan)
+SS_BATCH_TILED_ENTRY_POINTS(double2, ss_cuda_zbatch_getrf_tiled, ss_cuda_zbatch_potrf_tiled,
+                            ss_cuda_zbatch_getrf_tiled_fits, ss_cuda_zbatch_potrf_tiled_plan)
