@@ -17,7 +17,9 @@
  * kernels (codelets/cuda/batched_tiled.cuh, register tiles, one block per matrix): the LU in one
  * launch; the Cholesky in one launch up to about 128 (d), else left-looking panels of 64 columns
  * (z 32): W = L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H by one GEMM, then the tiled kernel on the panel
- * minus W (its rows below the diagonal block spread over several blocks).
+ * minus W (its rows below the diagonal block spread over several blocks). By default only
+ * Cholesky of order 33..64 takes them: the others ran slower than the paths below on an H100
+ * (bench/NOTES.md, session 13); STARSOLVE_BATCH_TILED_* (batched_tiled.cuh) turns them on.
  * Small sizes (max(m, n) <= 32, 64 in s, d, c; potrf square): one launch of the small-size kernel
  * (codelets/cuda/batched_small.cuh, a few lanes of a warp per matrix, registers)
  * does everything, info included.

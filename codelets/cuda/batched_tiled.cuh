@@ -369,15 +369,27 @@ template <typename T> struct tiled_tb {
 //   STARSOLVE_BATCH_POTRF_NB=W    potrf's panel width (64, 32, 16, 8; default: the whole
 //                                 matrix where it fits, else 64, z 32);
 //   STARSOLVE_BATCH_POTRF_CH=R    potrf's rows below the diagonal block per thread block
-//                                 (a multiple of 8, at most 192; default: automatic).
-struct tiled_env { int on, from, tile, potrf_nb, potrf_ch; };
+//                                 (a multiple of 8, at most 192; default: automatic);
+//   STARSOLVE_BATCH_TILED_POTRF_MAX=N  the largest order potrf's tiled kernel takes (default 64);
+//   STARSOLVE_BATCH_TILED_GETRF=1 getrf's tiled kernel on (default off).
+// The defaults follow the H100 measurement (double, 1 GiB, ratio to the vendor's, bench/NOTES.md
+// session 13): the tiled potrf won at 64 (1.38 against 1.29) and lost from 128 on (0.55 against
+// 1.19 at 128, 0.97 against 1.23 at 256); the tiled getrf lost at 64 (0.88 against 1.39) and
+// 128 (0.58 against 1.45).
+struct tiled_env { int on, from, tile, potrf_nb, potrf_ch, potrf_max, getrf; };
 static inline tiled_env tiled_settings()
 {
     static tiled_env e = [] {
-        tiled_env v = { 1, 33, 8, 0, 0 };
+        tiled_env v = { 1, 33, 8, 0, 0, 64, 0 };
         const char *s = getenv("STARSOLVE_BATCH_TILED");
         if (s && *s)
             v.on = atoi(s) != 0;
+        s = getenv("STARSOLVE_BATCH_TILED_POTRF_MAX");
+        if (s && atoi(s) > 0)
+            v.potrf_max = atoi(s);
+        s = getenv("STARSOLVE_BATCH_TILED_GETRF");
+        if (s && *s)
+            v.getrf = atoi(s) != 0;
         s = getenv("STARSOLVE_BATCH_TILED_FROM");
         if (s && atoi(s) > 0)
             v.from = atoi(s);
@@ -410,7 +422,7 @@ static inline int tiled_potrf_plan(int n, int TR, int most_threads, int *ch)
     const int TC = TILED_POTRF_TC;
     tiled_env e = tiled_settings();
     *ch = 0;
-    if (!e.on || n < e.from || n > TILED_POTRF_MAXN)
+    if (!e.on || n < e.from || n > TILED_POTRF_MAXN || n > e.potrf_max)
         return 0;
     int jb = e.potrf_nb > 0 ? e.potrf_nb : TR == 8 ? 64 : 32;
     const int whole_most = most_threads < 320 ? most_threads : 320;
@@ -443,7 +455,7 @@ static inline int tiled_getrf_tile(int m, int n, int TBtype)
 {
     tiled_env e = tiled_settings();
     int big = m > n ? m : n;
-    if (!e.on || m < 1 || n < 1 || big < e.from || big > TILED_GETRF_MAXN)
+    if (!e.on || !e.getrf || m < 1 || n < 1 || big < e.from || big > TILED_GETRF_MAXN)
         return 0;
     int TB = TBtype == 8 ? e.tile : 4;
     int NR = (m + TB - 1) / TB, NRP = tiled_pow2(NR), NC = (n + TB - 1) / TB;
