@@ -708,12 +708,11 @@ static void zspike_update_cuda(void *buffers[], void *cl_arg)
  * solves and retrievals of whole chunks (500 000 rows at n = 1e6) ran on CPU workers, ~55 ms each
  * plus the chunk's factors (130 MB) to the host and the vectors back. So a chunk task refuses CPU
  * workers then, as ss_can_execute does for large tiles (gpu_only_tile 0 lifts both); without CUDA
- * workers gpu_only is 0 and nothing changes. */
+ * workers nothing changes. */
 static int spike_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
-    (void)nimpl;
-    const struct ss_spike_part *a = task->cl_arg;
-    return !a || !a->gpu_only || starpu_worker_get_type((int)workerid) != STARPU_CPU_WORKER;
+    (void)task; (void)nimpl;
+    return starpu_worker_get_type((int)workerid) != STARPU_CPU_WORKER || !ss_gpu_work_gpu_only();
 }
 
 /* chunk tasks: the same rows cut into more partitions cost differently (more, smaller LUs and

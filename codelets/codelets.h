@@ -364,7 +364,6 @@ struct ss_spike_part {
     int maxpart;              /* the largest partition's rows */
     int mixed;                /* the partition factors are in single precision (d: float, z: complex float) */
     int nparts;               /* reduce: the number of partial sums (the chunks) */
-    int gpu_only;             /* with CUDA workers: the chunk was cut for a GPU, CPU workers may not run it */
     int op, col;              /* operation; update's column of B */
 };
 enum { SS_MV_RES, SS_MV_V, SS_MV_T };                /* matvec: r = b - A x; v = A ph, rh^H v; t = A sh, t^H s, t^H t */

@@ -17,7 +17,8 @@ static inline int ss_prio_update(int ncols, int j) { return 2 * (ncols - j); }
  * without pivoting) are one task of GEMMs with the tile's inverse
  * (codelet_ztrsm_column.c); not under StarPU-MPI, where a column task would
  * gather tiles of several processes. */
-static inline int ss_panel_trsm_by_inverse(void) { return ss_ctx.update_tiles > 1 && !ss_ctx.mpi; }
+static inline int ss_column_tasks(void) { return ss_ctx.update_tiles > 1 && !ss_ctx.mpi; }
+static inline int ss_panel_trsm_by_inverse(void) { return ss_column_tasks(); }
 /* What pzgerbt_augment submits: the copy of A into F, the butterflies, or both
  * interleaved by groups of tile columns (the phases apart only to time them) */
 enum ss_rbt_part { SS_RBT_COPY = 1, SS_RBT_BUTTERFLIES = 2, SS_RBT_BOTH = 3 };

@@ -334,8 +334,7 @@ int starsolve_set_spike_fallback(int on)
 int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
     (void)nimpl;
-    if (starpu_worker_get_type((int)workerid) != STARPU_CPU_WORKER || ss_ctx.gpu_only_tile <= 0
-        || starpu_cuda_worker_get_count() == 0)
+    if (starpu_worker_get_type((int)workerid) != STARPU_CPU_WORKER || !ss_gpu_work_gpu_only())
         return 1;
     /* judge the task by its largest tile (matrix buffer); vectors (butterflies, pivots)
      * say nothing of the work. Not by the tile it writes alone: a column update that

@@ -143,6 +143,13 @@ static inline int ss_priority(enum ss_bucket bucket, int prio)
 size_t ss_pin_host(void *ptr, size_t bytes);
 void ss_unpin_host(void *ptr, size_t pinned);
 
+/* With CUDA workers and starsolve_config_t.gpu_only_tile > 0, GPU-sized work (large tiles,
+ * SPIKE's chunks) refuses CPU workers (ss_can_execute, SPIKE's codelets) */
+static inline int ss_gpu_work_gpu_only(void)
+{
+    return ss_ctx.gpu_only_tile > 0 && starpu_cuda_worker_get_count() > 0;
+}
+
 /* Every codelet's callback (src/trace.c): while a trace is on, records the task
  * that just ran (worker, start, end, data accesses, fastest prediction). */
 void ss_trace_task_done(void *arg);

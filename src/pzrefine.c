@@ -13,7 +13,7 @@ void pzresidual(const starsolve_desc_t *A, const starsolve_desc_t *X, starsolve_
     const starsolve_complex64_t one = 1.0, mone = -1.0;
     /* with whole-column updates (GPUs, one process): R(:, j) -= A(:, l) X(l, j) as one
      * task per update_tiles tiles of A's column l, as pztrsm's GEMMs */
-    starpu_data_handle_t *Acol = ss_ctx.update_tiles > 1 && !ss_ctx.mpi ? malloc(2 * (size_t)R->mt * sizeof *Acol) : NULL;
+    starpu_data_handle_t *Acol = ss_column_tasks() ? malloc(2 * (size_t)R->mt * sizeof *Acol) : NULL;
     for (int j = 0; j < R->nt; j++) {
         if (Acol) {
             starpu_data_handle_t *Rcol = Acol + R->mt;

@@ -14,8 +14,7 @@ void pztrsm(char uplo, char trans, char diag, const starsolve_desc_t *A, starsol
      * diagonal tile go as one task per update_tiles tiles: a solve with few right-hand
      * sides is a chain of tile GEMVs of ~10 us each on a GPU, shorter than StarPU's cost
      * per task (RBT's refinement at n = 40000: 4680 such tasks, bench/NOTES.md) */
-    int by_columns = ss_ctx.update_tiles > 1 && !ss_ctx.mpi;
-    starpu_data_handle_t *Acol = malloc(2 * (size_t)nt * sizeof *Acol), *Bcol = Acol + nt;
+    starpu_data_handle_t *Acol = ss_column_tasks() ? malloc(2 * (size_t)nt * sizeof *Acol) : NULL;
     for (int s = 0; s < nt; s++) {
         int k = top_down ? s : nt - 1 - s;
         int prio = nt - s;
@@ -24,15 +23,15 @@ void pztrsm(char uplo, char trans, char diag, const starsolve_desc_t *A, starsol
             insert_ztrsm('L', uplo, trans, diag, one, ss_tile(A, k, k), ss_tile(B, k, j), prio + 1);
             for (int i = first; i < last; i++) {
                 starpu_data_handle_t Aik = trans == 'N' ? ss_tile(A, i, k) : ss_tile(A, k, i);
-                if (!by_columns || !Acol) {
+                if (Acol) {   /* gathered for one column task below */
+                    Acol[i - first] = Aik;
+                    Acol[nt + i - first] = ss_tile(B, i, j);
+                } else {
                     insert_zgemm(trans, 'N', mone, Aik, ss_tile(B, k, j), one, ss_tile(B, i, j), prio);
-                    continue;
                 }
-                Acol[i - first] = Aik;
-                Bcol[i - first] = ss_tile(B, i, j);
             }
-            if (by_columns && Acol && last > first)
-                insert_zgemm_tiles(trans, 'N', mone, ss_tile(B, k, j), 0, last - first, Acol, one, Bcol, prio);
+            if (Acol && last > first)
+                insert_zgemm_tiles(trans, 'N', mone, ss_tile(B, k, j), 0, last - first, Acol, one, Acol + nt, prio);
         }
     }
     free(Acol);

@@ -151,8 +151,7 @@ static void spike_setup(struct spike *s, starsolve_complex64_t *AB, int ldab, st
         s->chunk[c] = (struct ss_spike_part){
             .c = { .first = row, .size = rows, .part0 = part0, .np = np, .pq = q, .pr = r, .kl = s->kl, .ku = s->ku,
                    .K = K, .has_prev = c > 0, .has_next = c + 1 < nc },
-            .maxpart = q + (r > 0), .mixed = s->mixed, .nparts = nc,
-            .gpu_only = starpu_cuda_worker_get_count() > 0 && ss_ctx.gpu_only_tile > 0 };
+            .maxpart = q + (r > 0), .mixed = s->mixed, .nparts = nc };
         maxrows = ss_max(maxrows, rows);
         /* the band's rows kl .. 2 kl + ku (gbmv layout) on the chunk's columns: read only */
         s->band[c] = ss_register_matrix(AB + s->kl + (size_t)row * ldab, ldab, s->kl + s->ku + 1, rows, sizeof *AB);
