@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cblas.h>
@@ -414,6 +415,25 @@ void ss_unpin_host(void *ptr, size_t pinned)
 {
     if (pinned)
         starpu_memory_unpin(ptr, pinned);
+}
+
+void *ss_alloc_large(size_t bytes)
+{
+    /* an anonymous mapping is zero-filled like calloc's, and madvise may ask for huge pages on it
+     * (malloc's own mmap for large blocks cannot be advised before its first touch) */
+    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes ? bytes : 1, MADV_HUGEPAGE);   /* advice only: 4 KiB pages if refused */
+#endif
+    return p;
+}
+
+void ss_free_large(void *ptr, size_t bytes)
+{
+    if (ptr)
+        munmap(ptr, bytes ? bytes : 1);
 }
 
 int starsolve_request_wait(starsolve_request_t *req)

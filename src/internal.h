@@ -143,6 +143,14 @@ static inline int ss_priority(enum ss_bucket bucket, int prio)
 size_t ss_pin_host(void *ptr, size_t bytes);
 void ss_unpin_host(void *ptr, size_t pinned);
 
+/* A large zero-filled work array (hundreds of MB: SPIKE's factors and vectors) in transparent
+ * huge pages where the kernel offers them. Fresh memory costs a page fault per 4 KiB page on
+ * first touch: 400 MB took 3.0 s on the 2-core CI VM in 4 KiB pages and 0.04 s in huge pages
+ * (bench/NOTES.md, session 14), more than LAPACK's whole dgbsv on the same band. NULL when out of
+ * memory; ss_free_large takes the same byte count. */
+void *ss_alloc_large(size_t bytes);
+void ss_free_large(void *ptr, size_t bytes);
+
 /* With CUDA workers and starsolve_config_t.gpu_only_tile > 0, GPU-sized work (large tiles,
  * SPIKE's chunks) refuses CPU workers (ss_can_execute, SPIKE's codelets) */
 static inline int ss_gpu_work_gpu_only(void)
