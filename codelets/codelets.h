@@ -13,12 +13,16 @@
 /* Every insert helper submits its task through this. Started with StarPU-MPI
  * (starsolve_config_t.mpi), starpu_mpi_task_insert runs the task on the
  * process that owns the data it writes (the others only send or receive the
- * tiles it needs); otherwise plain starpu_task_insert. Same arguments. */
+ * tiles it needs); under heteroprio the task is built, given its bucket, then
+ * submitted (ss_task_submit_built); otherwise plain starpu_task_insert. Same
+ * arguments. */
+#define ss_task_insert_local(cl, ...) \
+    (ss_ctx.heteroprio ? ss_task_submit_built(starpu_task_build((cl), __VA_ARGS__)) : starpu_task_insert((cl), __VA_ARGS__))
 #ifdef STARSOLVE_USE_MPI
 #define ss_task_insert(cl, ...) \
-    (ss_ctx.mpi ? starpu_mpi_task_insert(MPI_COMM_WORLD, (cl), __VA_ARGS__) : starpu_task_insert((cl), __VA_ARGS__))
+    (ss_ctx.mpi ? starpu_mpi_task_insert(MPI_COMM_WORLD, (cl), __VA_ARGS__) : ss_task_insert_local((cl), __VA_ARGS__))
 #else
-#define ss_task_insert(cl, ...) starpu_task_insert((cl), __VA_ARGS__)
+#define ss_task_insert(cl, ...) ss_task_insert_local((cl), __VA_ARGS__)
 #endif
 
 #ifdef STARSOLVE_USE_CUDA

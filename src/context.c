@@ -1,4 +1,5 @@
 /* Runtime start and stop, requests (numerical info of a task chain), errors. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,16 +29,23 @@ void starsolve_config_init(starsolve_config_t *cfg)
  * an update only when the GPUs have a long queue of them (slow factor). */
 static void heteroprio_buckets(unsigned sched_ctx)
 {
-    static const unsigned cpu_order[SS_NBUCKETS] = { SS_BUCKET_PANEL, SS_BUCKET_SOLVE, SS_BUCKET_OTHER, SS_BUCKET_UPDATE };
-    static const unsigned gpu_order[SS_NBUCKETS] = { SS_BUCKET_UPDATE, SS_BUCKET_SOLVE, SS_BUCKET_PANEL, SS_BUCKET_OTHER };
+    /* Tasks only one kind of worker can run have buckets of their own (ss_task_submit_built):
+     * bucket + SS_GPU_ONLY (GPU-sized tiles, CUDA-only codelets), taken by CUDA workers alone,
+     * and bucket + SS_CPU_ONLY (codelets with a CPU variant only), taken by CPU workers alone;
+     * each kind of work comes just before its shared twin in the worker's order. */
+    enum { G = SS_GPU_ONLY, C = SS_CPU_ONLY };
+    static const unsigned cpu_order[2 * SS_NBUCKETS] = { C + SS_BUCKET_PANEL, SS_BUCKET_PANEL, C + SS_BUCKET_SOLVE, SS_BUCKET_SOLVE,
+                                                         C + SS_BUCKET_OTHER, SS_BUCKET_OTHER, C + SS_BUCKET_UPDATE, SS_BUCKET_UPDATE };
+    static const unsigned gpu_order[2 * SS_NBUCKETS] = { G + SS_BUCKET_UPDATE, SS_BUCKET_UPDATE, G + SS_BUCKET_SOLVE, SS_BUCKET_SOLVE,
+                                                         G + SS_BUCKET_PANEL, SS_BUCKET_PANEL, G + SS_BUCKET_OTHER, SS_BUCKET_OTHER };
     if (starpu_cpu_worker_get_count() > 0) {
-        starpu_heteroprio_set_nb_prios(sched_ctx, STARPU_CPU_IDX, SS_NBUCKETS);
-        for (unsigned p = 0; p < SS_NBUCKETS; p++)
+        starpu_heteroprio_set_nb_prios(sched_ctx, STARPU_CPU_IDX, 2 * SS_NBUCKETS);
+        for (unsigned p = 0; p < 2 * SS_NBUCKETS; p++)
             starpu_heteroprio_set_mapping(sched_ctx, STARPU_CPU_IDX, p, cpu_order[p]);
     }
     if (starpu_cuda_worker_get_count() > 0) {
-        starpu_heteroprio_set_nb_prios(sched_ctx, STARPU_CUDA_IDX, SS_NBUCKETS);
-        for (unsigned p = 0; p < SS_NBUCKETS; p++)
+        starpu_heteroprio_set_nb_prios(sched_ctx, STARPU_CUDA_IDX, 2 * SS_NBUCKETS);
+        for (unsigned p = 0; p < 2 * SS_NBUCKETS; p++)
             starpu_heteroprio_set_mapping(sched_ctx, STARPU_CUDA_IDX, p, gpu_order[p]);
         starpu_heteroprio_set_faster_arch(sched_ctx, STARPU_CUDA_IDX, SS_BUCKET_UPDATE);
         starpu_heteroprio_set_arch_slow_factor(sched_ctx, STARPU_CPU_IDX, SS_BUCKET_UPDATE, 30.0f);
@@ -355,6 +363,33 @@ int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
                                             : ss_max((int)starpu_matrix_get_nx(h), (int)starpu_matrix_get_ny(h)));
     }
     return order < ss_ctx.gpu_only_tile;
+}
+
+/* may some worker of this kind run the task (codelet variant, can_execute hook); 1 when there is none */
+static int kind_runs(struct starpu_task *task, enum starpu_worker_archtype kind)
+{
+    int id;
+    if (starpu_worker_get_ids_by_type(kind, &id, 1) < 1)
+        return 1;
+    return starpu_worker_can_execute_task((unsigned)id, task, 0) != 0;
+}
+
+int ss_task_submit_built(struct starpu_task *task)
+{
+    if (!task)
+        return -ENOMEM;
+    if (task->priority >= 0 && task->priority < SS_NBUCKETS) {
+        if (!kind_runs(task, STARPU_CUDA_WORKER))
+            task->priority += SS_CPU_ONLY;
+        else if (!kind_runs(task, STARPU_CPU_WORKER))
+            task->priority += SS_GPU_ONLY;
+    }
+    int ret = starpu_task_submit(task);
+    if (ret == -ENODEV) {   /* as starpu_task_insert does: nobody will run it */
+        task->destroy = 0;
+        starpu_task_destroy(task);
+    }
+    return ret;
 }
 
 size_t ss_perfmodel_matrix_elements(struct starpu_task *task, unsigned nimpl)

@@ -143,6 +143,14 @@ static inline int ss_priority(enum ss_bucket bucket, int prio)
 {
     return ss_ctx.heteroprio ? (int)bucket : prio;
 }
+/* heteroprio assumes that every task of a bucket can run on every kind of worker that takes the
+ * bucket (StarPU 1.3.10 asserts it when a worker pops), but with CUDA workers the tasks on
+ * GPU-sized tiles refuse CPU workers (ss_can_execute), and some codelets have a CPU variant only.
+ * So under heteroprio ss_task_insert builds the task and ss_task_submit_built moves it to its
+ * bucket's twin for the one kind of worker that can run it: bucket + SS_GPU_ONLY or + SS_CPU_ONLY
+ * (src/context.c maps them), then submits it. */
+enum { SS_GPU_ONLY = SS_NBUCKETS, SS_CPU_ONLY = 2 * SS_NBUCKETS };
+int ss_task_submit_built(struct starpu_task *task);
 
 /* Page-lock [ptr, ptr + bytes) for one call's transfers, when CUDA workers exist and
  * starsolve_config_t.pin_lapack is on: pageable memory makes StarPU's copies staged and
