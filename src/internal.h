@@ -143,6 +143,14 @@ static inline int ss_priority(enum ss_bucket bucket, int prio)
 size_t ss_pin_host(void *ptr, size_t bytes);
 void ss_unpin_host(void *ptr, size_t pinned);
 
+/* The head of every precision's SPIKE factorization (src/zgbsv_spike.c), the public
+ * starsolve_spike_t: its precision lets ?gbtrs_spike refuse another precision's factors, and its
+ * destroy lets one starsolve_spike_free release any of the four. */
+struct starsolve_spike {
+    starsolve_prec_t prec;
+    void (*destroy)(struct starsolve_spike *factors);
+};
+
 /* With CUDA workers and starsolve_config_t.gpu_only_tile > 0, GPU-sized work (large tiles,
  * SPIKE's chunks) refuses CPU workers (ss_can_execute, SPIKE's codelets) */
 static inline int ss_gpu_work_gpu_only(void)
