@@ -343,7 +343,8 @@ static void read_scalars(struct spike *s, double *rnorm, int *broke)
 
 /* Right-preconditioned BiCGStab on column col of B, from the truncated SPIKE solution.
  * Returns the iterations, or -1 if the true residual misses the goal. The solution goes
- * to B(:, col) either way. */
+ * to B(:, col), the last iterate too when the fallback is off; with the fallback on, a column
+ * that missed keeps b for the banded LU. */
 static int bicgstab(struct spike *s, int col, double tol)
 {
     spike_update(s, SS_UP_COPYIN, col, (int[]){ BMAT, VB, PART }, 3);
@@ -378,9 +379,11 @@ static int bicgstab(struct spike *s, int col, double tol)
     spike_matvec(s, SS_MV_RES, VX, VB, VR);
     spike_reduce(s, SS_RED_RESID);
     read_scalars(s, &rnorm, &broke);
-    spike_update(s, SS_UP_COPYOUT, col, (int[]){ VX, BMAT }, 2);
+    int converged = rnorm <= goal;   /* NaN fails */
+    if (converged || !ss_ctx.spike_fallback)
+        spike_update(s, SS_UP_COPYOUT, col, (int[]){ VX, BMAT }, 2);
     free(history);
-    return rnorm <= goal ? it : -1;   /* NaN fails */
+    return converged ? it : -1;
 }
 
 /* The banded LU with partial pivoting of the fallback (LAPACK's gbtrf on a copy of the band),
