@@ -2,7 +2,7 @@
 # The scheduling-policy report, docs/scheduling.md, in one command.
 #
 #   bash bench/scheduling-report.sh --machine NAME [--ops "getrf potrf geqrf"] [--n 2048] [--nb NB]
-#                                   [--runs 3] [--ngpus G] [--policies P] [--docs DIR] [BINDIR]
+#                                   [--runs 3] [--ngpus G] [--policies P] [--timeout S] [--docs DIR] [BINDIR]
 #
 # On the machine named NAME (a folder name: cpu-2cores, h100, 2xh200 ...), for each
 # factorization: bench/sched-sweep over every StarPU policy (calibrated first, --runs
@@ -12,11 +12,14 @@
 # folder found there, so runs made on other machines (copy their folder in) appear
 # beside this one, with the words of DIR/scheduling/NAME/notes.md (what the runs show,
 # written by whoever ran them). --report-only rewrites the page without running anything.
+# --timeout S: sched-sweep's limit per driver process (default 600 s). A sweep made where
+# gnuplot is missing (the GPU machines) has no plot; the page's writing draws it from the CSV
+# (bench/sweep-plot.sh) wherever gnuplot is, --report-only included.
 # BINDIR holds the drivers (a build's examples/, default ./examples).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-machine='' ops="getrf potrf geqrf" n=2048 nb=0 runs=3 ngpus=0 policies='' docs=$here/../docs bin=./examples run=1
-usage() { echo "usage: bash bench/scheduling-report.sh --machine NAME [--ops O] [--n N] [--nb NB] [--runs K] [--ngpus G] [--policies P] [--docs DIR] [--report-only] [BINDIR]" >&2; exit 2; }
+machine='' ops="getrf potrf geqrf" n=2048 nb=0 runs=3 ngpus=0 policies='' limit=600 docs=$here/../docs bin=./examples run=1
+usage() { echo "usage: bash bench/scheduling-report.sh --machine NAME [--ops O] [--n N] [--nb NB] [--runs K] [--ngpus G] [--policies P] [--timeout S] [--docs DIR] [--report-only] [BINDIR]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --machine) machine=$2; shift 2 ;;
@@ -26,6 +29,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --ngpus) ngpus=$2; shift 2 ;;
     --policies) policies=$2; shift 2 ;;
+    --timeout) limit=$2; shift 2 ;;
     --docs) docs=$2; shift 2 ;;
     --report-only) run=0; shift ;;
     -*) usage ;;
@@ -43,7 +47,7 @@ if [ "$run" = 1 ]; then
   for op in $ops; do
     dir=$docs/scheduling/$machine/$op
     rm -rf "$dir" && mkdir -p "$dir"
-    args=("$op" "$n" --runs "$runs" --nb "$nb" --ngpus "$ngpus" --out "$dir")
+    args=("$op" "$n" --runs "$runs" --nb "$nb" --ngpus "$ngpus" --timeout "$limit" --out "$dir")
     [ -n "$policies" ] && args+=(--policies "$policies")
     bash "$here/sched-sweep" "${args[@]}" "$bin" 2> "$dir/sweep.log"
     # best and worst policy by their best run; one traced run of each (calibrated models in $dir/starpu-home)
@@ -90,6 +94,10 @@ page=$docs/scheduling.md
       [ -f "$odir/sweep.csv" ] || continue
       op=$(basename "$odir")
       size=$(sed -n 's/^sched-sweep: calibrating the perfmodels (.* -n \([0-9]*\),.*/\1/p' "$odir/sweep.log" | head -1)
+      if [ ! -f "$odir/sweep.svg" ] && command -v gnuplot > /dev/null; then   # swept where gnuplot was missing
+        nruns=$(awk -F, 'NR > 1 && $2 + 0 > r { r = $2 + 0 } END { print r + 0 }' "$odir/sweep.csv")
+        bash "$here/sweep-plot.sh" "$odir" "$op" "${size:-?}" "$nruns" >&2 && rm -f "$odir"/*.dat
+      fi
       echo
       echo "### $op, n = ${size:-?}"
       echo

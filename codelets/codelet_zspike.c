@@ -110,7 +110,9 @@ static void factor_partition(int mixed, int s, int kl, int ku, int K, const star
      * factor's precision), and each row's |diagonal| and sum of other |entries| for the row
      * dominance min |a_rr| / sum_{j != r} |a_rj| (the couplings' entries added after). */
     size_t fsz = mixed ? sizeof(zspike_low_t) : sizeof(starsolve_complex64_t);
-    double *off = calloc((size_t)s, sizeof *off), *dia = calloc((size_t)s, sizeof *dia);
+    size_t rows_bytes = 2 * (size_t)s * sizeof(double);   /* fresh pages: see ss_alloc_large */
+    double *off = ss_alloc_large(rows_bytes), *dia = off + s;
+    STARPU_ASSERT_MSG(off, "starsolve: gbsv_spike: out of memory");
     for (int c = 0; c < s; c++) {
         int lo = ss_max(0, c - ku), hi = ss_min(s - 1, c + kl);
         for (int k = 0; k < ldf; k++) {
@@ -130,7 +132,7 @@ static void factor_partition(int mixed, int s, int kl, int ku, int K, const star
     double ratio = INFINITY;
     for (int r = 0; r < s; r++)
         ratio = fmin(ratio, off[r] > 0 ? dia[r] / off[r] : (dia[r] > 0 ? INFINITY : 0));
-    free(off); free(dia);
+    ss_free_large(off, rows_bytes);
     tips[SS_TIP_DOM(K)] = ratio;
     int info = band_lu(mixed, s, kl, ku, F, ldf, ipiv);
     if (info > 0) {
@@ -821,7 +823,7 @@ static void insert(struct starpu_codelet *cl, struct ss_spike_part *a, struct st
                    int prio)
 {
     int ret = ss_task_insert(cl, STARPU_CL_ARGS, a, sizeof *a, STARPU_DATA_MODE_ARRAY, d, nd,
-                             STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
+                             STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio), STARPU_EXECUTE_ON_WORKER, a->worker,
                              STARPU_NAME, cl->name, STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert %s", cl->name);
 }

@@ -365,6 +365,7 @@ struct ss_spike_part {
     int mixed;                /* the partition factors are in single precision (d: float, z: complex float) */
     int nparts;               /* reduce: the number of partial sums (the chunks) */
     int op, col;              /* operation; update's column of B */
+    int worker;               /* the worker that runs the chunk's tasks, or -1: the scheduler's choice */
 };
 enum { SS_MV_RES, SS_MV_V, SS_MV_T };                /* matvec: r = b - A x; v = A ph, rh^H v; t = A sh, t^H s, t^H t */
 enum { SS_UP_INIT, SS_UP_P, SS_UP_S, SS_UP_XR, SS_UP_COPYIN, SS_UP_COPYOUT };   /* BiCGStab's vector updates */

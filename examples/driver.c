@@ -17,7 +17,7 @@ void driver_opts_init(struct driver_opts *o, const struct driver_spec *spec)
 {
     *o = (struct driver_opts){
         .spec = spec, .n = 4096, .nb = 0, .nrhs = 1, .ncpus = -1, .ngpus = -1, .sched = NULL,
-        .check = 0, .niter = 1, .seed = 1, .streams = 2, .panel_leaf = 0, .gpu_only_tile = 512, .update_tiles = 0, .prec = 'd', .csv = 0, .m = -1,
+        .check = 0, .niter = 1, .seed = 1, .streams = 2, .panel_leaf = 0, .prefetch = 1, .gpu_only_tile = 512, .update_tiles = 0, .prec = 'd', .csv = 0, .m = -1,
     };
 }
 
@@ -53,6 +53,9 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
         { "-panel-leaf", DRIVER_FLAG_INT, &o->panel_leaf, 0, NULL, "W",
           "GPU LU panel: halve it recursively down to width W, then cuSOLVER getrf; 0 (default):\n"
           "              cuSOLVER getrf on the whole panel (starsolve_config_t.gpu_panel_leaf)" },
+        { "-prefetch", DRIVER_FLAG_INT, &o->prefetch, 0, NULL, "0|1",
+          "with one GPU, LU and Cholesky queue the matrix's upload in the order they read it before\n"
+          "              their first task (starsolve_config_t.gpu_prefetch); default 1" },
         { "-gpu-only-tile", DRIVER_FLAG_INT, &o->gpu_only_tile, 0, NULL, "T",
           "with GPUs, tasks on tiles of order T and up run on GPUs only; 1: CPU workers take no\n"
           "              tile task; 0: any; default 512 (starsolve_config_t.gpu_only_tile)" },
@@ -261,6 +264,7 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     cfg.pin_lapack = !o->nopin;
     cfg.cuda_streams = o->streams;
     cfg.gpu_panel_leaf = o->panel_leaf;
+    cfg.gpu_prefetch = o->prefetch;
     cfg.gpu_only_tile = o->gpu_only_tile;
     cfg.update_tiles = o->update_tiles;
     if (o->ooc) {

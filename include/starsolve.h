@@ -57,6 +57,9 @@ typedef struct starsolve_config {
                            same order (their waits synchronize all processes); distributed descriptors
                            (starsolve_desc_create_dist) spread the work over the processes, and each
                            process factors its own copy of any other matrix; 0 (default): one process */
+    int gpu_prefetch;   /* with one GPU, LU, LU without pivoting and Cholesky queue the upload of the matrix
+                           in the order they read it before their first task, so the link is busy from the
+                           start (if it fits in half the GPU's memory); 1 (default) or 0 */
 } starsolve_config_t;
 
 /* Fill cfg with the defaults above. */

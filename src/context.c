@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cblas.h>
@@ -18,7 +19,7 @@ void starsolve_config_init(starsolve_config_t *cfg)
     *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .nb = 0, .verbose = 0,
                                  .gpu_only_tile = 512, .pin_lapack = 1, .batch_chunk = 0,
                                  .cuda_streams = 2, .gpu_panel_leaf = 0, .update_tiles = 0,
-                                 .disk_swap = NULL, .host_memory_mb = 0, .mpi = 0 };
+                                 .disk_swap = NULL, .host_memory_mb = 0, .mpi = 0, .gpu_prefetch = 1 };
 }
 
 /* heteroprio's buckets (internal.h's ss_bucket), called by that policy alone
@@ -174,6 +175,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     ss_ctx.pin_lapack = cfg.pin_lapack;
     ss_ctx.batch_chunk = cfg.batch_chunk > 0 ? cfg.batch_chunk : 0;
     ss_ctx.gpu_panel_leaf = cfg.gpu_panel_leaf > 0 ? cfg.gpu_panel_leaf : 0;
+    ss_ctx.gpu_prefetch = cfg.gpu_prefetch != 0;
     ss_ctx.nb = cfg.nb > 0 ? cfg.nb : (starpu_cuda_worker_get_count() > 0 ? 1024 : 256);
     ss_ctx.nb_fixed = cfg.nb > 0;
     ss_ctx.initialized = 1;
@@ -414,6 +416,25 @@ void ss_unpin_host(void *ptr, size_t pinned)
 {
     if (pinned)
         starpu_memory_unpin(ptr, pinned);
+}
+
+void *ss_alloc_large(size_t bytes)
+{
+    /* an anonymous mapping is zero-filled like calloc's, and madvise may ask for huge pages on it
+     * (malloc's own mmap for large blocks cannot be advised before its first touch) */
+    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes ? bytes : 1, MADV_HUGEPAGE);   /* advice only: 4 KiB pages if refused */
+#endif
+    return p;
+}
+
+void ss_free_large(void *ptr, size_t bytes)
+{
+    if (ptr)
+        munmap(ptr, bytes ? bytes : 1);
 }
 
 int starsolve_request_wait(starsolve_request_t *req)

@@ -353,6 +353,35 @@ void ss_tile_send_home(const starsolve_desc_t *A, int i, int j)
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_data_acquire_cb");
 }
 
+void ss_desc_prefetch_gpu(const starsolve_desc_t *A, char part)
+{
+    if (!ss_ctx.gpu_prefetch || A->ooc || ss_ctx.mpi)
+        return;
+    int ids[STARPU_NMAXWORKERS];
+    unsigned ncuda = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
+    if (ncuda == 0)
+        return;
+    unsigned node = starpu_worker_get_memory_node(ids[0]);
+    for (unsigned w = 1; w < ncuda; w++)
+        if (starpu_worker_get_memory_node(ids[w]) != node)
+            return;   /* several GPUs: where each tile goes is the scheduler's choice */
+    size_t bytes = (size_t)A->m * A->n * A->elemsize;
+    if (part != 'A')
+        bytes = bytes / 2 + (size_t)A->nb * A->n * A->elemsize;
+    starpu_ssize_t total = starpu_memory_get_total(node);
+    if (total > 0 && bytes > (size_t)total / 2)
+        return;   /* larger than the GPU: uploading ahead would only evict what the next tasks need */
+    if (part == 'U') {
+        for (int i = 0; i < A->mt; i++)
+            for (int j = i; j < A->nt; j++)
+                starpu_data_prefetch_on_node(ss_tile(A, i, j), node, 1);
+        return;
+    }
+    for (int j = 0; j < A->nt; j++)
+        for (int i = part == 'L' ? j : 0; i < A->mt; i++)
+            starpu_data_prefetch_on_node(ss_tile(A, i, j), node, 1);
+}
+
 starpu_data_handle_t ss_scratch_buffer(size_t bytes)
 {
     starpu_data_handle_t h;

@@ -50,6 +50,14 @@ void ss_workspace_release(starpu_data_handle_t h);
  * after the last task. No-op without CUDA workers (tiles never leave home) and
  * for a descriptor without home copies (starsolve_desc_create_ooc). */
 void ss_tile_send_home(const starsolve_desc_t *A, int i, int j);
+/* Before a factorization's first task: with one GPU (every CUDA worker on one memory node),
+ * starsolve_config_t.gpu_prefetch on, and A's tiles fitting in half the GPU's memory, queue the
+ * upload of the tiles it reads in the order it first needs them: part 'L' the lower triangle by
+ * tile columns, 'U' the upper by tile rows, 'A' all by tile columns. Without it the link idles
+ * until tasks become ready and their inputs are fetched a step at a time; Cholesky at 40000 on an
+ * H100 had its GPU 12-68% busy for the first 100 ms (bench/NOTES.md, session 14). No-op for
+ * out-of-core and distributed descriptors. */
+void ss_desc_prefetch_gpu(const starsolve_desc_t *A, char part);
 /* Where tile (i, j) of A starts in a LAPACK column-major array (leading dimension lda). */
 static inline char *ss_lapack_tile(const starsolve_desc_t *A, char *lapack, size_t lda, int i, int j)
 {
@@ -111,6 +119,7 @@ struct ss_context {
     int batch_vendor;  /* batched factorizations on CUDA workers: 1 the vendor's routines, 0 ours */
     int batch_chunk;   /* matrices per task of the batched routines; 0: chosen from the sizes */
     int gpu_panel_leaf;  /* > 0: the GPU LU panel recurses down to this width; 0: no recursion */
+    int gpu_prefetch;    /* 1: factorizations queue the upload of A in the order they read it (ss_desc_prefetch_gpu) */
     int update_tiles;    /* tile GEMMs per trailing-update task (>= 1; INT_MAX: a whole tile column) */
     int heteroprio;      /* the running policy is heteroprio: task priorities are its buckets */
     int spike_psize;   /* rows per partition of the SPIKE solver; 0: chosen from n, the band and the workers */
@@ -150,6 +159,14 @@ struct starsolve_spike {
     starsolve_prec_t prec;
     void (*destroy)(struct starsolve_spike *factors);
 };
+
+/* A large zero-filled work array (hundreds of MB: SPIKE's factors and vectors) in transparent
+ * huge pages where the kernel offers them. Fresh memory costs a page fault per 4 KiB page on
+ * first touch: 400 MB took 3.0 s on the 2-core CI VM in 4 KiB pages and 0.04 s in huge pages
+ * (bench/NOTES.md, session 14), more than LAPACK's whole dgbsv on the same band. NULL when out of
+ * memory; ss_free_large takes the same byte count. */
+void *ss_alloc_large(size_t bytes);
+void ss_free_large(void *ptr, size_t bytes);
 
 /* With CUDA workers and starsolve_config_t.gpu_only_tile > 0, GPU-sized work (large tiles,
  * SPIKE's chunks) refuses CPU workers (ss_can_execute, SPIKE's codelets) */

@@ -147,6 +147,7 @@ void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *
 {
     int kt = ss_min(A->mt, A->nt), fused = ss_ctx.update_tiles > 1;
     int copy_panel = !A->ooc && !ss_ctx.mpi && panel_copies_fit(A);
+    ss_desc_prefetch_gpu(A, 'A');
     struct getrf_step s = {
         .A = A, .piv = piv, .req = req, .kt = kt, .fused = fused,
         .swaps_per_step = copy_panel || ss_ctx.mpi, .copy_panel = copy_panel,

@@ -12,6 +12,7 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
 {
     const starsolve_complex64_t one = 1.0, mone = -1.0;
     int kt = ss_min(A->mt, A->nt);
+    ss_desc_prefetch_gpu(A, 'A');
     starpu_data_handle_t scratch = ss_scratch_buffer(ss_zgetrf_nopiv_scratch_bytes(A->nb));
     starpu_data_handle_t *lcolumn = malloc((size_t)A->mt * sizeof *lcolumn);
     starpu_data_handle_t *column = malloc((size_t)A->mt * sizeof *column);

@@ -11,6 +11,7 @@ void pzpotrf(char uplo, starsolve_desc_t *A, starsolve_request_t *req)
 {
     const starsolve_complex64_t one = 1.0, mone = -1.0;
     int nt = A->nt;
+    ss_desc_prefetch_gpu(A, uplo);
     starpu_data_handle_t scratch = ss_scratch_buffer(ss_zpotrf_scratch_bytes(uplo, A->nb));
     starpu_data_handle_t *panel = malloc((size_t)nt * sizeof *panel);   /* tiles of column (row) k */
     starpu_data_handle_t *target = malloc((size_t)nt * sizeof *target);

@@ -85,6 +85,7 @@ struct spike {
     starpu_data_handle_t *Sx, *ipivSx, *yx;
     starpu_data_handle_t scratch, scalars;
     void *Fmem;
+    size_t Fbytes, ipivbytes, vecbytes;   /* of the ss_alloc_large arrays */
     int *ipivmem, *ipivSmem;
     starsolve_complex64_t *tipsmem, *Smem, *gtmem, *ymem, *statmem, *partmem, *vecmem, scal[SS_SCAL_COUNT];
 };
@@ -117,7 +118,13 @@ struct spike {
  *
  * starsolve_set_spike_psize(P) asks for about n / P partitions instead (still at least 2K rows
  * each), spread over as many chunks as there are workers (CUDA workers present: one per CUDA
- * worker), so that tests on CPU make chunks of several partitions. */
+ * worker), so that tests on CPU make chunks of several partitions.
+ *
+ * CPU workers only: chunk c's tasks run on CPU worker c (chunk_worker). The chunks are equal by
+ * construction, so a static placement is the best one, and it does not depend on calibrated
+ * perfmodels: until a chunk's footprint has 10 samples dmdas forces calibration and put both
+ * chunks' factorizations, then both tip solves, on one worker of two (bench/NOTES.md, session
+ * 14). Each chunk's data also stays with one core. */
 #define SPIKE_MIN_WORK 65536
 #define SPIKE_GPU_PARTS 1024
 #define SPIKE_GPU_MIN_ROWS 256
@@ -134,9 +141,29 @@ static void partition_count(int n, int K, int *p, int *nc)
     *nc = ss_max(1, ss_min(*p, ncuda > 0 ? ncuda : workers));
 }
 
+/* the CPU worker for chunk c when there are only CPU workers; -1 (the scheduler decides) otherwise */
+static int chunk_worker(int c)
+{
+    int ncpu = (int)starpu_cpu_worker_get_count();
+    if (starpu_cuda_worker_get_count() > 0 || ncpu == 0)
+        return -1;
+    int ids[STARPU_NMAXWORKERS];
+    starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
+    return ids[c % ncpu];
+}
+
 static void *xcalloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size);
+    STARPU_ASSERT_MSG(p, "starsolve: gbsv_spike: out of memory");
+    return p;
+}
+
+/* the arrays of n-proportional size: large (ss_alloc_large) */
+static void *xcalloc_large(size_t count, size_t size, size_t *bytes)
+{
+    *bytes = count * size;
+    void *p = ss_alloc_large(*bytes);
     STARPU_ASSERT_MSG(p, "starsolve: gbsv_spike: out of memory");
     return p;
 }
@@ -160,8 +187,8 @@ static void spike_setup(struct spike *s)
         s->vec[v] = xcalloc(nc, sizeof(starpu_data_handle_t));
     /* per partition: tips, S (inner interfaces; the last partition's slot is the interface with
      * the next chunk, whose reduced system lives in Sx: that slot stays unused), gt, y */
-    s->Fmem = xcalloc((size_t)ldf * s->n, fsz);
-    s->ipivmem = xcalloc(s->n, sizeof(int));
+    s->Fmem = xcalloc_large((size_t)ldf * s->n, fsz, &s->Fbytes);
+    s->ipivmem = xcalloc_large(s->n, sizeof(int), &s->ipivbytes);
     s->tipsmem = xcalloc(T * p, sizeof(starsolve_complex64_t));
     s->Smem = xcalloc(R * (p + nc), sizeof(starsolve_complex64_t));
     s->ipivSmem = xcalloc((size_t)2 * K * (p + nc), sizeof(int));
@@ -169,14 +196,14 @@ static void spike_setup(struct spike *s)
     s->ymem = xcalloc((size_t)2 * K * (p + nc), sizeof(starsolve_complex64_t));
     s->statmem = xcalloc((size_t)2 * nc, sizeof(starsolve_complex64_t));
     s->partmem = xcalloc((size_t)SS_PART_COUNT * nc, sizeof(starsolve_complex64_t));
-    s->vecmem = xcalloc((size_t)NVEC * s->n, sizeof(starsolve_complex64_t));
+    s->vecmem = xcalloc_large((size_t)NVEC * s->n, sizeof(starsolve_complex64_t), &s->vecbytes);
     for (int c = 0, part0 = 0; c < nc; c++) {
         int np = p / nc + (c < p % nc), row = ss_spike_part_first(part0, q, r);
         int rows = ss_spike_part_first(part0 + np, q, r) - row;
         s->chunk[c] = (struct ss_spike_part){
             .c = { .first = row, .size = rows, .part0 = part0, .np = np, .pq = q, .pr = r, .kl = s->kl, .ku = s->ku,
                    .K = K, .has_prev = c > 0, .has_next = c + 1 < nc },
-            .maxpart = q + (r > 0), .mixed = s->mixed, .nparts = nc };
+            .maxpart = q + (r > 0), .mixed = s->mixed, .nparts = nc, .worker = chunk_worker(c) };
         maxrows = ss_max(maxrows, rows);
         /* the band's rows kl .. 2 kl + ku (gbmv layout) on the chunk's columns: read only */
         s->band[c] = ss_register_matrix(AB + s->kl + (size_t)row * ldab, ldab, s->kl + s->ku + 1, rows, sizeof *AB);
@@ -259,8 +286,9 @@ static void spike_release(struct spike *s)
         free(arrays[k]);
     for (int v = 0; v < NVEC; v++)
         free(s->vec[v]);
-    free(s->Fmem); free(s->ipivmem); free(s->tipsmem); free(s->Smem); free(s->ipivSmem); free(s->gtmem); free(s->ymem);
-    free(s->statmem); free(s->partmem); free(s->vecmem); free(s->chunk);
+    ss_free_large(s->Fmem, s->Fbytes); ss_free_large(s->ipivmem, s->ipivbytes); ss_free_large(s->vecmem, s->vecbytes);
+    free(s->tipsmem); free(s->Smem); free(s->ipivSmem); free(s->gtmem); free(s->ymem);
+    free(s->statmem); free(s->partmem); free(s->chunk);
 }
 
 /* Submit the factorization; wait for it and say whether truncated SPIKE may be used:
