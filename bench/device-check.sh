@@ -24,8 +24,9 @@
 #           CUDA worker and starpu_batched -vendor -ngpus 1 at m = 64 and 256 (the library
 #           call, transfers included, ours vs the vendor's routines in the CUDA variant)
 #   spike   SPIKE on one GPU (issue 7): test_spike with a CUDA worker, a small run of the GPU
-#           kernels under compute-sanitizer (racecheck, then memcheck), then bench/spike.sh at
-#           N = 1e6, K = SPIKE_KS (default "32 64 128") with one GPU, then with CPU workers only
+#           kernels under compute-sanitizer (racecheck, then memcheck; with further solves of a kept
+#           factorization), then bench/spike.sh at N = 1e6, K = SPIKE_KS (default "1 32 64 128") with
+#           one GPU (second solves against dgbsv / dgbtrs, and cuSPARSE gtsv2 at K = 1)
 #   bigger  larger than GPU memory (issue 8 item 3): starpu_lu and starpu_cholesky at
 #           n = BIG_N (default 110000, 97 GB in double) on one GPU, -check regenerating A
 #           (no room for a copy), -stats for the bytes moved; then the in-core n = 40000
@@ -159,7 +160,7 @@ if wants spike; then
   for tool in racecheck memcheck; do
     stamp "spike: compute-sanitizer --tool $tool, n 8000, k 4, 80 partitions on the GPU"
     STARPU_NCPU=1 timeout 75 "$sanitizer" --tool $tool --error-exitcode 9 starpu_spike -n 8000 -k 4 -ngpus 1 \
-      -psize 100 -check > "$out/spike-$tool.log" 2>&1
+      -psize 100 -check -resolve 2 > "$out/spike-$tool.log" 2>&1
     echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|resid' "$out/spike-$tool.log" | tail -2 | tr '\n' ' ')"
     timeout 75 "$sanitizer" --tool $tool --error-exitcode 9 spike_gpu -test > "$out/spike_gpu-$tool.log" 2>&1
     echo "spike_gpu -test $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/spike_gpu-$tool.log" | tail -1)"
@@ -168,7 +169,7 @@ if wants spike; then
   timeout 120 starpu_spike -n 1000000 -k 32 -ngpus 1 -niter 4 -check -stats > "$out/spike-stats.log" 2>&1
   grep -vE '^\[starpu' "$out/spike-stats.log" | grep -E 'run |resid|GB|MB|rror' | head -30
   stamp "spike: bench/spike.sh, one GPU"
-  timeout 240 bash "$here/spike.sh" --n 1000000 --ks "${SPIKE_KS:-32 64 128}" --niter 3 --ngpus 1 "$root/bin" |
+  timeout 300 bash "$here/spike.sh" --n 1000000 --ks "${SPIKE_KS:-1 32 64 128}" --niter 3 --ngpus 1 "$root/bin" |
     tee "$out/spike-gpu.log"
 fi
 

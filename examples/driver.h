@@ -89,6 +89,8 @@ struct driver_opts {
     int kl, ku;           /* starpu_spike -kl, -ku (or -k for both): the band */
     double dominance;     /* starpu_spike -dd: degree of diagonal dominance */
     int psize;            /* starpu_spike -psize: rows per partition (0: automatic) */
+    int resolve;          /* starpu_spike -resolve: further solves with the kept factorization (0: none) */
+    const char *trace_resolve;   /* starpu_spike -trace-resolve FILE.svg: Gantt chart of the last further solve */
 };
 
 /* The measurements of one run, filled by run_<p><op>. */

@@ -28,14 +28,21 @@ int main(int argc, char **argv)
         { "-maxit", DRIVER_FLAG_INT, &maxit, 0, NULL, "K", "most BiCGStab iterations (100); 0: the truncated-SPIKE solution alone" },
         { "-nofallback", DRIVER_FLAG_SWITCH, &nofallback, 0, NULL, NULL,
           "no gbsv when SPIKE does not converge: info n+1, the last iterate is checked" },
-        { "-vendor", DRIVER_FLAG_SWITCH, &o.vendor, 0, NULL, NULL, "also time LAPACK's gbsv (OpenBLAS) on the same matrix" },
+        { "-vendor", DRIVER_FLAG_SWITCH, &o.vendor, 0, NULL, NULL,
+          "also time LAPACK's gbsv (OpenBLAS) on the same matrix (with -resolve, and its gbtrs on the further right-hand sides)" },
+        { "-resolve", DRIVER_FLAG_INT, &o.resolve, 0, NULL, "R",
+          "time gbtrf_spike + gbtrs_spike instead of gbsv_spike, then R further solves of new right-hand sides with the kept "
+          "factorization, each timed (and checked with -check); 0 (default): none" },
+        { "-trace-resolve", DRIVER_FLAG_STRING, &o.trace_resolve, 0, NULL, "FILE.svg",
+          "with -resolve: a Gantt chart of the last run's last further solve" },
         { NULL },
     };
     const struct driver_spec spec = {
         .name = "starpu_spike",
         .purpose = "SPIKE banded solver (starsolve_<p>gbsv_spike): -n order, -k (or -kl, -ku) band, -dd diagonal\n"
                    "dominance, -nrhs right-hand sides. The time is the whole solve. -check: resid =\n"
-                   "||b - Ax||_1/(||A|| ||x|| n eps), and the relative residual ||b - Ax||_inf/||b||_inf.",
+                   "||b - Ax||_1/(||A|| ||x|| n eps), and the relative residual ||b - Ax||_inf/||b||_inf.\n"
+                   "-resolve R: the factorization kept for R further solves (the result line's solve: the best).",
         .flags = flags,
         .flops = spike_flops,
     };

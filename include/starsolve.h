@@ -461,11 +461,48 @@ int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t 
  * -1: BiCGStab did not converge (stagnation, breakdown or starsolve_get_spike_maxit() iterations) and the columns from that
  * one on were solved by LAPACK's gbsv; -2: a row's dominance |a_ii| / sum_{j!=i} |a_ij| is below 0.5
  * or a partition is singular, so gbsv solved everything (a positive return is then gbsv's:
- * U(i,i) exactly zero). With starsolve_set_spike_fallback(0) it returns n + 1 instead of falling back. */
+ * U(i,i) exactly zero). With starsolve_set_spike_fallback(0) it returns n + 1 instead of falling back.
+ * ?gbsv_spike is ?gbtrf_spike, ?gbtrs_spike and starsolve_spike_free below, in one call. */
 int starsolve_sgbsv_spike(int n, int kl, int ku, int nrhs, float *AB, int ldab, float *B, int ldb, int *iters);
 int starsolve_dgbsv_spike(int n, int kl, int ku, int nrhs, double *AB, int ldab, double *B, int ldb, int *iters);
 int starsolve_cgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex32_t *AB, int ldab, starsolve_complex32_t *B, int ldb, int *iters);
 int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t *AB, int ldab, starsolve_complex64_t *B, int ldb, int *iters);
+
+/* The same solver, factor once and solve many times (as LAPACK's gbtrf / gbtrs). A factorization
+ * of one precision; the routines of another refuse it (argument 1).
+ *
+ * ?gbtrf_spike: the partition factorizations, spike tips and reduced systems of truncated SPIKE, as
+ * tasks; they stay where the tasks left them (on the GPUs, with CUDA workers) until
+ * starsolve_spike_free, so that a solve moves only B. AB is not overwritten: BiCGStab multiplies by A,
+ * so AB must stay valid and unchanged until starsolve_spike_free (with CUDA workers it stays
+ * page-locked until then, unless it was already). The partition count (starsolve_set_spike_psize)
+ * and the factors' precision (starsolve_set_spike_mixed) are taken at this call.
+ * Returns 0 and *factors; or, and then *factors is NULL and there is nothing to free: a negative
+ * argument index; n + 1 when A is far from diagonal dominance (a row's |a_ii| / sum_{j!=i} |a_ij| below
+ * 0.5) or a partition is singular and starsolve_get_spike_fallback() is 0; i in 1 .. n when, with the
+ * fallback on, such an A went to LAPACK's banded LU with partial pivoting (gbtrf, here, on a copy of
+ * the band) and U(i,i) is exactly zero. With the fallback taken, every solve uses that LU (*iters -2).
+ *
+ * ?gbtrs_spike: B (ldb >= n, nrhs columns) overwritten by X, each column by BiCGStab preconditioned
+ * with the factors, as ?gbsv_spike (the iteration limit and the fallback setting are taken at this
+ * call). Returns 0 or a negative argument index; *iters as ?gbsv_spike's. When BiCGStab does not
+ * converge on a column and the fallback is on, that column and the rest are solved by LAPACK's
+ * banded LU with partial pivoting (gbtrf at that moment, gbtrs), *iters = -1, and the factorization
+ * keeps that LU: later solves use it directly (*iters -1, BiCGStab is not tried again); a positive
+ * return is then gbtrf's (U(i,i) exactly zero; those columns of B are left as they were). With the
+ * fallback off it returns n + 1 and leaves BiCGStab's last iterate in those columns.
+ *
+ * starsolve_spike_free: releases the factors (NULL: nothing); call it before starsolve_finalize. */
+typedef struct starsolve_spike starsolve_spike_t;
+int starsolve_sgbtrf_spike(int n, int kl, int ku, const float *AB, int ldab, starsolve_spike_t **factors);
+int starsolve_dgbtrf_spike(int n, int kl, int ku, const double *AB, int ldab, starsolve_spike_t **factors);
+int starsolve_cgbtrf_spike(int n, int kl, int ku, const starsolve_complex32_t *AB, int ldab, starsolve_spike_t **factors);
+int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, int ldab, starsolve_spike_t **factors);
+int starsolve_sgbtrs_spike(starsolve_spike_t *factors, int nrhs, float *B, int ldb, int *iters);
+int starsolve_dgbtrs_spike(starsolve_spike_t *factors, int nrhs, double *B, int ldb, int *iters);
+int starsolve_cgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_complex32_t *B, int ldb, int *iters);
+int starsolve_zgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_complex64_t *B, int ldb, int *iters);
+void starsolve_spike_free(starsolve_spike_t *factors);
 
 #ifdef __cplusplus
 }

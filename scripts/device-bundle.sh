@@ -16,7 +16,7 @@ make -C "$build" -s check TESTS= > /dev/null
 
 progs=()
 for p in examples/starpu_lu examples/starpu_cholesky examples/starpu_qr examples/starpu_rbt examples/starpu_batched examples/starpu_spike \
-         bench/lapack_ref bench/cusolver_ref bench/copy_bw bench/panel_cost bench/rbt_accuracy bench/batched_gpu bench/spike_gpu \
+         bench/lapack_ref bench/cusolver_ref bench/cusparse_ref bench/copy_bw bench/panel_cost bench/rbt_accuracy bench/batched_gpu bench/spike_gpu \
          tests/test_lu tests/test_cholesky tests/test_desc tests/test_qr tests/test_rbt tests/test_batched tests/test_spike; do
   # libtool keeps the real binary in .libs/ (the top-level one is a wrapper script)
   if [ -x "$build/$(dirname $p)/.libs/$(basename $p)" ]; then
@@ -33,7 +33,9 @@ for tool in starpu_perfmodel_display starpu_perfmodel_plot starpu_fxt_tool starp
   [ -x "$starpu_prefix/bin/$tool" ] && cp "$starpu_prefix/bin/$tool" "$stage/bin/" && progs+=("$stage/bin/$tool")
 done
 
-# every shared library they load, except glibc's, the compiler runtime and CUDA's (present there)
+# every shared library they load, except glibc's, the compiler runtime and CUDA's: the device has the
+# same CUDA 13 toolkit, whose cuSOLVER, cuBLAS, cuSPARSE (bench/cusparse_ref) and runtime the programs
+# find there through their rpath or LD_LIBRARY_PATH (bench/device-check.sh adds /usr/local/cuda/lib64)
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libstdc\+\+|libgcc_s|libcu|libnvJitLink|libnvidia)'
 for f in "${progs[@]}" "$build/.libs/libstarsolve.so"; do
   LD_LIBRARY_PATH="$build/.libs:$starpu_prefix/lib" ldd "$f" | awk '$3 ~ /^\// {print $1, $3}'

@@ -160,6 +160,14 @@ int ss_task_submit_built(struct starpu_task *task);
 size_t ss_pin_host(void *ptr, size_t bytes);
 void ss_unpin_host(void *ptr, size_t pinned);
 
+/* The head of every precision's SPIKE factorization (src/zgbsv_spike.c), the public
+ * starsolve_spike_t: its precision lets ?gbtrs_spike refuse another precision's factors, and its
+ * destroy lets one starsolve_spike_free release any of the four. */
+struct starsolve_spike {
+    starsolve_prec_t prec;
+    void (*destroy)(struct starsolve_spike *factors);
+};
+
 /* A large zero-filled work array (hundreds of MB: SPIKE's factors and vectors) in transparent
  * huge pages where the kernel offers them. Fresh memory costs a page fault per 4 KiB page on
  * first touch: 400 MB took 3.0 s on the 2-core CI VM in 4 KiB pages and 0.04 s in huge pages

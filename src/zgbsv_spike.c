@@ -34,7 +34,17 @@
  * right-hand sides not yet solved and says so: *iters = -2 (not dominant, SPIKE not
  * tried) or -1 (BiCGStab did not converge). With the fallback off
  * (starsolve_set_spike_fallback(0)) the solver returns n + 1 instead and leaves the
- * last iterate in B. AB is only read. */
+ * last iterate in B. AB is only read.
+ *
+ * Factor once, solve many times: ?gbtrf_spike registers the band and every array of the
+ * solver, factors, and returns them all registered (struct spike, the public
+ * starsolve_spike_t); ?gbtrs_spike registers only B's rows, runs BiCGStab on them and
+ * unregisters them; starsolve_spike_free unregisters the rest without coherency (dropped where
+ * it lies). So the factors, tips, reduced systems, BiCGStab's vectors and StarPU's copy of the
+ * band stay on the GPU between solves, and a solve moves B and a few scalars. ?gbsv_spike is the
+ * three in one call. The fallback's banded LU, once needed, belongs to the factorization: it is
+ * computed once (at the factorization when A is not dominant, at the first solve whose BiCGStab
+ * fails otherwise), and every later solve uses it without trying BiCGStab again. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -58,7 +68,18 @@ enum { VB, VX, VR, VRH, VP, VV, VPH, VS, VSH, VT, NVEC };
 /* p partitions in nc chunks (per chunk the handles below); the interfaces between chunks have
  * their own reduced systems (Sx, ipivSx) and solutions (yx), nc - 1 of each */
 struct spike {
+    struct starsolve_spike head;   /* precision and destroy (src/internal.h): must come first */
     int n, kl, ku, K, p, nc, mixed;
+    const starsolve_complex64_t *AB;   /* the caller's band, read until the factorization is freed */
+    int ldab;
+    size_t pinA;                   /* bytes of AB page-locked by us (ss_pin_host), unpinned at the end */
+    int registered;                /* the StarPU handles below exist (SPIKE is in use) */
+    /* 0: solves by BiCGStab; -2 (not dominant, a singular partition) or -1 (BiCGStab failed): by
+     * the banded LU with partial pivoting lu / lupiv (LAPACK's gbtrf layout, ldab), whose info
+     * luinfo > 0 means U(luinfo, luinfo) is exactly zero: nothing is solved */
+    int method, luinfo;
+    starsolve_complex64_t *lu;
+    int *lupiv;
     struct ss_spike_part *chunk;
     starpu_data_handle_t *band, *edge_top, *edge_bot, *F, *ipiv, *tips, *S, *ipivS, *gt, *y, *stat, *partial, *Bh, *vec[NVEC];
     starpu_data_handle_t *Sx, *ipivSx, *yx;
@@ -147,8 +168,12 @@ static void *xcalloc_large(size_t count, size_t size, size_t *bytes)
     return p;
 }
 
-static void spike_setup(struct spike *s, starsolve_complex64_t *AB, int ldab, starsolve_complex64_t *B, int ldb, int nrhs)
+/* Register the band and every array of the solver but B (spike_rhs_register, per solve) */
+static void spike_setup(struct spike *s)
 {
+    /* StarPU registers data as writable memory; the band's handles are only ever read (R) */
+    starsolve_complex64_t *AB = (starsolve_complex64_t *)s->AB;
+    const int ldab = s->ldab;
     const int p = s->p, nc = s->nc, K = s->K, ldf = 2 * s->kl + s->ku + 1, q = s->n / p, r = s->n % p;
     const size_t T = SS_TIPS(K), R = SS_RSYS(K), fsz = s->mixed ? sizeof(float) * (sizeof(starsolve_complex64_t) / sizeof(double))
                                                                 : sizeof(starsolve_complex64_t);
@@ -190,7 +215,6 @@ static void spike_setup(struct spike *s, starsolve_complex64_t *AB, int ldab, st
             s->edge_bot[c] = ss_register_matrix(AB + s->kl + (size_t)(row + rows - K) * ldab, ldab, s->kl + s->ku + 1, K,
                                                 sizeof *AB);
         }
-        s->Bh[c] = ss_register_matrix(B + row, ldb, rows, nrhs, sizeof *B);
         s->F[c] = ss_register_vector((char *)s->Fmem + (size_t)row * ldf * fsz, (size_t)ldf * rows, fsz);
         s->ipiv[c] = ss_register_vector(s->ipivmem + row, rows, sizeof(int));
         s->tips[c] = ss_register_vector(s->tipsmem + T * part0, T * np, sizeof(starsolve_complex64_t));
@@ -212,20 +236,36 @@ static void spike_setup(struct spike *s, starsolve_complex64_t *AB, int ldab, st
     /* a CPU task needs one partition's rows, a CUDA task the chunk's */
     s->scratch = ss_scratch_buffer((size_t)maxrows * fsz);
     s->scalars = ss_register_vector(s->scal, SS_SCAL_COUNT, sizeof(starsolve_complex64_t));
+    s->registered = 1;
 }
 
-/* Only B (Bh) goes back to the caller; every other handle is the solver's own and dropped
+/* B's rows of each chunk, for one solve (nrhs columns); unregistered with coherency: X comes home */
+static void spike_rhs_register(struct spike *s, starsolve_complex64_t *B, int ldb, int nrhs)
+{
+    for (int c = 0; c < s->nc; c++)
+        s->Bh[c] = ss_register_matrix(B + s->chunk[c].c.first, ldb, s->chunk[c].c.size, nrhs, sizeof *B);
+}
+
+static void spike_rhs_unregister(struct spike *s)
+{
+    for (int c = 0; c < s->nc; c++)
+        starpu_data_unregister(s->Bh[c]);
+}
+
+/* Every handle but B's (already gone, spike_rhs_unregister) is the solver's own and dropped
  * where it lies: unregistering it with coherency would copy the factors (0.4 GB in float at
  * n = 1e6, K = 32), the tips and the vectors back from a GPU for nothing. The band is only read. */
-static void spike_free(struct spike *s)
+static void spike_release(struct spike *s)
 {
+    if (!s->registered)
+        return;
+    s->registered = 0;
     for (int c = 0; c < s->nc; c++) {
         starpu_data_unregister(s->band[c]);
         if (s->nc > 1) {
             starpu_data_unregister(s->edge_top[c]);
             starpu_data_unregister(s->edge_bot[c]);
         }
-        starpu_data_unregister(s->Bh[c]);
         starpu_data_handle_t h[] = { s->F[c], s->ipiv[c], s->tips[c], s->S[c], s->ipivS[c], s->gt[c], s->y[c], s->stat[c],
                                      s->partial[c] };
         for (size_t k = 0; k < sizeof h / sizeof *h; k++)
@@ -331,7 +371,8 @@ static void read_scalars(struct spike *s, double *rnorm, int *broke)
 
 /* Right-preconditioned BiCGStab on column col of B, from the truncated SPIKE solution.
  * Returns the iterations, or -1 if the true residual misses the goal. The solution goes
- * to B(:, col) either way. */
+ * to B(:, col), the last iterate too when the fallback is off; with the fallback on, a column
+ * that missed keeps b for the banded LU. */
 static int bicgstab(struct spike *s, int col, double tol)
 {
     spike_update(s, SS_UP_COPYIN, col, (int[]){ BMAT, VB, PART }, 3);
@@ -366,10 +407,179 @@ static int bicgstab(struct spike *s, int col, double tol)
     spike_matvec(s, SS_MV_RES, VX, VB, VR);
     spike_reduce(s, SS_RED_RESID);
     read_scalars(s, &rnorm, &broke);
-    spike_update(s, SS_UP_COPYOUT, col, (int[]){ VX, BMAT }, 2);
+    int converged = rnorm <= goal;   /* NaN fails */
+    if (converged || !ss_ctx.spike_fallback)
+        spike_update(s, SS_UP_COPYOUT, col, (int[]){ VX, BMAT }, 2);
     free(history);
-    return rnorm <= goal ? it : -1;   /* NaN fails */
+    return converged ? it : -1;
 }
+
+/* The banded LU with partial pivoting of the fallback (LAPACK's gbtrf on a copy of the band),
+ * kept in the factorization; returns gbtrf's info (-1000: out of memory) */
+static int spike_lu(struct spike *s)
+{
+    const int ldab = s->ldab;
+    s->lu = malloc((size_t)ldab * s->n * sizeof *s->lu);
+    s->lupiv = malloc((size_t)s->n * sizeof *s->lupiv);
+    if (!s->lu || !s->lupiv) {
+        free(s->lu); free(s->lupiv);
+        s->lu = NULL; s->lupiv = NULL;
+        return -1000;
+    }
+    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', ldab, s->n, s->AB, ldab, s->lu, ldab);
+    s->luinfo = LAPACKE_zgbtrf_work(LAPACK_COL_MAJOR, s->n, s->n, s->kl, s->ku, s->lu, ldab, s->lupiv);
+    return s->luinfo;
+}
+
+/* Let go of SPIKE's data and the band's page-locking (the fallback's LU needs neither) */
+static void spike_drop(struct spike *s)
+{
+    if (s->registered)
+        starpu_task_wait_for_all();
+    spike_release(s);
+    ss_unpin_host((void *)s->AB, s->pinA);
+    s->pinA = 0;
+}
+
+static void spike_destroy(struct starsolve_spike *head)
+{
+    struct spike *s = (struct spike *)head;
+    spike_drop(s);
+    free(s->lu); free(s->lupiv);
+    free(s);
+}
+
+int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, int ldab, starsolve_spike_t **factors)
+{
+    const char *me = "starsolve_zgbtrf_spike";
+    if (factors)
+        *factors = NULL;
+    if (n < 0) return ss_arg_error(me, -1);
+    if (kl < 0) return ss_arg_error(me, -2);
+    if (ku < 0) return ss_arg_error(me, -3);
+    if (!AB && n > 0) return ss_arg_error(me, -4);
+    if (ldab < 2 * kl + ku + 1) return ss_arg_error(me, -5);
+    if (!factors) return ss_arg_error(me, -6);
+    struct spike *s = calloc(1, sizeof *s);
+    if (!s) return ss_arg_error(me, -1000);
+    *s = (struct spike){ .head = { .prec = STARSOLVE_Z, .destroy = spike_destroy },
+                         .n = n, .kl = kl, .ku = ku, .K = ss_max(1, ss_max(kl, ku)), .AB = AB, .ldab = ldab };
+    if (n == 0) {   /* nothing to factor; its solves solve nothing */
+        *factors = &s->head;
+        return 0;
+    }
+    if (ss_ensure_init()) {
+        free(s);
+        return -1000;
+    }
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_D)
+    s->mixed = ss_ctx.spike_mixed;
+#endif
+    partition_count(n, s->K, &s->p, &s->nc);
+    if (ss_ctx.verbose)   /* bench/spike.sh reads this line */
+        fprintf(stderr, "starsolve: %s: %d partitions of %d..%d rows in %d chunks\n", me, s->p, n / s->p, n / s->p + (n % s->p > 0),
+                s->nc);
+    /* With CUDA workers the band (0.5 GB at n = 1e6, K = 32 in double) goes to the GPU once, at the
+     * factorization: from pageable memory StarPU's copy is a staged 2D copy that holds the CUDA driver
+     * thread (no task of that GPU is started or finished meanwhile). Page-locked until the
+     * factorization is freed (StarPU may read it again if it evicts its copy), as the LAPACK-layout
+     * routines do for a call (starsolve_config_t.pin_lapack, ss_pin_host); memory that is page-locked
+     * already (starsolve_malloc) is left as it is. Pinning cost 0.3 s per call at n = 1e6, K = 32 on
+     * an H100 (starpu_spike -nopin, bench/NOTES.md), so a caller that factors repeatedly should
+     * allocate with starsolve_malloc. */
+    s->pinA = ss_pin_host((void *)AB, (size_t)ldab * n * sizeof *AB);
+    spike_setup(s);
+    double dominance;
+    int usable = spike_factor(s, &dominance);
+    if (usable == 0) {
+        *factors = &s->head;
+        return 0;
+    }
+    spike_drop(s);
+    if (!ss_ctx.spike_fallback) {
+        spike_destroy(&s->head);
+        return n + 1;
+    }
+    /* far from diagonal dominance or a singular partition: banded LU with partial pivoting on a
+     * copy of the band, LAPACK's gbtrf, and every solve says so */
+    s->method = -2;
+    int info = spike_lu(s);
+    if (ss_ctx.verbose)
+        fprintf(stderr, "starsolve: %s: %s (smallest row dominance %.3g); banded LU with partial pivoting instead (gbtrf info %d)\n",
+                me, usable == 2 ? "not diagonally dominant" : "a singular partition", dominance, info);
+    if (info != 0) {
+        spike_destroy(&s->head);
+        return info < 0 ? ss_arg_error(me, info) : info;
+    }
+    *factors = &s->head;
+    return 0;
+}
+
+int starsolve_zgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_complex64_t *B, int ldb, int *iters)
+{
+    const char *me = "starsolve_zgbtrs_spike";
+    struct spike *s = (struct spike *)factors;
+    if (!factors || factors->prec != STARSOLVE_Z) return ss_arg_error(me, -1);
+    if (nrhs < 0) return ss_arg_error(me, -2);
+    if (!B && s->n > 0 && nrhs > 0) return ss_arg_error(me, -3);
+    if (ldb < ss_max(1, s->n)) return ss_arg_error(me, -4);
+    if (iters)
+        *iters = 0;
+    const int n = s->n;
+    if (n == 0 || nrhs == 0) return 0;
+    int solved = 0, info = 0;
+    if (s->method == 0) {
+        /* B's rows go up per chunk as the tasks need them (page-locked for the call unless they are) */
+        size_t pinB = ss_pin_host(B, ((size_t)ldb * (nrhs - 1) + n) * sizeof *B);
+        spike_rhs_register(s, B, ldb, nrhs);
+        double tol = fmax(1e-12, 100 * DBL_EPSILON);
+        int worst = 0;
+        for (; solved < nrhs; solved++) {
+            int it = bicgstab(s, solved, tol);
+            if (it < 0) {
+                if (ss_ctx.spike_fallback)
+                    break;   /* this column and the rest go to the banded LU */
+                info = n + 1;
+            }
+            worst = ss_max(worst, it < 0 ? ss_ctx.spike_maxit : it);
+        }
+        starpu_task_wait_for_all();
+        spike_rhs_unregister(s);
+        ss_unpin_host(B, pinB);
+        if (iters)
+            *iters = worst;
+        if (solved == nrhs)
+            return info;
+        /* BiCGStab did not converge: from now on this factorization solves by banded LU with
+         * partial pivoting (SPIKE's data is dropped) */
+        spike_drop(s);
+        s->method = -1;
+    }
+    if (iters)
+        *iters = s->method;
+    if (!s->lu) {   /* computed once, by the first solve that needs it (or again after running out of memory) */
+        int luinfo = spike_lu(s);
+        if (ss_ctx.verbose)
+            fprintf(stderr, "starsolve: %s: BiCGStab did not converge; columns %d .. %d and later solves by banded LU with pivoting "
+                    "(gbtrf info %d)\n", me, solved + 1, nrhs, luinfo);
+        if (luinfo < 0)
+            return ss_arg_error(me, luinfo);
+    }
+    if (s->luinfo > 0)   /* U exactly singular: as LAPACK's gbsv, nothing solved */
+        return s->luinfo;
+    LAPACKE_zgbtrs_work(LAPACK_COL_MAJOR, 'N', n, s->kl, s->ku, nrhs - solved, s->lu, s->ldab, s->lupiv,
+                        B + (size_t)solved * ldb, ldb);
+    return 0;
+}
+
+/* One copy for the four precisions: each factorization carries its own destroy */
+#if defined(STARSOLVE_PRECISION_Z)
+void starsolve_spike_free(starsolve_spike_t *factors)
+{
+    if (factors)
+        factors->destroy(factors);
+}
+#endif
 
 int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t *AB, int ldab, starsolve_complex64_t *B,
                           int ldb, int *iters)
@@ -386,64 +596,16 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
     if (iters)
         *iters = 0;
     if (n == 0 || nrhs == 0) return 0;
-    if (ss_ensure_init()) return -1000;
-
-    struct spike s = { .n = n, .kl = kl, .ku = ku, .K = ss_max(1, ss_max(kl, ku)) };
-#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_D)
-    s.mixed = ss_ctx.spike_mixed;
-#endif
-    partition_count(n, s.K, &s.p, &s.nc);
-    if (ss_ctx.verbose)   /* bench/spike.sh reads this line */
-        fprintf(stderr, "starsolve: %s: %d partitions of %d..%d rows in %d chunks\n", me, s.p, n / s.p, n / s.p + (n % s.p > 0),
-                s.nc);
-    /* With CUDA workers the band (0.5 GB at n = 1e6, K = 32 in double) goes to the GPU on every call:
-     * from pageable memory StarPU's copy is a staged 2D copy that holds the CUDA driver thread (no
-     * task of that GPU is started or finished meanwhile). Page-locked for the call, as the LAPACK-layout
-     * routines do (starsolve_config_t.pin_lapack, ss_pin_host); memory that is page-locked already
-     * (starsolve_malloc) is left as it is. Pinning cost 0.3 s per call at n = 1e6, K = 32 on an H100
-     * (starpu_spike -nopin, bench/NOTES.md), so a caller that calls repeatedly should allocate with
-     * starsolve_malloc. */
-    size_t pinA = ss_pin_host(AB, (size_t)ldab * n * sizeof *AB);
-    size_t pinB = ss_pin_host(B, ((size_t)ldb * (nrhs - 1) + n) * sizeof *B);
-    spike_setup(&s, AB, ldab, B, ldb, nrhs);
-    double dominance, tol = fmax(1e-12, 100 * DBL_EPSILON);
-    int usable = spike_factor(&s, &dominance);
-    int worst = 0, solved = 0, info = 0;
-    for (; usable == 0 && solved < nrhs; solved++) {
-        int it = bicgstab(&s, solved, tol);
-        if (it < 0) {
-            if (ss_ctx.spike_fallback)
-                break;   /* this column and the rest go to gbsv */
-            info = n + 1;
-        }
-        worst = ss_max(worst, it < 0 ? ss_ctx.spike_maxit : it);
+    starsolve_spike_t *factors;
+    int info = starsolve_zgbtrf_spike(n, kl, ku, AB, ldab, &factors);
+    if (info != 0) {
+        /* 1 .. n only from the fallback's LU (U exactly singular: B left as it was, as gbsv does);
+         * n + 1: not usable and the fallback off; < 0: StarPU did not start */
+        if (iters && info > 0 && info <= n)
+            *iters = -2;
+        return info;
     }
-    starpu_task_wait_for_all();
-    spike_free(&s);
-    ss_unpin_host(AB, pinA);
-    ss_unpin_host(B, pinB);
-    if (iters)
-        *iters = worst;
-    if (usable != 0 && !ss_ctx.spike_fallback)
-        return n + 1;
-    if (solved < nrhs) {
-        /* far from diagonal dominance, a singular partition, or BiCGStab did not converge:
-         * banded LU with partial pivoting on a copy of the band, LAPACK's gbsv, and say so */
-        starsolve_complex64_t *F = malloc((size_t)ldab * n * sizeof *F);
-        int *ipiv = malloc((size_t)n * sizeof *ipiv);
-        if (!F || !ipiv) {
-            free(F); free(ipiv);
-            return ss_arg_error(me, -1000);
-        }
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', ldab, n, AB, ldab, F, ldab);
-        info = LAPACKE_zgbsv_work(LAPACK_COL_MAJOR, n, kl, ku, nrhs - solved, F, ldab, ipiv, B + (size_t)solved * ldb, ldb);
-        if (ss_ctx.verbose)
-            fprintf(stderr, "starsolve: %s: %s; columns %d .. %d solved by banded LU with pivoting (gbsv info %d)\n", me,
-                    usable == 2 ? "not diagonally dominant" : usable == 1 ? "a singular partition" : "BiCGStab did not converge",
-                    solved + 1, nrhs, info);
-        if (iters)
-            *iters = usable ? -2 : -1;
-        free(F); free(ipiv);
-    }
+    info = starsolve_zgbtrs_spike(factors, nrhs, B, ldb, iters);
+    starsolve_spike_free(factors);
     return info;
 }

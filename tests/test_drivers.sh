@@ -261,6 +261,15 @@ for p in $PRECS; do
 done
 run "$SPIKE" -n 2000 -kl 3 -ku 5 -dd 0.1 -check -psize 300
 if [ "$status" -eq 0 ] && within_bound "$(value_of "$RESID_NAME")"; then pass; else fail "$SPIKE -dd 0.1: exit status $status"; fi
+# -resolve: the factorization kept for further solves, checked, and LAPACK's gbtrs beside them (bench/spike.sh reads both lines)
+for p in d z; do
+    run "$SPIKE" -n 3001 -k 8 -dd 2 -nrhs 2 -check -vendor -resolve 3 -niter 2 -psize 500 -prec "$p"
+    if [ "$status" -eq 0 ] && within_bound "$(value_of "$RESID_NAME")" && grep -q "further solves (factorization kept)" "$tmp/out" \
+       && grep -q "LAPACK gbtrs" "$tmp/out"; then pass
+    else fail "$SPIKE -resolve 3 -prec $p: exit status $status"; fi
+done
+run "$SPIKE" -n 2000 -k 4 -dd 0.1 -check -resolve 2
+if [ "$status" -eq 0 ] && grep -q "further solves" "$tmp/out"; then pass; else fail "$SPIKE -dd 0.1 -resolve 2: exit status $status"; fi
 usage_error "$SPIKE" -dd -1
 usage_error "$SPIKE" -k x
 

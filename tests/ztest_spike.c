@@ -9,7 +9,12 @@
  * dominant (iters = -2: solved by gbsv); d >= 1 must be solved by SPIKE itself in double
  * precisions (iters >= 0); in single precision BiCGStab may give up at d = 1 (iters = -1). With
  * the fallback off, a matrix SPIKE does not solve gives info n + 1. AB must not change; bad
- * arguments give LAPACK's negative info. */
+ * arguments give LAPACK's negative info.
+ *
+ * The split API (?gbtrf_spike, ?gbtrs_spike, starsolve_spike_free): several solves of one
+ * factorization, one to three right-hand sides each, partitions that do not divide n, two
+ * factorizations alive at once; the fallbacks (at the factorization for a matrix far from
+ * dominance, at a solve whose BiCGStab fails) and the solves after them; bad arguments. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -103,6 +108,222 @@ static void spike_no_fallback(void)
     free(AB); free(B); free(X);
 }
 
+/* Solve nrhs right-hand sides (seed) with factors, check X against the band and say how:
+ * returns 1 when the solve returned want_info, left AB alone and passed the residual bounds
+ * (the relative one in double precisions only, as spike_case) and *iters is set */
+static int split_solve(starsolve_spike_t *factors, int n, int kl, int ku, const starsolve_complex64_t *AB0,
+                       const starsolve_complex64_t *AB, int ldab, int nrhs, unsigned seed, int *iters, double *relative)
+{
+    int ldb = n + 2;
+    starsolve_complex64_t *B = testing_alloc((size_t)ldb * nrhs * sizeof *B), *X = testing_alloc((size_t)ldb * nrhs * sizeof *X);
+    gen_zmatrix(n, nrhs, B, ldb, seed);
+    memcpy(X, B, (size_t)ldb * nrhs * sizeof *X);
+    *iters = -7;
+    int info = starsolve_zgbtrs_spike(factors, nrhs, X, ldb, iters);
+    double scaled = check_zgbsolve(n, kl, ku, nrhs, AB0, ldab, X, ldb, B, ldb, relative);
+    int single = sizeof(double) == sizeof(float);
+    int ok = info == 0 && *iters != -7 && check_passes(scaled) && (single || *relative <= 1e-10)
+             && memcmp(AB, AB0, (size_t)ldab * n * sizeof *AB) == 0;
+    if (!ok)
+        fprintf(stderr, "    zgbtrs_spike n=%d kl=%d ku=%d nrhs=%d: info %d, iters %d, scaled %.3g, relative %.3g\n", n, kl, ku,
+                nrhs, info, *iters, scaled, *relative);
+    free(B); free(X);
+    return ok;
+}
+
+/* one factorization, solves of 1, 3 and 2 right-hand sides; psize 0: automatic. d >= 1: SPIKE
+ * solves each (iters >= 0 in double; single precisions may give up at d = 1: -1); d < 0.5: the
+ * factorization fell back to the banded LU, every solve says -2 */
+static void split_case(int n, int kl, int ku, double dominance, int psize, int mixed)
+{
+    int ldab = 2 * kl + ku + 1;
+    starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *AB0 = testing_alloc((size_t)ldab * n * sizeof *AB0);
+    gen_zband(n, kl, ku, dominance, AB0, ldab, 13u * (unsigned)n + (unsigned)ku);
+    memcpy(AB, AB0, (size_t)ldab * n * sizeof *AB);
+    starsolve_set_spike_psize(psize);
+    starsolve_set_spike_mixed(mixed);
+    starsolve_spike_t *f = NULL;
+    int info = starsolve_zgbtrf_spike(n, kl, ku, AB, ldab, &f);
+    starsolve_set_spike_psize(0);
+    starsolve_set_spike_mixed(1);
+    TEST_CHECK(info == 0 && f != NULL, "zgbtrf_spike n=%d kl=%d ku=%d d=%g psize=%d mixed=%d: info %d", n, kl, ku, dominance, psize,
+               mixed, info);
+    if (info != 0 || !f) {
+        free(AB); free(AB0);
+        return;
+    }
+    int single = sizeof(double) == sizeof(float);
+    static const int nrhs[] = { 1, 3, 2 };
+    for (int k = 0; k < 3; k++) {
+        int iters;
+        double relative;
+        int ok = split_solve(f, n, kl, ku, AB0, AB, ldab, nrhs[k], 101u + (unsigned)k, &iters, &relative);
+        int path_ok = dominance < 0.5 ? iters == -2 : single ? iters >= -1 : iters >= 0;
+        TEST_CHECK(ok && path_ok, "zgbtrs_spike solve %d of one factorization, n=%d kl=%d ku=%d d=%g psize=%d mixed=%d nrhs=%d: "
+                   "iters %d, ||b-Ax||/||b|| = %.3g", k + 1, n, kl, ku, dominance, psize, mixed, nrhs[k], iters, relative);
+    }
+    starsolve_spike_free(f);
+    free(AB); free(AB0);
+}
+
+/* BiCGStab fails in a solve (maxit 0 on a weakly dominant band cut into partitions of 2K + 1 rows,
+ * where the truncated reduced systems are far off): with the fallback that column and the rest go
+ * to the banded LU (-1), and so does every later solve of that factorization, even with BiCGStab
+ * allowed its iterations again; without the fallback the solve says n + 1 */
+static void split_bicgstab_fails(void)
+{
+    const int n = 1001, k = 4, ldab = 3 * k + 1;
+    starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *AB0 = testing_alloc((size_t)ldab * n * sizeof *AB0);
+    gen_zband(n, k, k, 0.6, AB0, ldab, 21);
+    memcpy(AB, AB0, (size_t)ldab * n * sizeof *AB);
+    starsolve_set_spike_psize(2 * k + 1);
+    /* gbsv_spike alike: the columns from the failing one on come from the banded LU, which must
+     * solve for b, not for BiCGStab's iterate */
+    {
+        starsolve_complex64_t *B = testing_alloc((size_t)n * 2 * sizeof *B), *X = testing_alloc((size_t)n * 2 * sizeof *X);
+        gen_zmatrix(n, 2, B, n, 30);
+        memcpy(X, B, (size_t)n * 2 * sizeof *X);
+        int iters = -7;
+        double relative;
+        starsolve_set_spike_maxit(0);
+        int info = starsolve_zgbsv_spike(n, k, k, 2, AB, ldab, X, n, &iters);
+        starsolve_set_spike_maxit(100);
+        double scaled = check_zgbsolve(n, k, k, 2, AB0, ldab, X, n, B, n, &relative);
+        TEST_CHECK(info == 0 && iters == -1 && check_passes(scaled),
+                   "zgbsv_spike d=0.6, BiCGStab failing (maxit 0): info %d, iters %d (want -1), scaled residual %.3g", info, iters,
+                   scaled);
+        free(B); free(X);
+    }
+    starsolve_spike_t *f = NULL;
+    int info = starsolve_zgbtrf_spike(n, k, k, AB, ldab, &f);
+    TEST_CHECK(info == 0 && f, "zgbtrf_spike d=0.6, partitions of 2K+1 rows: info %d", info);
+    if (f) {
+        int iters[3];
+        double relative[3];
+        starsolve_set_spike_maxit(0);
+        int ok0 = split_solve(f, n, k, k, AB0, AB, ldab, 2, 31, &iters[0], &relative[0]);
+        starsolve_set_spike_maxit(100);
+        int ok1 = split_solve(f, n, k, k, AB0, AB, ldab, 1, 32, &iters[1], &relative[1]);
+        int ok2 = split_solve(f, n, k, k, AB0, AB, ldab, 3, 33, &iters[2], &relative[2]);
+        TEST_CHECK(ok0 && ok1 && ok2 && iters[0] == -1 && iters[1] == -1 && iters[2] == -1,
+                   "zgbtrs_spike after BiCGStab failed (maxit 0): iters %d, then %d and %d with maxit 100 (want -1: the banded LU "
+                   "kept), ||b-Ax||/||b|| %.3g %.3g %.3g", iters[0], iters[1], iters[2], relative[0], relative[1], relative[2]);
+        starsolve_spike_free(f);
+    }
+    /* the same without the fallback: n + 1, and BiCGStab's iterate (here the truncated SPIKE
+     * solution) in B, not b */
+    starsolve_set_spike_fallback(0);
+    info = starsolve_zgbtrf_spike(n, k, k, AB, ldab, &f);
+    if (info == 0 && f) {
+        starsolve_complex64_t *B = testing_alloc((size_t)n * sizeof *B), *X = testing_alloc((size_t)n * sizeof *X);
+        gen_zmatrix(n, 1, B, n, 34);
+        memcpy(X, B, (size_t)n * sizeof *X);
+        int iters;
+        starsolve_set_spike_maxit(0);
+        int sinfo = starsolve_zgbtrs_spike(f, 1, X, n, &iters);
+        starsolve_set_spike_maxit(100);
+        TEST_CHECK(sinfo == n + 1 && memcmp(X, B, (size_t)n * sizeof *X) != 0,
+                   "zgbtrs_spike without fallback, BiCGStab failing: info %d (want n+1 = %d), iterate in B", sinfo, n + 1);
+        starsolve_spike_free(f);
+        free(B); free(X);
+    } else {
+        TEST_CHECK(0, "zgbtrf_spike d=0.6 without fallback: info %d", info);
+    }
+    starsolve_set_spike_fallback(1);
+    starsolve_set_spike_psize(0);
+    free(AB); free(AB0);
+}
+
+/* the split API's fallbacks at the factorization, two factorizations alive at once, empty
+ * sizes and bad arguments */
+static void split_misc(void)
+{
+    /* far from dominance, fallback off: n + 1 and no factorization */
+    int n = 1003, k = 4, ldab = 3 * k + 1;
+    starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *AB2 = testing_alloc((size_t)ldab * n * sizeof *AB2);
+    starsolve_complex64_t *AB0 = testing_alloc((size_t)ldab * n * sizeof *AB0), *AB20 = testing_alloc((size_t)ldab * n * sizeof *AB20);
+    gen_zband(n, k, k, 0.1, AB, ldab, 5);
+    starsolve_spike_t *f = (starsolve_spike_t *)AB;   /* must come back NULL */
+    starsolve_set_spike_fallback(0);
+    int info = starsolve_zgbtrf_spike(n, k, k, AB, ldab, &f);
+    starsolve_set_spike_fallback(1);
+    TEST_CHECK(info == n + 1 && f == NULL, "zgbtrf_spike d=0.1 without fallback: info %d (want n+1 = %d), factors %s", info, n + 1,
+               f ? "set" : "NULL");
+
+    /* two factorizations alive, solves interleaved: each keeps its own data */
+    gen_zband(n, k, k, 10, AB0, ldab, 6);
+    gen_zband(n, k, 2, 1, AB20, ldab, 7);   /* ldab 3k+1 >= 2k+2+1 */
+    memcpy(AB, AB0, (size_t)ldab * n * sizeof *AB);
+    memcpy(AB2, AB20, (size_t)ldab * n * sizeof *AB2);
+    starsolve_spike_t *f1 = NULL, *f2 = NULL;
+    starsolve_set_spike_psize(150);
+    int i1 = starsolve_zgbtrf_spike(n, k, k, AB, ldab, &f1);
+    int i2 = starsolve_zgbtrf_spike(n, k, 2, AB2, ldab, &f2);
+    starsolve_set_spike_psize(0);
+    int ok = i1 == 0 && i2 == 0 && f1 && f2;
+    int iters[4];
+    double rel[4];
+    if (ok) {
+        ok &= split_solve(f1, n, k, k, AB0, AB, ldab, 1, 41, &iters[0], &rel[0]);
+        ok &= split_solve(f2, n, k, 2, AB20, AB2, ldab, 2, 42, &iters[1], &rel[1]);
+        ok &= split_solve(f1, n, k, k, AB0, AB, ldab, 2, 43, &iters[2], &rel[2]);
+        ok &= split_solve(f2, n, k, 2, AB20, AB2, ldab, 1, 44, &iters[3], &rel[3]);
+    }
+    TEST_CHECK(ok, "zgbtrs_spike, two factorizations alive, solves interleaved: infos %d %d", i1, i2);
+    starsolve_spike_free(f1);
+    starsolve_spike_free(f2);
+    starsolve_spike_free(NULL);
+
+    /* n = 0 factors nothing and its solves solve nothing; nrhs = 0 leaves B */
+    f = NULL;
+    info = starsolve_zgbtrf_spike(0, 1, 1, NULL, 4, &f);
+    int sinfo = f ? starsolve_zgbtrs_spike(f, 1, NULL, 1, &iters[0]) : -99;
+    TEST_CHECK(info == 0 && f && sinfo == 0, "zgbtrf_spike / zgbtrs_spike n=0: %d, %d", info, sinfo);
+    starsolve_spike_free(f);
+
+    /* bad arguments; a negative info leaves *factors NULL */
+    f = (starsolve_spike_t *)AB;
+    TEST_CHECK(starsolve_zgbtrf_spike(-1, 1, 1, AB, 4, &f) == -1 && f == NULL, "zgbtrf_spike n < 0: -1, factors NULL");
+    TEST_CHECK(starsolve_zgbtrf_spike(3, -1, 1, AB, 4, &f) == -2, "zgbtrf_spike kl < 0: -2");
+    TEST_CHECK(starsolve_zgbtrf_spike(3, 1, -1, AB, 4, &f) == -3, "zgbtrf_spike ku < 0: -3");
+    TEST_CHECK(starsolve_zgbtrf_spike(3, 1, 1, NULL, 4, &f) == -4, "zgbtrf_spike AB NULL: -4");
+    TEST_CHECK(starsolve_zgbtrf_spike(3, 1, 1, AB, 3, &f) == -5, "zgbtrf_spike ldab < 2kl+ku+1: -5");
+    TEST_CHECK(starsolve_zgbtrf_spike(3, 1, 1, AB, 4, NULL) == -6, "zgbtrf_spike factors NULL: -6");
+    gen_zband(n, k, k, 10, AB, ldab, 8);
+    f = NULL;
+    info = starsolve_zgbtrf_spike(n, k, k, AB, ldab, &f);
+    /* another precision's factorization is refused as argument 1 */
+    starsolve_spike_t *other = NULL;
+#if defined(STARSOLVE_PRECISION_S)
+    starsolve_complex32_t oab[4] = { 0, 0, 1, 0 };
+    int oinfo = starsolve_cgbtrf_spike(1, 1, 1, oab, 4, &other);
+#else
+    float oab[4] = { 0, 0, 1, 0 };
+    int oinfo = starsolve_sgbtrf_spike(1, 1, 1, oab, 4, &other);
+#endif
+    starsolve_complex64_t *X = testing_alloc((size_t)n * sizeof *X);
+    gen_zmatrix(n, 1, X, n, 9);
+    TEST_CHECK(info == 0 && f && oinfo == 0 && other, "zgbtrf_spike for the argument checks: %d, %d", info, oinfo);
+    if (f && other) {
+        TEST_CHECK(starsolve_zgbtrs_spike(NULL, 1, X, n, &iters[0]) == -1, "zgbtrs_spike factors NULL: -1");
+        TEST_CHECK(starsolve_zgbtrs_spike(other, 1, X, n, &iters[0]) == -1, "zgbtrs_spike another precision's factors: -1");
+        TEST_CHECK(starsolve_zgbtrs_spike(f, -1, X, n, &iters[0]) == -2, "zgbtrs_spike nrhs < 0: -2");
+        TEST_CHECK(starsolve_zgbtrs_spike(f, 1, NULL, n, &iters[0]) == -3, "zgbtrs_spike B NULL: -3");
+        TEST_CHECK(starsolve_zgbtrs_spike(f, 1, X, n - 1, &iters[0]) == -4, "zgbtrs_spike ldb < n: -4");
+        memcpy(AB2, X, (size_t)n * sizeof *X);
+        TEST_CHECK(starsolve_zgbtrs_spike(f, 0, X, n, &iters[0]) == 0 && memcmp(AB2, X, (size_t)n * sizeof *X) == 0,
+                   "zgbtrs_spike nrhs = 0: 0, B untouched");
+        /* after the refusals the factorization still solves */
+        int it;
+        double relative;
+        gen_zband(n, k, k, 10, AB0, ldab, 8);
+        TEST_CHECK(split_solve(f, n, k, k, AB0, AB, ldab, 2, 45, &it, &relative), "zgbtrs_spike after bad calls: iters %d", it);
+    }
+    starsolve_spike_free(f);
+    starsolve_spike_free(other);
+    free(AB); free(AB2); free(AB0); free(AB20); free(X);
+}
+
 int test_zspike(void)
 {
     long before = testing_counts.failed;
@@ -137,6 +358,14 @@ int test_zspike(void)
     spike_case(9, 2, 2, 10, 1, 1, 1);          /* psize below 2K: partitions of 2K rows at least */
     spike_case(1, 0, 0, 10, 1, 0, 1);
     spike_no_fallback();
+    /* the split API: one factorization, several solves */
+    split_case(2003, 32, 32, 1, 300, 1);       /* n not a multiple of psize */
+    split_case(2903, 32, 20, 10, 71, 0);       /* kl != ku, many partitions, working precision */
+    split_case(1201, 1, 1, 10, 5, 1);          /* K = 1, hundreds of partitions */
+    split_case(997, 3, 7, 100, 0, 1);          /* automatic partitions */
+    split_case(1001, 4, 4, 0.1, 100, 1);       /* not dominant: the banded LU from the factorization on */
+    split_bicgstab_fails();
+    split_misc();
     starsolve_complex64_t AB[9] = { 0 }, B[3] = { 0 };
     int iters;
     TEST_CHECK(starsolve_zgbsv_spike(-1, 1, 1, 1, AB, 4, B, 3, &iters) == -1, "zgbsv_spike n < 0: -1");
