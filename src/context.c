@@ -180,6 +180,13 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     ss_ctx.heteroprio = policy && policy->policy_name && strcmp(policy->policy_name, "heteroprio") == 0;
     ss_ctx.verbose = cfg.verbose;
     ss_ctx.gpu_only_tile = cfg.gpu_only_tile;
+    /* modular-gemm sends to GPUs only the tasks whose perfmodel StarPU's own examples name as
+     * GEMMs (gemm, dgemm, chol_model_22, ...) and every other task to CPU workers: a task that
+     * refuses CPU workers has no worker at all there, and LU, Cholesky and QR of order 16384
+     * hung on the H100 (bench/NOTES.md, session 14). Under that policy CPU workers accept every
+     * task: the GPUs idle, which is what the policy does with codelets it does not know. */
+    if (policy && policy->policy_name && strcmp(policy->policy_name, "modular-gemm") == 0 && starpu_cpu_worker_get_count() > 0)
+        ss_ctx.gpu_only_tile = 0;
     ss_ctx.pin_lapack = cfg.pin_lapack;
     ss_ctx.batch_chunk = cfg.batch_chunk > 0 ? cfg.batch_chunk : 0;
     ss_ctx.gpu_panel_leaf = cfg.gpu_panel_leaf > 0 ? cfg.gpu_panel_leaf : 0;
