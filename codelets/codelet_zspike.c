@@ -493,6 +493,12 @@ static void zspike_update_cpu(void *buffers[], void *cl_arg)
         V(2)[SS_PART_NORM] = m;
         break;
     }
+    case SS_UP_ADD: {    /* 0 z, 1 x (RW): x += z */
+        const starsolve_complex64_t *zv = V(0);
+        starsolve_complex64_t *x = V(1);
+        for (int i = 0; i < s; i++) x[i] += zv[i];
+        break;
+    }
     default: {           /* SS_UP_COPYOUT: 0 x, 1 B's rows (matrix, RW): B(:, col) = x */
         starsolve_complex64_t *B = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]) + (size_t)a->col * SS_LD(buffers[1]);
         memcpy(B, V(0), (size_t)s * sizeof *B);
@@ -685,6 +691,11 @@ static void zspike_update_cuda(void *buffers[], void *cl_arg)
         ss_cuda_spike_update(prec_work, 3, s, V(5), v, SLOT(8, SS_PART_NORM), SLOT(8, SS_PART_RHO), w, st);
         break;
     }
+    case SS_UP_ADD: {
+        void *v[7] = { V(0), V(1), NULL, NULL, NULL, NULL, NULL };
+        ss_cuda_spike_update(prec_work, 6, s, NULL, v, NULL, NULL, w, st);
+        break;
+    }
     case SS_UP_COPYIN: {
         void *v[7] = { (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]) + (size_t)a->col * SS_LD(buffers[0]), V(1),
                        NULL, NULL, NULL, NULL, NULL };
@@ -699,6 +710,19 @@ static void zspike_update_cuda(void *buffers[], void *cl_arg)
     }
 #undef V
 #undef SLOT
+}
+#endif
+
+#ifdef STARSOLVE_USE_CUDA
+/* zspike_reduce_cpu's buffers, on the GPU (spike.cu's reduce_kernel) */
+static void zspike_reduce_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_spike_part *a = cl_arg;
+    const int p = a->nparts;
+    const void *parts[SS_SPIKE_MAX_PARTIALS];
+    for (int i = 0; i < p; i++)
+        parts[i] = (const void *)STARPU_VECTOR_GET_PTR(buffers[i]);
+    ss_cuda_spike_reduce(prec_work, a->op, p, parts, (void *)STARPU_VECTOR_GET_PTR(buffers[p]), ss_cuda_stream());
 }
 #endif
 
@@ -803,8 +827,18 @@ static struct starpu_codelet cl_zspike_update = {
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zspike_update, .name = "zspike_update", .callback_func = ss_trace_task_done,
 };
+/* a GPU takes a reduction when the partial sums fit spike.cu's kernel argument */
+static int reduce_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+    (void)nimpl;
+    const struct ss_spike_part *a = task->cl_arg;
+    return starpu_worker_get_type((int)workerid) == STARPU_CPU_WORKER || a->nparts <= SS_SPIKE_MAX_PARTIALS;
+}
 static struct starpu_codelet cl_zspike_reduce = {
-    .where = STARPU_CPU, .cpu_funcs = { zspike_reduce_cpu },
+    .where = SS_WHERE_CPU_CUDA, .can_execute = reduce_can_execute, .cpu_funcs = { zspike_reduce_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zspike_reduce_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zspike_reduce, .name = "zspike_reduce", .callback_func = ss_trace_task_done,
 };
@@ -896,9 +930,10 @@ void insert_zspike_update(const struct ss_spike_part *part, int op, int col, int
         [SS_UP_XR] = { STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_W, STARPU_RW },
         [SS_UP_COPYIN] = { STARPU_R, STARPU_W, STARPU_RW },
         [SS_UP_COPYOUT] = { STARPU_R, STARPU_RW },
+        [SS_UP_ADD] = { STARPU_R, STARPU_RW },
     };
     static const int count[] = { [SS_UP_INIT] = 5, [SS_UP_P] = 4, [SS_UP_S] = 4, [SS_UP_XR] = 9,
-                                 [SS_UP_COPYIN] = 3, [SS_UP_COPYOUT] = 2 };
+                                 [SS_UP_COPYIN] = 3, [SS_UP_COPYOUT] = 2, [SS_UP_ADD] = 2 };
     STARPU_ASSERT(nh == count[op]);
     struct starpu_data_descr d[9];
     for (int k = 0; k < nh; k++)
@@ -916,6 +951,9 @@ void insert_zspike_reduce(const struct ss_spike_part *part, int op, const starpu
     for (int i = 0; i < p; i++)
         d[i] = (struct starpu_data_descr){ partials[i], STARPU_R };
     d[p] = (struct starpu_data_descr){ scalars, STARPU_RW };
-    insert(&cl_zspike_reduce, args_copy(part, op), d, p + 1, 8.0 * p, 2);
+    struct ss_spike_part *a = args_copy(part, op);
+    if (a->worker >= 0 && starpu_worker_get_type(a->worker) != STARPU_CPU_WORKER && p > SS_SPIKE_MAX_PARTIALS)
+        a->worker = -1;   /* too many for the GPU's kernel: a CPU worker takes it */
+    insert(&cl_zspike_reduce, a, d, p + 1, 8.0 * p, 2);
     free(d);
 }

@@ -280,6 +280,8 @@ void ss_cuda_spike_matvec(char p, int kind, const struct ss_spike_chunk *c, cons
                           void *om, void *o1, void *o2, void *work, cudaStream_t st);
 void ss_cuda_spike_update(char p, int op, int n, const void *sc, void *const *v, void *om, void *o1, void *work,
                           cudaStream_t st);
+/* zspike_reduce_cpu's step on the GPU: np <= SS_SPIKE_MAX_PARTIALS partial sums (device pointers) into the scalars */
+void ss_cuda_spike_reduce(char p, int op, int np, const void *const *partials, void *scalars, cudaStream_t st);
 /* Bytes rounded up so that consecutive pieces of one scratch buffer stay aligned. */
 static inline size_t ss_align(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 
@@ -372,12 +374,9 @@ struct ss_spike_part {
     int worker;               /* the worker that runs the chunk's tasks, or -1: the scheduler's choice */
 };
 enum { SS_MV_RES, SS_MV_V, SS_MV_T };                /* matvec: r = b - A x; v = A ph, rh^H v; t = A sh, t^H s, t^H t */
-enum { SS_UP_INIT, SS_UP_P, SS_UP_S, SS_UP_XR, SS_UP_COPYIN, SS_UP_COPYOUT };   /* BiCGStab's vector updates */
-enum { SS_RED_BNORM, SS_RED_START, SS_RED_RESID, SS_RED_ALPHA, SS_RED_OMEGA, SS_RED_END };  /* reductions */
-/* slots of a partition's partial sums (SS_PART_NORM: a max, the others sums) */
-enum { SS_PART_NORM, SS_PART_RHO, SS_PART_RV, SS_PART_TS, SS_PART_TT, SS_PART_COUNT };
-/* BiCGStab's scalars (SS_SCAL_BREAK: 1 after a breakdown) */
-enum { SS_SCAL_RHO, SS_SCAL_ALPHA, SS_SCAL_OMEGA, SS_SCAL_BETA, SS_SCAL_RNORM, SS_SCAL_BNORM, SS_SCAL_BREAK, SS_SCAL_COUNT };
+/* BiCGStab's vector updates, and x += z of the refinement steps before it */
+enum { SS_UP_INIT, SS_UP_P, SS_UP_S, SS_UP_XR, SS_UP_COPYIN, SS_UP_COPYOUT, SS_UP_ADD };
+/* the reductions (SS_RED_*), partial sums (SS_PART_*) and scalars (SS_SCAL_*): spike_layout.h */
 
 /* Tile dimensions from a StarPU matrix interface (column-major: nx = rows). */
 #define SS_ROWS(buf) ((int)STARPU_MATRIX_GET_NX(buf))

@@ -39,6 +39,14 @@ struct ss_spike_chunk {
     int has_prev, has_next;
 };
 
+/* BiCGStab (src/zgbsv_spike.c): its reductions, each chunk's partial sums (SS_PART_NORM a max, the
+ * others sums) and the scalars the reductions leave (SS_SCAL_BREAK: 1 after a breakdown); a reduction
+ * runs on a GPU when there are at most SS_SPIKE_MAX_PARTIALS chunks */
+enum { SS_RED_BNORM, SS_RED_START, SS_RED_RESID, SS_RED_ALPHA, SS_RED_OMEGA, SS_RED_END };
+enum { SS_PART_NORM, SS_PART_RHO, SS_PART_RV, SS_PART_TS, SS_PART_TT, SS_PART_COUNT };
+enum { SS_SCAL_RHO, SS_SCAL_ALPHA, SS_SCAL_OMEGA, SS_SCAL_BETA, SS_SCAL_RNORM, SS_SCAL_BNORM, SS_SCAL_BREAK, SS_SCAL_COUNT };
+#define SS_SPIKE_MAX_PARTIALS 32
+
 static inline SS_SPIKE_HD int ss_spike_part_first(int g, int q, int r) { return g * q + (g < r ? g : r); }
 static inline SS_SPIKE_HD int ss_spike_part_size(int g, int q, int r) { return q + (g < r ? 1 : 0); }
 

@@ -18,10 +18,10 @@
  * top and bottom K rows (tip solve), the reduced systems for [x_j^b; x_{j+1}^t], then
  * the retrieval x_i = A_i^-1 (f_i - C_i x_{i-1}^b - B_i x_{i+1}^t) (purification).
  *
- * BiCGStab in working precision, preconditioned on the right, one right-hand side
- * after the other, until ||b - A x||_inf <= tol ||b||_inf, tol = max(1e-12, 100 eps);
- * the stopping test is then redone on the true residual b - A x (a last product),
- * never taken from the recurrence. Mixed precision (starsolve_set_spike_mixed, on by
+ * Refinement in working precision, one right-hand side after the other: steps x += M^-1 (b - A x)
+ * while they converge fast, then BiCGStab preconditioned on the right (bicgstab() says why), until
+ * ||b - A x||_inf <= tol ||b||_inf, tol = max(1e-12, 100 eps); the stopping test is on the true
+ * residual b - A x (after BiCGStab, a last product), never taken from the recurrence. Mixed precision (starsolve_set_spike_mixed, on by
  * default in d and z): the partition factors and their solves in single precision
  * (float for d, complex float for z), which halves the bytes every solve reads, the
  * Krylov vectors, the products with A and the reduced systems in working precision.
@@ -120,11 +120,13 @@ struct spike {
  * each), spread over as many chunks as there are workers (CUDA workers present: one per CUDA
  * worker), so that tests on CPU make chunks of several partitions.
  *
- * CPU workers only: chunk c's tasks run on CPU worker c (chunk_worker). The chunks are equal by
- * construction, so a static placement is the best one, and it does not depend on calibrated
- * perfmodels: until a chunk's footprint has 10 samples dmdas forces calibration and put both
- * chunks' factorizations, then both tip solves, on one worker of two (bench/NOTES.md, session
- * 14). Each chunk's data also stays with one core. */
+ * Chunk c's tasks run on worker c of the kind the chunks were cut for (chunk_worker): CPU worker c
+ * with CPU workers only, CUDA worker c otherwise. The chunks are equal by construction, so a static
+ * placement is the best one, and it does not depend on calibrated perfmodels: until a chunk's
+ * footprint has 10 samples dmdas forces calibration and put both chunks' factorizations, then both
+ * tip solves, on one worker of two (bench/NOTES.md, session 14, CPU); with one GPU's two CUDA
+ * workers it ran both factor tasks on one of them, one after the other (session 15, K = 64: 2 x 26
+ * ms). Each chunk's data also stays with one worker. The reductions go with chunk 0. */
 #define SPIKE_MIN_WORK 65536
 #define SPIKE_GPU_PARTS 1024
 #define SPIKE_GPU_MIN_ROWS 256
@@ -141,15 +143,12 @@ static void partition_count(int n, int K, int *p, int *nc)
     *nc = ss_max(1, ss_min(*p, ncuda > 0 ? ncuda : workers));
 }
 
-/* the CPU worker for chunk c when there are only CPU workers; -1 (the scheduler decides) otherwise */
+/* the worker of chunk c: with CUDA workers CUDA worker c (one chunk each), else CPU worker c */
 static int chunk_worker(int c)
 {
-    int ncpu = (int)starpu_cpu_worker_get_count();
-    if (starpu_cuda_worker_get_count() > 0 || ncpu == 0)
-        return -1;
-    int ids[STARPU_NMAXWORKERS];
-    starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
-    return ids[c % ncpu];
+    enum starpu_worker_archtype kind = starpu_cuda_worker_get_count() > 0 ? STARPU_CUDA_WORKER : STARPU_CPU_WORKER;
+    int ids[STARPU_NMAXWORKERS], count = starpu_worker_get_ids_by_type(kind, ids, STARPU_NMAXWORKERS);
+    return count > 0 ? ids[c % count] : -1;
 }
 
 static void *xcalloc(size_t count, size_t size)
@@ -369,23 +368,45 @@ static void read_scalars(struct spike *s, double *rnorm, int *broke)
     starpu_data_release(s->scalars);
 }
 
-/* Right-preconditioned BiCGStab on column col of B, from the truncated SPIKE solution.
- * Returns the iterations, or -1 if the true residual misses the goal. The solution goes
- * to B(:, col), the last iterate too when the fallback is off; with the fallback on, a column
- * that missed keeps b for the banded LU. */
+/* Column col of B: x0 = M^-1 b, then refinement steps x += M^-1 (b - A x) while each divides the
+ * residual by 1 / SPIKE_IR_RATE at least, then right-preconditioned BiCGStab from there, until
+ * ||b - A x||_inf <= tol ||b||_inf, ss_ctx.spike_maxit steps in all (a refinement step and a BiCGStab
+ * iteration count one each). Why the refinement steps first: on dominant enough input the truncated
+ * SPIKE solve in single precision leaves a residual of ~1e-7 that one step takes below the goal, one
+ * preconditioner apply and one product, where BiCGStab's first iteration costs two of each and three
+ * reductions (bench/NOTES.md, session 15); when a step gains less, the rest is BiCGStab's, which
+ * converges where the stationary iteration is slow. Returns the steps, or -1 if the true residual misses
+ * the goal. The solution goes to B(:, col), the last iterate too when the fallback is off; with the
+ * fallback on, a column that missed keeps b for the banded LU. */
+#define SPIKE_IR_RATE 0.1
 static int bicgstab(struct spike *s, int col, double tol)
 {
     spike_update(s, SS_UP_COPYIN, col, (int[]){ BMAT, VB, PART }, 3);
     spike_reduce(s, SS_RED_BNORM);
     spike_apply(s, VB, VX);
     spike_matvec(s, SS_MV_RES, VX, VB, VR);
-    spike_update(s, SS_UP_INIT, col, (int[]){ VR, VRH, VP, VV, PART }, 5);
-    spike_reduce(s, SS_RED_START);
+    spike_reduce(s, SS_RED_RESID);
     double rnorm, *history = xcalloc((size_t)ss_ctx.spike_maxit + 1, sizeof *history);
-    int broke, it = 0;
+    int broke, it = 0, krylov = 0;   /* krylov: BiCGStab iterations ran (r is then the recurrence's) */
     read_scalars(s, &rnorm, &broke);
     double bnorm = creal(s->scal[SS_SCAL_BNORM]), goal = tol * (bnorm > 0 ? bnorm : 1);
     history[0] = rnorm;
+    while (rnorm > goal && it < ss_ctx.spike_maxit && !isnan(rnorm)) {
+        if (it > 0 && rnorm > SPIKE_IR_RATE * history[it - 1])
+            break;   /* too slow for steps of this kind */
+        spike_apply(s, VR, VPH);
+        spike_update(s, SS_UP_ADD, col, (int[]){ VPH, VX }, 2);
+        spike_matvec(s, SS_MV_RES, VX, VB, VR);
+        spike_reduce(s, SS_RED_RESID);
+        it++;
+        read_scalars(s, &rnorm, &broke);
+        history[it] = rnorm;
+    }
+    if (rnorm > goal && it < ss_ctx.spike_maxit && !isnan(rnorm)) {
+        spike_update(s, SS_UP_INIT, col, (int[]){ VR, VRH, VP, VV, PART }, 5);
+        spike_reduce(s, SS_RED_START);
+        read_scalars(s, &rnorm, &broke);
+    }
     while (rnorm > goal && !broke && it < ss_ctx.spike_maxit && !isnan(rnorm)) {
         if (it >= SPIKE_WINDOW && rnorm > 0.5 * history[it - SPIKE_WINDOW])
             break;   /* stagnation */
@@ -400,13 +421,15 @@ static int bicgstab(struct spike *s, int col, double tol)
         spike_update(s, SS_UP_XR, col, (int[]){ VPH, VSH, VS, VT, VRH, SCAL, VX, VR, PART }, 9);
         spike_reduce(s, SS_RED_END);
         it++;
+        krylov = 1;
         read_scalars(s, &rnorm, &broke);
         history[it] = rnorm;
     }
-    /* trust only the true residual */
-    spike_matvec(s, SS_MV_RES, VX, VB, VR);
-    spike_reduce(s, SS_RED_RESID);
-    read_scalars(s, &rnorm, &broke);
+    if (krylov) {   /* trust only the true residual */
+        spike_matvec(s, SS_MV_RES, VX, VB, VR);
+        spike_reduce(s, SS_RED_RESID);
+        read_scalars(s, &rnorm, &broke);
+    }
     int converged = rnorm <= goal;   /* NaN fails */
     if (converged || !ss_ctx.spike_fallback)
         spike_update(s, SS_UP_COPYOUT, col, (int[]){ VX, BMAT }, 2);

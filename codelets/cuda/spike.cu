@@ -10,6 +10,7 @@
 // Precisions are named by LAPACK's letter: 's' float, 'd' double, 'c' cuFloatComplex,
 // 'z' cuDoubleComplex; working precision TA, the partition factors' TF (mixed: s for d, c for z).
 #include <cuda_runtime.h>
+#include <stdlib.h>
 #include <cuComplex.h>
 #include "batched_scalar.cuh"
 
@@ -450,6 +451,145 @@ __global__ void __launch_bounds__(SPIKE_THREADS) retrieve_chunk_kernel(struct ss
         x[off + r] = cvt<TA>(wi[r]);
 }
 
+// ---- one right-hand side, one warp per partition: the tip solves and retrievals -----------------
+// gbtrs_block spends four barriers of a 256-thread block per row, on global memory: a solve of one
+// right-hand side was latency-bound (bench/NOTES.md, session 15: 1.7 ms for the tip solves of 1e6 rows,
+// K = 32, 2048 partitions, about 1 us per row, where reading the factors once takes ~0.15 ms). Here a
+// partition is one warp: its x in shared memory, the factors staged SLAB columns at a time with
+// coalesced loads that do not depend on each other (many in flight), then the row steps read shared
+// memory only, with __syncwarp between them. Same arithmetic, order and pivots as gbtrs_block.
+#define SPIKE_SLAB 32
+#define SPIKE_WARP_SMEM (48 * 1024)   // what a block gets without asking
+// A GPU's chunks (2048 partitions on one H100) should run in one wave: 228 KB of shared memory per SM
+// x 132 SMs / 2048 warps is 14.7 KB a warp, so the slab is cut to keep a warp's share near 12 KB (at
+// K = 64 in float a 32-column slab made 18.5 KB, 12 warps an SM, two waves); at least 8 columns, so
+// that a slab's loads still have many in flight.
+#define SPIKE_WARP_SMEM_TARGET (12 * 1024)
+#define SPIKE_SLAB_MIN 8
+
+// gbtrs (no transpose, one right-hand side x in shared memory) by the 32 lanes of a warp; slab: room
+// for max(kl, kl + ku + 1) x sc factor entries, spiv for sc pivots (shared)
+template <typename T>
+__device__ void gbtrs1_warp(int n, int kl, int ku, const T *ab, int ldab, const int *ipiv, T *x, T *slab, int *spiv, int sc)
+{
+    const int kv = kl + ku, lane = threadIdx.x;
+    if (kl > 0)   // L: interchange, then column j's multipliers (F rows kv + 1 .. kv + kl)
+        for (int j0 = 0; j0 < n - 1; j0 += sc) {
+            const int nc = min(sc, n - 1 - j0);
+            __syncwarp();
+            for (int e = lane; e < kl * nc; e += 32)
+                slab[e] = ab[(size_t)(kv + 1 + e % kl) + (size_t)(j0 + e / kl) * ldab];
+            for (int c = lane; c < nc; c += 32)
+                spiv[c] = ipiv[j0 + c] - 1;
+            __syncwarp();
+            for (int c = 0; c < nc; c++) {
+                const int j = j0 + c, lm = min(kl, n - 1 - j), l = spiv[c];
+                const T a = x[j], b = x[l];   // every lane reads both before anyone writes
+                __syncwarp();
+                if (lane == 0) x[j] = b;
+                for (int i = 1 + lane; i <= lm; i += 32) {
+                    const int r = j + i;
+                    x[r] = sub(r == l ? a : x[r], mul(slab[(i - 1) + c * kl], b));
+                }
+                __syncwarp();
+            }
+        }
+    const int rows = kv + 1;   // U: F rows 0 .. kv of each column, from the last column up
+    for (int j1 = n - 1; j1 >= 0; j1 -= sc) {
+        const int nc = min(sc, j1 + 1), jb = j1 - nc + 1;
+        __syncwarp();
+        for (int e = lane; e < rows * nc; e += 32)
+            slab[e] = ab[(size_t)(e % rows) + (size_t)(jb + e / rows) * ldab];
+        __syncwarp();
+        for (int c = nc - 1; c >= 0; c--) {
+            const int j = jb + c;
+            const T xj = div_(x[j], slab[kv + c * rows]);
+            __syncwarp();
+            if (lane == 0) x[j] = xj;
+            for (int i = max(0, j - kv) + lane; i < j; i += 32)
+                x[i] = sub(x[i], mul(slab[(kv + i - j) + c * rows], xj));
+            __syncwarp();
+        }
+    }
+}
+
+// the warp kernels' shared memory: the slab (max(kl, kl + ku + 1) x sc), x (the largest partition),
+// the slab's pivots; sc by SPIKE_WARP_SMEM_TARGET, at most SPIKE_SLAB; 0: does not fit in 48 KB
+template <typename TF>
+static int warp_slab(const struct ss_spike_chunk *c, size_t *bytes)
+{
+    const size_t rows = (size_t)(c->kl > c->kl + c->ku + 1 ? c->kl : c->kl + c->ku + 1), xb = (size_t)(c->pq + (c->pr > 0)) * sizeof(TF);
+    if (xb >= SPIKE_WARP_SMEM)
+        return 0;
+    const size_t per_column = rows * sizeof(TF) + sizeof(int);
+    size_t sc = SPIKE_WARP_SMEM_TARGET > xb ? (SPIKE_WARP_SMEM_TARGET - xb) / per_column : 0;
+    if (sc < SPIKE_SLAB_MIN)
+        sc = SPIKE_SLAB_MIN;
+    if (xb + sc * per_column > SPIKE_WARP_SMEM)   // large K: as many columns as the 48 KB hold
+        sc = (SPIKE_WARP_SMEM - xb) / per_column;
+    sc = sc > SPIKE_SLAB ? SPIKE_SLAB : sc;
+    *bytes = rows * sc * sizeof(TF) + xb + sc * sizeof(int);
+    return (int)sc;
+}
+
+template <typename TF>
+__device__ void warp_smem(const struct ss_spike_chunk &c, int sc, unsigned char *smem, TF **slab, TF **x, int **spiv)
+{
+    const int rows = max(c.kl, c.kl + c.ku + 1);
+    *slab = (TF *)smem;
+    *x = *slab + (size_t)rows * sc;
+    *spiv = (int *)(*x + (c.pq + (c.pr > 0)));
+}
+
+// tipsolve_chunk_kernel's result (gt_i) by one warp per partition
+template <typename TA, typename TF>
+__global__ void __launch_bounds__(32) tipsolve_warp_kernel(struct ss_spike_chunk c, const TF *F, const int *ipiv, const TA *f, TA *gt,
+                                                           int sc)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int i = blockIdx.x, K = c.K, ldf = 2 * c.kl + c.ku + 1;
+    const int off = ss_spike_chunk_off(&c, i), s = ss_spike_chunk_psize(&c, i);
+    TF *slab, *x;
+    int *spiv;
+    warp_smem(c, sc, smem, &slab, &x, &spiv);
+    for (int r = threadIdx.x; r < s; r += 32)
+        x[r] = cvt<TF>(f[off + r]);
+    __syncwarp();
+    gbtrs1_warp(s, c.kl, c.ku, F + (size_t)off * ldf, ldf, ipiv + off, x, slab, spiv, sc);
+    for (int r = threadIdx.x; r < K; r += 32) {
+        gt[2 * (size_t)K * i + r] = cvt<TA>(x[r]);
+        gt[2 * (size_t)K * i + K + r] = cvt<TA>(x[s - K + r]);
+    }
+}
+
+// retrieve_chunk_kernel's result (x_i) by one warp per partition
+template <typename TA, typename TF>
+__global__ void __launch_bounds__(32) retrieve_warp_kernel(struct ss_spike_chunk c, const TF *F, const int *ipiv, const TA *f,
+                                                           const TA *tips, const TA *y, const TA *yup, const TA *ydown, TA *xo, int sc)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int i = blockIdx.x, K = c.K, ldf = 2 * c.kl + c.ku + 1;
+    const int off = ss_spike_chunk_off(&c, i), s = ss_spike_chunk_psize(&c, i);
+    const TA *t = tips + SS_TIPS(K) * i, *Bc = t + SS_TIP_BC(K), *Cc = t + SS_TIP_CC(K);
+    const TA *yp = i > 0 ? y + 2 * (size_t)K * (i - 1) : yup;
+    const TA *yn = i + 1 < c.np ? y + 2 * (size_t)K * i : ydown;
+    TF *slab, *x;
+    int *spiv;
+    warp_smem(c, sc, smem, &slab, &x, &spiv);
+    for (int r = threadIdx.x; r < s; r += 32) {
+        TA v = f[off + r];
+        if (yp && r < K)
+            for (int cc = 0; cc < K; cc++) v = sub(v, mul(Cc[r + (size_t)cc * K], yp[cc]));
+        if (yn && r >= s - K)
+            for (int cc = 0; cc < K; cc++) v = sub(v, mul(Bc[(r - (s - K)) + (size_t)cc * K], yn[K + cc]));
+        x[r] = cvt<TF>(v);
+    }
+    __syncwarp();
+    gbtrs1_warp(s, c.kl, c.ku, F + (size_t)off * ldf, ldf, ipiv + off, x, slab, spiv, sc);
+    for (int r = threadIdx.x; r < s; r += 32)
+        xo[off + r] = cvt<TA>(x[r]);
+}
+
 // ---- block reductions: one max |.| (kept as a double, NaN wins) and two sums per thread, combined
 // over the block in a fixed order (the same result on every run); thread 0 gets the totals
 template <typename T>
@@ -566,6 +706,7 @@ __global__ void __launch_bounds__(SPIKE_THREADS) band_mv_kernel(int kind, int s,
 //                                             v0 ph, v1 sh, v2 s, v3 t, v4 x, v5 r, v6 rh
 //   op 4: rh = r, p = v = 0;  sum conj(r) r   v0 r, v1 rh, v2 p, v3 v
 //   op 5: v1 = v0;  max |v1|                  v0 source, v1 destination
+//   op 6: x += z (a refinement step)          v0 z, v1 x
 // Grid-stride; ops 3-5 leave per-block results in work (see finish_kernel).
 template <typename T>
 __global__ void __launch_bounds__(SPIKE_THREADS) update_kernel(int op, int n, const T *sc, T *v0, T *v1, T *v2, T *v3, T *v4,
@@ -587,6 +728,8 @@ __global__ void __launch_bounds__(SPIKE_THREADS) update_kernel(int op, int n, co
             v5[i] = ri;
             max_nan(m, absv(ri));
             s1 = add(s1, mul(conj_(v6[i]), ri));
+        } else if (op == 6) {
+            v1[i] = add(v1[i], v0[i]);
         } else if (op == 4) {
             const T ri = v0[i];
             v1[i] = ri; v2[i] = zero; v3[i] = zero;
@@ -597,7 +740,7 @@ __global__ void __launch_bounds__(SPIKE_THREADS) update_kernel(int op, int n, co
             max_nan(m, absv(bi));
         }
     }
-    if (op <= 2)
+    if (op <= 2 || op == 6)
         return;   // the same in the whole block: no barrier is skipped by some threads only
     block_reduce3(m, s1, s2);
     if (threadIdx.x == 0) {
@@ -610,6 +753,18 @@ __global__ void __launch_bounds__(SPIKE_THREADS) update_kernel(int op, int n, co
 #define SPIKE_UPDATE_BLOCKS 1056   // 8 per SM of an H100: each thread a few elements, the second pass short
 
 // ---- entry points ------------------------------------------------------------------------
+// The one-warp solves (gbtrs1_warp) unless STARSOLVE_SPIKE_WARP_SOLVES=0 (the 256-thread kernels, kept
+// for partitions too large for shared memory and for comparing the two in one command: bench/NOTES.md)
+static bool spike_warp_solves()
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("STARSOLVE_SPIKE_WARP_SOLVES");
+        on = !(e && e[0] == '0');
+    }
+    return on != 0;
+}
+
 static unsigned grid_for(size_t count)
 {
     size_t b = (count + SPIKE_THREADS - 1) / SPIKE_THREADS;
@@ -700,8 +855,15 @@ static void tipsolve_chunk(const struct ss_spike_chunk *c, const void *F, const 
                            const int *ipivS, void *gt, void *y, void *w, cudaStream_t st)
 {
     const int K = c->K;
-    tipsolve_chunk_kernel<TA, TF><<<c->np, SPIKE_THREADS, 0, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (TF *)w, (TA *)gt);
-    check_launch("tipsolve_chunk_kernel");
+    size_t smem;
+    int sc = spike_warp_solves() ? warp_slab<TF>(c, &smem) : 0;
+    if (sc > 0) {
+        tipsolve_warp_kernel<TA, TF><<<c->np, 32, smem, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (TA *)gt, sc);
+        check_launch("tipsolve_warp_kernel");
+    } else {
+        tipsolve_chunk_kernel<TA, TF><<<c->np, SPIKE_THREADS, 0, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (TF *)w, (TA *)gt);
+        check_launch("tipsolve_chunk_kernel");
+    }
     if (c->np > 1) {   // the inner interfaces: bottom of partition j's g, top of partition j + 1's
         reduced_solve_kernel<TA><<<c->np - 1, SPIKE_THREADS, 0, st>>>(K, (const TA *)S, ipivS, (const TA *)gt + K, 2 * (size_t)K,
                                                                       (const TA *)gt + 2 * (size_t)K, 2 * (size_t)K, (TA *)y);
@@ -720,6 +882,14 @@ template <typename TA, typename TF>
 static void retrieve_chunk(const struct ss_spike_chunk *c, const void *F, const int *ipiv, const void *f, const void *tips,
                            const void *y, const void *yup, const void *ydown, void *x, void *w, cudaStream_t st)
 {
+    size_t smem;
+    int sc = spike_warp_solves() ? warp_slab<TF>(c, &smem) : 0;
+    if (sc > 0) {
+        retrieve_warp_kernel<TA, TF><<<c->np, 32, smem, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (const TA *)tips, (const TA *)y,
+                                                              (const TA *)yup, (const TA *)ydown, (TA *)x, sc);
+        check_launch("retrieve_warp_kernel");
+        return;
+    }
     retrieve_chunk_kernel<TA, TF><<<c->np, SPIKE_THREADS, 0, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (const TA *)tips,
                                                                      (const TA *)y, (const TA *)yup, (const TA *)ydown, (TA *)x,
                                                                      (TF *)w);
@@ -731,6 +901,76 @@ extern "C" void ss_cuda_spike_retrieve_chunk(char a, char f, const struct ss_spi
                                              void *x, void *w, cudaStream_t st)
 {
     SS_SPIKE_DISPATCH2(a, f, retrieve_chunk, (c, F, ipiv, fv, tips, y, yup, ydown, x, w, st));
+}
+
+// zspike_reduce_cpu on the GPU, one thread (a few dozen numbers): the partial sums of BiCGStab's
+// chunks are on the GPU already, and the scalars are read there next; on a CPU worker the reduction
+// cost two small copies each way, waited for by the CUDA driver thread (bench/NOTES.md, session 15:
+// 1-3 ms per reduction of a solve at n = 1e6). Same operations in the same order as the CPU's.
+struct spike_partials { const void *p[SS_SPIKE_MAX_PARTIALS]; };
+
+template <typename T>
+__global__ void reduce_kernel(int op, int np, struct spike_partials parts, T *sc)
+{
+    const T zero = from_real<T>(0), one = from_real<T>(1);
+    double norm = 0;
+    T sum[SS_PART_COUNT];
+    for (int k = 0; k < SS_PART_COUNT; k++)
+        sum[k] = zero;
+    for (int i = 0; i < np; i++) {   // in chunk order, as the CPU
+        const T *part = (const T *)parts.p[i];
+        double e = (double)re(part[SS_PART_NORM]);
+        if (e > norm || isnan(e)) norm = e;
+        for (int k = 1; k < SS_PART_COUNT; k++)
+            sum[k] = add(sum[k], part[k]);
+    }
+    switch (op) {
+    case SS_RED_BNORM:
+        sc[SS_SCAL_BNORM] = from_real<T>(norm);
+        break;
+    case SS_RED_START:
+        sc[SS_SCAL_RNORM] = from_real<T>(norm);
+        sc[SS_SCAL_RHO] = sum[SS_PART_RHO];
+        sc[SS_SCAL_ALPHA] = sc[SS_SCAL_OMEGA] = one;
+        sc[SS_SCAL_BETA] = zero;
+        sc[SS_SCAL_BREAK] = is_zero(sum[SS_PART_RHO]) ? one : zero;
+        break;
+    case SS_RED_RESID:
+        sc[SS_SCAL_RNORM] = from_real<T>(norm);
+        break;
+    case SS_RED_ALPHA:
+        if (is_zero(sum[SS_PART_RV])) {
+            sc[SS_SCAL_ALPHA] = zero;
+            sc[SS_SCAL_BREAK] = one;
+        } else {
+            sc[SS_SCAL_ALPHA] = div_(sc[SS_SCAL_RHO], sum[SS_PART_RV]);
+        }
+        break;
+    case SS_RED_OMEGA:
+        sc[SS_SCAL_OMEGA] = re(sum[SS_PART_TT]) > 0 ? div_(sum[SS_PART_TS], sum[SS_PART_TT]) : zero;
+        break;
+    default:   // SS_RED_END
+        sc[SS_SCAL_RNORM] = from_real<T>(norm);
+        if (is_zero(sum[SS_PART_RHO]) || is_zero(sc[SS_SCAL_OMEGA]) || is_zero(sc[SS_SCAL_RHO])) {
+            sc[SS_SCAL_BREAK] = one;
+            sc[SS_SCAL_BETA] = zero;
+        } else {
+            sc[SS_SCAL_BETA] = mul(div_(sum[SS_PART_RHO], sc[SS_SCAL_RHO]), div_(sc[SS_SCAL_ALPHA], sc[SS_SCAL_OMEGA]));
+        }
+        sc[SS_SCAL_RHO] = sum[SS_PART_RHO];
+        break;
+    }
+}
+
+extern "C" void ss_cuda_spike_reduce(char p, int op, int np, const void *const *partials, void *scalars, cudaStream_t st)
+{
+    if (np > SS_SPIKE_MAX_PARTIALS)
+        ss_cuda_fail("spike.cu: reduce: too many partial sums", np, __FILE__, __LINE__);
+    struct spike_partials parts = {};
+    for (int i = 0; i < np; i++)
+        parts.p[i] = partials[i];
+    SS_SPIKE_DISPATCH(p, (reduce_kernel<T><<<1, 1, 0, st>>>(op, np, parts, (T *)scalars)));
+    check_launch("reduce_kernel");
 }
 
 // the blocks of the matvec on n rows and of the updates on n entries
@@ -793,7 +1033,7 @@ extern "C" void ss_cuda_spike_update(char p, int op, int n, const void *sc, void
                                                                          (T *)v[3], (T *)v[4], (T *)v[5], (const T *)v[6],
                                                                          (T *)work)));
     check_launch("update_kernel");
-    if (op >= 3) {
+    if (op >= 3 && op <= 5) {
         SS_SPIKE_DISPATCH(p, (finish_kernel<T><<<1, SPIKE_THREADS, 0, st>>>((int)g, (const T *)work, (T *)om, (T *)o1, nullptr)));
         check_launch("finish_kernel");
     }
