@@ -108,13 +108,20 @@ struct spike {
  * SPIKE::GPU), and a band LU or solve inside a block is a sequence of K-wide steps, so the GPU is
  * busy only with hundreds of partitions at once: SPIKE_GPU_PARTS per GPU (an H100 has 132 SMs;
  * 1024 blocks are ~8 per SM, enough to hide each block's barriers), each of at least
- * SPIKE_GPU_MIN_ROWS rows so that a block's serial steps stay few against its work. The chunks:
- * one per CUDA worker, each holding all its partitions. Why not share with the CPU workers:
+ * SPIKE_GPU_MIN_ROWS rows so that a block's serial steps stay few against its work, and of at least
+ * SPIKE_GPU_ROWS_PER_K x K rows: each partition's spike tips cost the factor task a fixed ~K^3 work
+ * (the leading 4K-column block's LU and its K right-hand sides, Vb's K right-hand sides), so at larger K
+ * fewer, longer partitions factor faster, while the solves' sweeps get longer (one warp per partition,
+ * row after row). bench/NOTES.md (session 15, one H100, n = 1e6): K = 64, 2048 partitions factor in
+ * 59.5 ms and a further solve takes 9.6 ms, 1024 partitions 41.6 and 12.0 ms; K = 128, 2048 partitions
+ * 818 and 17 ms, 512 of them 305 and 34 ms; K = 32 was best at 2048. About 16 K rows a partition was
+ * the best call (factor and solve) at each K measured. The chunks: one per CUDA worker, each holding
+ * all its partitions. Why not share with the CPU workers:
  * one CPU core factors a 1000-row partition (K = 32) in about the time the GPU factors its
  * whole chunk of ~1000, so a CPU chunk would be the critical path unless it held ~1/20 of a GPU
  * chunk's partitions; dmdas picks among the chunks by its perfmodels, and with one big chunk per
  * GPU and nothing for the CPUs it cannot make that mistake. (The reductions of BiCGStab's scalars
- * stay on CPU workers.)
+ * go with chunk 0, on a GPU when it has one.)
  *
  * starsolve_set_spike_psize(P) asks for about n / P partitions instead (still at least 2K rows
  * each), spread over as many chunks as there are workers (CUDA workers present: one per CUDA
@@ -130,6 +137,7 @@ struct spike {
 #define SPIKE_MIN_WORK 65536
 #define SPIKE_GPU_PARTS 1024
 #define SPIKE_GPU_MIN_ROWS 256
+#define SPIKE_GPU_ROWS_PER_K 16
 static void partition_count(int n, int K, int *p, int *nc)
 {
     int most = ss_max(1, n / (2 * K));
@@ -137,7 +145,7 @@ static void partition_count(int n, int K, int *p, int *nc)
     if (ss_ctx.spike_psize > 0)
         *p = ss_max(1, ss_min(most, n / ss_ctx.spike_psize));
     else if (ncuda > 0)
-        *p = ss_max(1, ss_min(most, ss_min(SPIKE_GPU_PARTS * ncuda, n / SPIKE_GPU_MIN_ROWS)));
+        *p = ss_max(1, ss_min(most, ss_min(SPIKE_GPU_PARTS * ncuda, n / ss_max(SPIKE_GPU_MIN_ROWS, SPIKE_GPU_ROWS_PER_K * K))));
     else
         *p = ss_max(1, ss_min(ss_min(most, n / ss_max(2 * K, SPIKE_MIN_WORK / K)), ss_max(1, workers)));
     *nc = ss_max(1, ss_min(*p, ncuda > 0 ? ncuda : workers));
