@@ -19,6 +19,8 @@ extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int
 // bytes rounded up so that consecutive pieces of one scratch buffer stay aligned (as ss_align)
 __host__ __device__ inline size_t ss_align_dev(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 
+#define SS_CUDA_CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) ss_cuda_fail(#call, (int)e_, __FILE__, __LINE__); } while (0)
+
 static void check_launch(const char *what)
 {
     cudaError_t err = cudaGetLastError();
@@ -422,6 +424,21 @@ __global__ void __launch_bounds__(SPIKE_THREADS) reduced_solve_kernel(int K, con
     }
 }
 
+// The retrieval's right-hand side f_i - Cc x_{i-1}^b - Bc x_{i+1}^t into w (the factor's precision), the
+// rows spread over the block's threads; yp / yn NULL: no such neighbour. The caller synchronises after.
+template <typename TA, typename TF>
+__device__ void purify_rows(int s, int K, const TA *fi, const TA *Cc, const TA *Bc, const TA *yp, const TA *yn, TF *w)
+{
+    for (int r = threadIdx.x; r < s; r += blockDim.x) {
+        TA v = fi[r];
+        if (yp && r < K)
+            for (int cc = 0; cc < K; cc++) v = sub(v, mul(Cc[r + (size_t)cc * K], yp[cc]));
+        if (yn && r >= s - K)
+            for (int cc = 0; cc < K; cc++) v = sub(v, mul(Bc[(r - (s - K)) + (size_t)cc * K], yn[K + cc]));
+        w[r] = cvt<TF>(v);
+    }
+}
+
 // Retrieval, one block per partition: x_i = A_i^-1 (f_i - Cc x_{i-1}^b - Bc x_{i+1}^t), the
 // couplings' solutions from the inner interfaces' y or, for the chunk's first / last partition,
 // from yup / ydown (NULL: no neighbour chunk). Partitions have >= 2K rows whenever they have a
@@ -437,14 +454,7 @@ __global__ void __launch_bounds__(SPIKE_THREADS) retrieve_chunk_kernel(struct ss
     const TA *yp = i > 0 ? y + 2 * (size_t)K * (i - 1) : yup;      // x_{i-1}^b = yp[0 .. K)
     const TA *yn = i + 1 < c.np ? y + 2 * (size_t)K * i : ydown;   // x_{i+1}^t = yn[K .. 2K)
     TF *wi = w + off;
-    for (int r = threadIdx.x; r < s; r += blockDim.x) {
-        TA v = f[off + r];
-        if (yp && r < K)
-            for (int cc = 0; cc < K; cc++) v = sub(v, mul(Cc[r + (size_t)cc * K], yp[cc]));
-        if (yn && r >= s - K)
-            for (int cc = 0; cc < K; cc++) v = sub(v, mul(Bc[(r - (s - K)) + (size_t)cc * K], yn[K + cc]));
-        wi[r] = cvt<TF>(v);
-    }
+    purify_rows(s, K, f + off, Cc, Bc, yp, yn, wi);
     __syncthreads();
     gbtrs_block(s, c.kl, c.ku, 1, F + (size_t)off * ldf, ldf, ipiv + off, 0, wi, s);
     for (int r = threadIdx.x; r < s; r += blockDim.x)
@@ -460,11 +470,13 @@ __global__ void __launch_bounds__(SPIKE_THREADS) retrieve_chunk_kernel(struct ss
 // memory only, with __syncwarp between them. Same arithmetic, order and pivots as gbtrs_block.
 #define SPIKE_SLAB 32
 #define SPIKE_WARP_SMEM (48 * 1024)   // what a block gets without asking
-// A GPU's chunks (2048 partitions on one H100) should run in one wave: 228 KB of shared memory per SM
-// x 132 SMs / 2048 warps is 14.7 KB a warp, so the slab is cut to keep a warp's share near 12 KB (at
-// K = 64 in float a 32-column slab made 18.5 KB, 12 warps an SM, two waves); at least 8 columns, so
-// that a slab's loads still have many in flight.
-#define SPIKE_WARP_SMEM_TARGET (12 * 1024)
+// A GPU's chunks should run in one wave, so a warp gets at most the GPU's shared memory over its
+// warps: the two chunks of the GPU's two CUDA workers run at once (the library's default), so 2 np
+// warps. At 2048 partitions on an H100 that is 14.7 KB a warp (a 32-column slab at K = 64 in float made
+// 18.5 KB, 12 warps an SM, two waves); with fewer, longer partitions (16 K rows each from session 15 on)
+// more, and each slab's column saves a staging round (~1 us) per 32 rows. Never below 12 KB, and at least
+// 8 columns, so that a slab's loads still have many in flight.
+#define SPIKE_WARP_SMEM_FLOOR (12 * 1024)
 #define SPIKE_SLAB_MIN 8
 
 // gbtrs (no transpose, one right-hand side x in shared memory) by the 32 lanes of a warp; slab: room
@@ -514,15 +526,21 @@ __device__ void gbtrs1_warp(int n, int kl, int ku, const T *ab, int ldab, const 
 }
 
 // the warp kernels' shared memory: the slab (max(kl, kl + ku + 1) x sc), x (the largest partition),
-// the slab's pivots; sc by SPIKE_WARP_SMEM_TARGET, at most SPIKE_SLAB; 0: does not fit in 48 KB
+// the slab's pivots; sc by the warp's share (above), at most SPIKE_SLAB; 0: does not fit in 48 KB
 template <typename TF>
 static int warp_slab(const struct ss_spike_chunk *c, size_t *bytes)
 {
     const size_t rows = (size_t)(c->kl > c->kl + c->ku + 1 ? c->kl : c->kl + c->ku + 1), xb = (size_t)(c->pq + (c->pr > 0)) * sizeof(TF);
     if (xb >= SPIKE_WARP_SMEM)
         return 0;
+    int dev = 0, sms = 1, per_sm = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    size_t share = (size_t)sms * (size_t)per_sm / (2 * (size_t)(c->np > 0 ? c->np : 1));
+    share = share < SPIKE_WARP_SMEM_FLOOR ? SPIKE_WARP_SMEM_FLOOR : share > SPIKE_WARP_SMEM ? SPIKE_WARP_SMEM : share;
     const size_t per_column = rows * sizeof(TF) + sizeof(int);
-    size_t sc = SPIKE_WARP_SMEM_TARGET > xb ? (SPIKE_WARP_SMEM_TARGET - xb) / per_column : 0;
+    size_t sc = share > xb ? (share - xb) / per_column : 0;
     if (sc < SPIKE_SLAB_MIN)
         sc = SPIKE_SLAB_MIN;
     if (xb + sc * per_column > SPIKE_WARP_SMEM)   // large K: as many columns as the 48 KB hold
@@ -576,14 +594,7 @@ __global__ void __launch_bounds__(32) retrieve_warp_kernel(struct ss_spike_chunk
     TF *slab, *x;
     int *spiv;
     warp_smem(c, sc, smem, &slab, &x, &spiv);
-    for (int r = threadIdx.x; r < s; r += 32) {
-        TA v = f[off + r];
-        if (yp && r < K)
-            for (int cc = 0; cc < K; cc++) v = sub(v, mul(Cc[r + (size_t)cc * K], yp[cc]));
-        if (yn && r >= s - K)
-            for (int cc = 0; cc < K; cc++) v = sub(v, mul(Bc[(r - (s - K)) + (size_t)cc * K], yn[K + cc]));
-        x[r] = cvt<TF>(v);
-    }
+    purify_rows(s, K, f + off, Cc, Bc, yp, yn, x);
     __syncwarp();
     gbtrs1_warp(s, c.kl, c.ku, F + (size_t)off * ldf, ldf, ipiv + off, x, slab, spiv, sc);
     for (int r = threadIdx.x; r < s; r += 32)
