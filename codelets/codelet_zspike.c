@@ -164,14 +164,15 @@ static void factor_partition(int mixed, int s, int kl, int ku, int K, const star
 
     /* Wt, truncated: the top K rows of A_i^-1 [Cc; 0] need the whole partition (the seed's UL
      * factorization of A_i). As the seed does, we take them from the partition's leading block
-     * alone, of m = min(s, 4K) rows: the seed's UL of the top block gives exactly
+     * alone, of m = min(s, SS_SPIKE_WT_ROWS(K)) rows: the seed's UL of the top block gives exactly
      * top_K(T^-1 [Cc; 0]) for that block T, and so does an LU solve with T, which LAPACK has.
      * For a diagonally dominant A the entries of A_i^-1 decay geometrically away from the
      * diagonal, so the rows beyond m change the tip by about (1/d)^(m/K); we take 4K rather than
-     * the seed's 2K because the cost, O(K^3) per partition, is noise next to the partition's
-     * O(s K^2) LU. BiCGStab corrects what the truncation leaves. In working precision. */
+     * the seed's 2K because the cost, O(K^3) per partition, is small next to the partition's
+     * O(s K^2) LU, and at least 64 rows, which small K needs (spike_layout.h). The refinement
+     * corrects what the truncation leaves. In working precision. */
     if (Bp) {
-        int m = ss_min(s, 4 * K);
+        int m = ss_min(s, SS_SPIKE_WT_ROWS(K));
         starsolve_complex64_t *T = calloc((size_t)ldf * m, sizeof *T), *Z = calloc((size_t)m * K, sizeof *Z);
         int *piv = malloc((size_t)m * sizeof *piv);
         for (int c = 0; c < m; c++)

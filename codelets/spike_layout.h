@@ -30,6 +30,13 @@
 #define SS_TIP_DOM(K) (4 * (size_t)(K) * (K))
 #define SS_TIP_STATUS(K) (4 * (size_t)(K) * (K) + 1)
 
+/* Wt (the top tip) is taken from the partition's leading block of this many rows (at most the partition's
+ * rows): 4K as argued at zspike_factor_cpu, and at least 64, because the truncation of that block costs
+ * about (1/d)^(m/K) and at small K 4K rows are too few: at K = 1, d = 1, 488-row partitions, 4 rows left
+ * the truncated-SPIKE residual at 5e-2 (6 refinement steps), 16 rows 1.3e-9, 64 rows 3.9e-14 (2 steps;
+ * bench/NOTES.md, session 15) */
+#define SS_SPIKE_WT_ROWS(K) (4 * (K) > 64 ? 4 * (K) : 64)
+
 /* A chunk: the partitions part0 .. part0 + np - 1, rows first .. first + size - 1; has_prev /
  * has_next: a neighbour chunk above / below (the couplings of the first / last partition) */
 struct ss_spike_chunk {

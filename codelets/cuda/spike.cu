@@ -208,12 +208,12 @@ __device__ void tips_prep_block(int s, int kl, int ku, int K, const T *Bp, size_
 }
 
 // The factor kernel's scratch per partition: Z for Vb ((K + kl) x K, factor precision), then T
-// (the leading 4K columns in gbtrf layout), Z for Wt (4K x K) and T's pivots, in working
+// (the leading SS_SPIKE_WT_ROWS(K) columns in gbtrf layout), Z for Wt (those rows x K) and T's pivots, in working
 // precision. o[0..2]: the offsets of T, Z, the pivots; returns the bytes per partition.
 template <typename TA, typename TF>
 __host__ __device__ size_t factor_offsets(int kl, int ku, int K, size_t o[3])
 {
-    const size_t ldf = 2 * (size_t)kl + ku + 1, mw = 4 * (size_t)K;
+    const size_t ldf = 2 * (size_t)kl + ku + 1, mw = SS_SPIKE_WT_ROWS((size_t)K);
     o[0] = ss_align_dev(((size_t)K + kl) * K * sizeof(TF));
     o[1] = o[0] + ss_align_dev(ldf * mw * sizeof(TA));
     o[2] = o[1] + ss_align_dev(mw * K * sizeof(TA));
@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(SPIKE_THREADS) factor_chunk_kernel(struct ss_s
         __syncthreads();
     }
     if (Bp) {   // Wt: the leading m x m block, in working precision
-        const int m = min(s, 4 * K);
+        const int m = min(s, (int)SS_SPIKE_WT_ROWS(K));
         TA *T = (TA *)(w + o[0]), *Z = (TA *)(w + o[1]);
         int *piv = (int *)(w + o[2]);
         band_to_lu_block(m, kl, ku, Bi, ldi, T, ldf);
