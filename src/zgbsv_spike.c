@@ -21,10 +21,11 @@
  * Refinement in working precision, one right-hand side after the other: steps x += M^-1 (b - A x)
  * while they converge fast, then BiCGStab preconditioned on the right (bicgstab() says why), until
  * ||b - A x||_inf <= tol ||b||_inf, tol = max(1e-12, 100 eps); the stopping test is on the true
- * residual b - A x (after BiCGStab, a last product), never taken from the recurrence. Mixed precision (starsolve_set_spike_mixed, on by
- * default in d and z): the partition factors and their solves in single precision
- * (float for d, complex float for z), which halves the bytes every solve reads, the
- * Krylov vectors, the products with A and the reduced systems in working precision.
+ * residual b - A x (after BiCGStab, a last product), never taken from the recurrence.
+ * Mixed precision (starsolve_set_spike_mixed, on by default in d and z): the partition factors
+ * and their solves in single precision (float for d, complex float for z), which halves the bytes
+ * every solve reads, the Krylov vectors, the products with A and the reduced systems in working
+ * precision.
  *
  * Not diagonally dominant input: the factor tasks measure each row's dominance
  * |a_ii| / sum_{j != i} |a_ij|. Below SPIKE_MIN_DOMINANCE, or with a singular partition
@@ -380,9 +381,9 @@ static void read_scalars(struct spike *s, double *rnorm, int *broke)
  * residual by 1 / SPIKE_IR_RATE at least, then right-preconditioned BiCGStab from there, until
  * ||b - A x||_inf <= tol ||b||_inf, ss_ctx.spike_maxit steps in all (a refinement step and a BiCGStab
  * iteration count one each). Why the refinement steps first: on dominant enough input the truncated
- * SPIKE solve in single precision leaves a residual of ~1e-7 that one step takes below the goal, one
- * preconditioner apply and one product, where BiCGStab's first iteration costs two of each and three
- * reductions (bench/NOTES.md, session 15); when a step gains less, the rest is BiCGStab's, which
+ * SPIKE solve in single precision leaves a residual of ~1e-7 that one or two steps take below the goal
+ * (1e-12: one step lands near it), each one preconditioner apply and one product, where BiCGStab's first
+ * iteration costs two of each and three reductions (bench/NOTES.md, session 15); when a step gains less, the rest is BiCGStab's, which
  * converges where the stationary iteration is slow. Returns the steps, or -1 if the true residual misses
  * the goal. The solution goes to B(:, col), the last iterate too when the fallback is off; with the
  * fallback on, a column that missed keeps b for the banded LU. */
