@@ -15,7 +15,7 @@ static double spike_flops(const struct driver_opts *o)
 int main(int argc, char **argv)
 {
     struct driver_opts o;
-    int k = -1, mixed = 1, maxit = 100, nofallback = 0;
+    int k = -1, mixed = -1, maxit = 100, nofallback = 0;
     const struct driver_flag flags[] = {
         { "-k", DRIVER_FLAG_INT, &k, 0, NULL, "K", "half-bandwidth: kl = ku = K; default 32" },
         { "-kl", DRIVER_FLAG_INT, &o.kl, 0, NULL, "KL", "subdiagonals (after -k)" },
@@ -23,8 +23,8 @@ int main(int argc, char **argv)
         { "-dd", DRIVER_FLAG_REAL, &o.dominance, 0, NULL, "D",
           "degree of diagonal dominance: diagonal = D times the sum of the row's other entries; default 1" },
         { "-psize", DRIVER_FLAG_INT, &o.psize, 0, NULL, "P", "rows per partition; 0 (default): automatic" },
-        { "-mixed", DRIVER_FLAG_INT, &mixed, 0, NULL, "0|1",
-          "d, z: partition factors in single precision (1, default) or in double (0)" },
+        { "-mixed", DRIVER_FLAG_INT, &mixed, 0, NULL, "-1|0|1",
+          "d, z: partition factors in single precision (1), in double (0), or by K (-1, default: single from K = 16)" },
         { "-maxit", DRIVER_FLAG_INT, &maxit, 0, NULL, "K", "most BiCGStab iterations (100); 0: the truncated-SPIKE solution alone" },
         { "-nofallback", DRIVER_FLAG_SWITCH, &nofallback, 0, NULL, NULL,
           "no gbsv when SPIKE does not converge: info n+1, the last iterate is checked" },
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
         return DRIVER_USAGE;
     }
     if (starsolve_set_spike_mixed(mixed) || starsolve_set_spike_maxit(maxit) || starsolve_set_spike_fallback(!nofallback)) {
-        fprintf(stderr, "starpu_spike: -mixed must be 0 or 1, -maxit 0 .. 1000\n");
+        fprintf(stderr, "starpu_spike: -mixed must be -1, 0 or 1, -maxit 0 .. 1000\n");
         return DRIVER_USAGE;
     }
     switch (o.prec) {

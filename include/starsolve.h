@@ -113,8 +113,11 @@ int  starsolve_set_batch_vendor(int vendor);
 int  starsolve_get_spike_psize(void);
 int  starsolve_set_spike_psize(int psize);   /* returns -1 if psize < 0 */
 /* SPIKE in d and z: the partition factorizations and solves of the preconditioner in single
- * precision (float, complex float), BiCGStab in double (1, the default: faster, the solves read
- * half the bytes), or everything in double (0). No effect in s and c. Returns -1 unless 0 or 1. */
+ * precision (float, complex float), the refinement in double (1: the solves read half the bytes),
+ * everything in double (0), or by the half-bandwidth K (-1, the default: single precision from
+ * K = 16 on; below, the solves are latency-bound, half the bytes buy nothing, and the double
+ * preconditioner usually needs no refinement step where the single one needs one or two).
+ * No effect in s and c. Returns -1 unless -1, 0 or 1. */
 int  starsolve_get_spike_mixed(void);
 int  starsolve_set_spike_mixed(int on);
 /* SPIKE: when BiCGStab does not converge, or the matrix is far from diagonal dominance, solve with

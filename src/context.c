@@ -13,7 +13,7 @@
 #include "codelets.h"
 
 /* the SPIKE solver's mixed precision and gbsv fallback are on until turned off */
-struct ss_context ss_ctx = { .spike_mixed = 1, .spike_fallback = 1, .spike_maxit = 100 };
+struct ss_context ss_ctx = { .spike_mixed = -1, .spike_fallback = 1, .spike_maxit = 100 };
 
 void starsolve_config_init(starsolve_config_t *cfg)
 {
@@ -322,7 +322,7 @@ int starsolve_get_spike_mixed(void) { return ss_ctx.spike_mixed; }
 
 int starsolve_set_spike_mixed(int on)
 {
-    if (on != 0 && on != 1)
+    if (on < -1 || on > 1)
         return -1;
     ss_ctx.spike_mixed = on;
     return 0;

@@ -123,7 +123,7 @@ struct ss_context {
     int update_tiles;    /* tile GEMMs per trailing-update task (>= 1; INT_MAX: a whole tile column) */
     int heteroprio;      /* the running policy is heteroprio: task priorities are its buckets */
     int spike_psize;   /* rows per partition of the SPIKE solver; 0: chosen from n, the band and the workers */
-    int spike_mixed;   /* SPIKE (d, z): partition factors in single precision (1, the default) or not (0) */
+    int spike_mixed;   /* SPIKE (d, z): partition factors in single precision (1), not (0), or by K (-1, the default) */
     int spike_maxit;   /* SPIKE: most BiCGStab iterations per right-hand side (100) */
     int spike_fallback;   /* SPIKE: solve with gbsv when BiCGStab does not converge (1, the default) or return n+1 (0) */
     int mpi;           /* started with StarPU-MPI (starsolve_config_t.mpi): tasks go through starpu_mpi_task_insert */

@@ -36,7 +36,7 @@ static void spike_case(int n, int kl, int ku, double dominance, int nrhs, int ps
     starsolve_set_spike_mixed(mixed);
     int info = starsolve_zgbsv_spike(n, kl, ku, nrhs, AB, ldab, X, ldb, &iters);
     starsolve_set_spike_psize(0);
-    starsolve_set_spike_mixed(1);
+    starsolve_set_spike_mixed(-1);
     double relative, scaled = check_zgbsolve(n, kl, ku, nrhs, AB0, ldab, X, ldb, B, ldb, &relative);
     /* every precision: the scaled residual of checks/ (<= 30); double precisions also the issue's
      * relative residual <= 1e-10 (in single precision a relative residual depends on the
@@ -104,7 +104,7 @@ static void spike_no_fallback(void)
     TEST_CHECK(info == 0 && iters >= 0 && relative[0] <= 1e-4, "zgbsv_spike d=10 without fallback: info %d, iters %d, "
                "||b-Ax||/||b|| %.3g", info, iters, relative[0]);
     starsolve_set_spike_psize(0);
-    starsolve_set_spike_mixed(1);
+    starsolve_set_spike_mixed(-1);
     starsolve_set_spike_fallback(1);
     free(AB); free(B); free(X);
 }
@@ -146,7 +146,7 @@ static void split_case(int n, int kl, int ku, double dominance, int psize, int m
     starsolve_spike_t *f = NULL;
     int info = starsolve_zgbtrf_spike(n, kl, ku, AB, ldab, &f);
     starsolve_set_spike_psize(0);
-    starsolve_set_spike_mixed(1);
+    starsolve_set_spike_mixed(-1);
     TEST_CHECK(info == 0 && f != NULL, "zgbtrf_spike n=%d kl=%d ku=%d d=%g psize=%d mixed=%d: info %d", n, kl, ku, dominance, psize,
                mixed, info);
     if (info != 0 || !f) {
@@ -377,8 +377,8 @@ int test_zspike(void)
     TEST_CHECK(starsolve_zgbsv_spike(3, 1, 1, 1, AB, 3, B, 3, &iters) == -6, "zgbsv_spike ldab < 2kl+ku+1: -6");
     TEST_CHECK(starsolve_zgbsv_spike(3, 1, 1, 1, AB, 4, NULL, 3, &iters) == -7, "zgbsv_spike B NULL: -7");
     TEST_CHECK(starsolve_zgbsv_spike(3, 1, 1, 1, AB, 4, B, 2, &iters) == -8, "zgbsv_spike ldb < n: -8");
-    TEST_CHECK(starsolve_set_spike_psize(-1) == -1 && starsolve_set_spike_mixed(2) == -1 && starsolve_set_spike_maxit(-1) == -1
-               && starsolve_set_spike_fallback(-1) == -1 && starsolve_get_spike_psize() == 0 && starsolve_get_spike_mixed() == 1
+    TEST_CHECK(starsolve_set_spike_psize(-1) == -1 && starsolve_set_spike_mixed(2) == -1 && starsolve_set_spike_mixed(-2) == -1 && starsolve_set_spike_maxit(-1) == -1
+               && starsolve_set_spike_fallback(-1) == -1 && starsolve_get_spike_psize() == 0 && starsolve_get_spike_mixed() == -1
                && starsolve_get_spike_maxit() == 100 && starsolve_get_spike_fallback() == 1,
                "spike settings: bad values refused, defaults kept");
     return (int)(testing_counts.failed - before);
