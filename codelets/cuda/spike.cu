@@ -480,7 +480,7 @@ __global__ void __launch_bounds__(SPIKE_THREADS) retrieve_chunk_kernel(struct ss
 #define SPIKE_SLAB_MIN 8
 
 // gbtrs (no transpose, one right-hand side x in shared memory) by the 32 lanes of a warp; slab: room
-// for max(kl, kl + ku + 1) x sc factor entries, spiv for sc pivots (shared)
+// for (kl + ku + 1) x sc factor entries (U's columns; L's kl rows fit in it), spiv for sc pivots (shared)
 template <typename T>
 __device__ void gbtrs1_warp(int n, int kl, int ku, const T *ab, int ldab, const int *ipiv, T *x, T *slab, int *spiv, int sc)
 {
@@ -525,12 +525,12 @@ __device__ void gbtrs1_warp(int n, int kl, int ku, const T *ab, int ldab, const 
     }
 }
 
-// the warp kernels' shared memory: the slab (max(kl, kl + ku + 1) x sc), x (the largest partition),
+// the warp kernels' shared memory: the slab ((kl + ku + 1) x sc), x (the largest partition),
 // the slab's pivots; sc by the warp's share (above), at most SPIKE_SLAB; 0: does not fit in 48 KB
 template <typename TF>
 static int warp_slab(const struct ss_spike_chunk *c, size_t *bytes)
 {
-    const size_t rows = (size_t)(c->kl > c->kl + c->ku + 1 ? c->kl : c->kl + c->ku + 1), xb = (size_t)(c->pq + (c->pr > 0)) * sizeof(TF);
+    const size_t rows = (size_t)c->kl + c->ku + 1, xb = (size_t)(c->pq + (c->pr > 0)) * sizeof(TF);
     if (xb >= SPIKE_WARP_SMEM)
         return 0;
     int dev = 0, sms = 1, per_sm = 0;
@@ -553,7 +553,7 @@ static int warp_slab(const struct ss_spike_chunk *c, size_t *bytes)
 template <typename TF>
 __device__ void warp_smem(const struct ss_spike_chunk &c, int sc, unsigned char *smem, TF **slab, TF **x, int **spiv)
 {
-    const int rows = max(c.kl, c.kl + c.ku + 1);
+    const int rows = c.kl + c.ku + 1;
     *slab = (TF *)smem;
     *x = *slab + (size_t)rows * sc;
     *spiv = (int *)(*x + (c.pq + (c.pr > 0)));
