@@ -163,31 +163,41 @@ static void factor_partition(int mixed, int s, int kl, int ku, int K, const star
     }
 
     /* Wt, truncated: the top K rows of A_i^-1 [Cc; 0] need the whole partition (the seed's UL
-     * factorization of A_i). As the seed does, we take them from the partition's leading block
-     * alone, of m = min(s, SS_SPIKE_WT_ROWS(K)) rows: the seed's UL of the top block gives exactly
-     * top_K(T^-1 [Cc; 0]) for that block T, and so does an LU solve with T, which LAPACK has.
-     * For a diagonally dominant A the entries of A_i^-1 decay geometrically away from the
-     * diagonal, so the rows beyond m change the tip by about (1/d)^(m/K); we take 4K rather than
-     * the seed's 2K because the cost, O(K^3) per partition, is small next to the partition's
-     * O(s K^2) LU, and at least 64 rows, which small K needs (spike_layout.h). The refinement
-     * corrects what the truncation leaves. In working precision. */
+     * factorization of A_i). As the seed does, we take them from the partition's leading block T
+     * alone, of m = min(s, SS_SPIKE_WT_ROWS(K)) rows, by T's UL factorization: with T = U L the
+     * right-hand side, zero below row K, stays zero below row K through U^-1 and only T's top K x K
+     * corner of L is needed next, so the tip costs O(K^3) after the UL, where an LU solve costs
+     * O(m K^2) per right-hand side, K of them (at K = 128 that solve was the factor's largest part,
+     * bench/NOTES.md session 16). LAPACK has no band UL, but T's UL with row interchanges is the LU
+     * of J T J (J reverses the order of rows and columns; its bandwidths are T's swapped), and the
+     * flipped right-hand side J [Cc; 0] is zero above row m - K: the same trailing-rows solve as
+     * Vb's above. For a diagonally dominant A the entries of A_i^-1 decay geometrically away from
+     * the diagonal, so the rows beyond m change the tip by about (1/d)^(m/K); we take 4K rather
+     * than the seed's 2K, and at least 64 rows, which small K needs (spike_layout.h). The
+     * refinement corrects what the truncation leaves. In the factors' precision, as Vb. */
     if (Bp) {
-        int m = ss_min(s, SS_SPIKE_WT_ROWS(K));
-        starsolve_complex64_t *T = calloc((size_t)ldf * m, sizeof *T), *Z = calloc((size_t)m * K, sizeof *Z);
+        const int m = ss_min(s, SS_SPIKE_WT_ROWS(K)), fl = ku, fu = kl, ldw = 2 * fl + fu + 1;
+        const int j0 = ss_max(0, m - K - fl), mm = m - j0;
+        void *T = calloc((size_t)ldw * m, fsz), *Z = calloc((size_t)mm * K, fsz);
         int *piv = malloc((size_t)m * sizeof *piv);
-        for (int c = 0; c < m; c++)
-            for (int r = ss_max(0, c - ku); r <= ss_min(m - 1, c + kl); r++)
-                T[kl + ku + r - c + (size_t)c * ldf] = Bi[ku + r - c + (size_t)c * ldi];
+        STARPU_ASSERT_MSG(T && Z && piv, "starsolve: gbsv_spike: out of memory");
+        for (int c = 0; c < m; c++)   /* J T J (row m-1-r, column m-1-c of T) in gbtrf layout */
+            for (int r = ss_max(0, c - fu); r <= ss_min(m - 1, c + fl); r++) {
+                int tr = m - 1 - r, tc = m - 1 - c;
+                fset(mixed, T, fl + fu + r - c + (size_t)c * ldw, Bi[ku + tr - tc + (size_t)tc * ldi]);
+            }
         for (int c = 0; c < K; c++)
-            for (int r = 0; r < K; r++)
-                Z[r + (size_t)c * m] = Cc[r + (size_t)c * K];
-        if (band_lu(0, m, kl, ku, T, ldf, piv) > 0) {
+            for (int r = 0; r < K; r++)   /* T's row r is the flip's row m-1-r */
+                fset(mixed, Z, m - 1 - r - j0 + (size_t)c * mm, Cc[r + (size_t)c * K]);
+        if (band_lu(mixed, m, fl, fu, T, ldw, piv) > 0) {
             tips[SS_TIP_STATUS(K)] = 1;
         } else {
-            band_solve(0, m, kl, ku, K, T, ldf, piv, Z, m);
+            for (int j = 0; j < mm; j++)
+                piv[j0 + j] -= j0;
+            band_solve(mixed, mm, fl, fu, K, (const char *)T + (size_t)j0 * ldw * fsz, ldw, piv + j0, Z, mm);
             for (int c = 0; c < K; c++)
                 for (int r = 0; r < K; r++)
-                    Wt[r + (size_t)c * K] = Z[r + (size_t)c * m];
+                    Wt[r + (size_t)c * K] = fget(mixed, Z, m - 1 - r - j0 + (size_t)c * mm);
         }
         free(T); free(Z); free(piv);
     }

@@ -53,22 +53,49 @@ template <> __device__ inline cuDoubleComplex cvt<cuDoubleComplex>(cuDoubleCompl
 
 // every kernel below runs blocks of this many threads (tips_prep_block's shared array is this long)
 #define SPIKE_THREADS 256
+#define SPIKE_FACTOR_MAX_THREADS 1024   // the factor kernel's blocks: see factor_threads
 
 // ---- block-level pieces (all threads of the block call them; they end synchronised) -----------
 
 // F (ldf = 2 kl + ku + 1, m columns) = the band's entries with both indices in [0, m), converted;
 // zero elsewhere, so gbtf2's fill-in rows start zero (LAPACK's gbtf2 zeroes them itself).
+// flip: F holds J T J instead (J reverses the order of rows and columns; T the leading m x m
+// block), whose bandwidths are swapped: ldf = 2 ku + kl + 1; its LU is T's UL (see the factor kernel).
 template <typename TA, typename TF>
-__device__ void band_to_lu_block(int m, int kl, int ku, const TA *band, size_t ldb, TF *F, int ldf)
+__device__ void band_to_lu_block(int m, int kl, int ku, const TA *band, size_t ldb, TF *F, int ldf, bool flip = false)
 {
+    const int fl = flip ? ku : kl, fu = flip ? kl : ku;   // F's bandwidths
     size_t total = (size_t)ldf * m;
     for (size_t e = threadIdx.x; e < total; e += blockDim.x) {
         int row = (int)(e % ldf), c = (int)(e / ldf);
-        int r = row - kl - ku + c;   // the matrix row of F(row, c)
-        bool in = row >= kl && r >= 0 && r < m;
-        F[e] = in ? cvt<TF>(band[(size_t)(ku + r - c) + (size_t)c * ldb]) : from_real<TF>(0);
+        int r = row - fl - fu + c;   // the row of F(row, c)
+        bool in = row >= fl && r >= 0 && r < m;
+        int tr = flip ? m - 1 - r : r, tc = flip ? m - 1 - c : c;   // T's entry
+        F[e] = in ? cvt<TF>(band[(size_t)(ku + tr - tc) + (size_t)tc * ldb]) : from_real<TF>(0);
     }
     __syncthreads();
+}
+
+// x[dst(e)] -= prod(e) for e = 0 .. count - 1 (distinct dst, and no x[dst] among what prod reads),
+// spread over the block. Each thread issues the loads of SS_UPDATE_BATCH entries before any of their
+// stores: the compiler cannot move a load above a store to the same array, so a plain loop waits one
+// memory latency per entry, and these steps are bound by that latency (bench/NOTES.md, session 16).
+#define SS_UPDATE_BATCH 4
+template <typename T, typename F>
+__device__ inline void update_batched(int count, F entry, T *x)
+{
+    for (int e0 = threadIdx.x; e0 < count; e0 += SS_UPDATE_BATCH * blockDim.x) {
+        int dst[SS_UPDATE_BATCH];
+        T old[SS_UPDATE_BATCH], prod[SS_UPDATE_BATCH];
+#pragma unroll
+        for (int u = 0; u < SS_UPDATE_BATCH; u++) {
+            int e = e0 + u * blockDim.x;
+            if (e < count) { entry(e, dst[u], prod[u]); old[u] = x[dst[u]]; }
+        }
+#pragma unroll
+        for (int u = 0; u < SS_UPDATE_BATCH; u++)
+            if (e0 + u * (int)blockDim.x < count) x[dst[u]] = sub(old[u], prod[u]);
+    }
 }
 
 // LAPACK's gbtf2 (unblocked band LU with partial pivoting): 0-based transcription of dgbtf2 (kv =
@@ -83,18 +110,25 @@ __device__ int gbtf2_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
     __syncthreads();
     for (int j = 0; j < n; j++) {
         int km = min(kl, m - 1 - j);
-        if (threadIdx.x == 0) {   // i?amax: the first entry of largest |re| + |im|
-            int jp = 0;
-            double best = abs1(ab[kv + (size_t)j * ldab]);
-            for (int i = 1; i <= km; i++) {
+        if (threadIdx.x < 32) {   // i?amax by the first warp: the first entry of largest |re| + |im|
+            int jp = -1;
+            double best = 0;
+            for (int i = threadIdx.x; i <= km; i += 32) {
                 double v = abs1(ab[kv + i + (size_t)j * ldab]);
-                if (v > best) { best = v; jp = i; }
+                if (jp < 0 || v > best) { best = v; jp = i; }
             }
-            ipiv[j] = jp + j + 1;
-            s_jp = jp;
-            s_ok = !is_zero(ab[kv + jp + (size_t)j * ldab]);
-            if (s_ok) s_ju = max(s_ju, min(j + ku + jp, n - 1));
-            else if (s_info == 0) s_info = j + 1;
+            for (int o = 16; o > 0; o /= 2) {   // to lane 0; ties to the smaller row, as the serial scan
+                double bv = __shfl_down_sync(0xffffffffu, best, o);
+                int bj = __shfl_down_sync(0xffffffffu, jp, o);
+                if (bj >= 0 && (jp < 0 || bv > best || (bv == best && bj < jp))) { best = bv; jp = bj; }
+            }
+            if (threadIdx.x == 0) {
+                ipiv[j] = jp + j + 1;
+                s_jp = jp;
+                s_ok = !is_zero(ab[kv + jp + (size_t)j * ldab]);
+                if (s_ok) s_ju = max(s_ju, min(j + ku + jp, n - 1));
+                else if (s_info == 0) s_info = j + 1;
+            }
         }
         __syncthreads();
         const int jp = s_jp, ju = s_ju;
@@ -110,13 +144,15 @@ __device__ int gbtf2_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
                 for (int i = 1 + threadIdx.x; i <= km; i += blockDim.x)
                     ab[kv + i + (size_t)j * ldab] = div_(ab[kv + i + (size_t)j * ldab], piv);
                 __syncthreads();
-                // rank-1 update of rows j+1 .. j+km, columns j+1 .. ju (row j, the pivot row, is only read)
-                int cols = ju - j;
-                for (int e = threadIdx.x; e < km * cols; e += blockDim.x) {
+                // rank-1 update of rows j+1 .. j+km, columns j+1 .. ju (row j, the pivot row, and
+                // column j, the multipliers, are only read): entry e = (i - 1) + (c - 1) km
+                const int cols = ju - j;
+                T *abj = ab + (size_t)j * ldab;   // column j: int offsets from it stay small
+                update_batched(km * cols, [&](int e, int &dst, T &prod) {
                     int i = 1 + e % km, c = 1 + e / km;
-                    size_t dst = (size_t)(kv - c + i) + (size_t)(j + c) * ldab;
-                    ab[dst] = sub(ab[dst], mul(ab[kv + i + (size_t)j * ldab], ab[(size_t)(kv - c) + (size_t)(j + c) * ldab]));
-                }
+                    dst = (kv - c + i) + c * ldab;
+                    prod = mul(abj[kv + i], abj[(kv - c) + c * ldab]);
+                }, abj);
             }
         }
         __syncthreads();
@@ -127,9 +163,12 @@ __device__ int gbtf2_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
 }
 
 // LAPACK's gbtrs, no transpose, with gbtf2's factors; the pivots are ipiv[j] - shift (1-based):
-// shift j0 runs it on the trailing rows j0 .. of a factorization (see the factor kernel)
+// shift j0 runs it on the trailing rows j0 .. of a factorization (see the factor kernel). Only the
+// last `keep` rows of the solution are wanted (n: all of it): U is upper triangular, so the backward
+// sweep stops there and updates those rows only (the tips need K of n = K + kl rows).
 template <typename T>
-__device__ void gbtrs_block(int n, int kl, int ku, int nrhs, const T *ab, int ldab, const int *ipiv, int shift, T *B, int ldb)
+__device__ void gbtrs_block(int n, int kl, int ku, int nrhs, const T *ab, int ldab, const int *ipiv, int shift, T *B, int ldb,
+                            int keep)
 {
     const int kv = kl + ku;
     if (kl > 0)   // L: the row interchanges and multipliers in the order gbtrf made them
@@ -140,24 +179,24 @@ __device__ void gbtrs_block(int n, int kl, int ku, int nrhs, const T *ab, int ld
                     T t = B[l + (size_t)r * ldb]; B[l + (size_t)r * ldb] = B[j + (size_t)r * ldb]; B[j + (size_t)r * ldb] = t;
                 }
             __syncthreads();
-            for (int e = threadIdx.x; e < lm * nrhs; e += blockDim.x) {
+            update_batched(lm * nrhs, [&](int e, int &d, T &prod) {
                 int i = 1 + e % lm, r = e / lm;
-                size_t d = (size_t)(j + i) + (size_t)r * ldb;
-                B[d] = sub(B[d], mul(ab[kv + i + (size_t)j * ldab], B[j + (size_t)r * ldb]));
-            }
+                d = (j + i) + r * ldb;
+                prod = mul(ab[kv + i + (size_t)j * ldab], B[j + (size_t)r * ldb]);
+            }, B);
             __syncthreads();
         }
     // U: upper triangular with kl + ku superdiagonals (tbsv, column by column from the bottom)
-    for (int j = n - 1; j >= 0; j--) {
+    for (int j = n - 1; j >= n - keep; j--) {
         for (int r = threadIdx.x; r < nrhs; r += blockDim.x)
             B[j + (size_t)r * ldb] = div_(B[j + (size_t)r * ldb], ab[kv + (size_t)j * ldab]);
         __syncthreads();
-        int top = max(0, j - kv), cnt = j - top;
-        for (int e = threadIdx.x; e < cnt * nrhs; e += blockDim.x) {
+        int top = max(n - keep, j - kv), cnt = j - top;
+        update_batched(cnt * nrhs, [&](int e, int &d, T &prod) {
             int i = top + e % cnt, r = e / cnt;
-            size_t d = (size_t)i + (size_t)r * ldb;
-            B[d] = sub(B[d], mul(ab[(size_t)(kv + i - j) + (size_t)j * ldab], B[j + (size_t)r * ldb]));
-        }
+            d = i + r * ldb;
+            prod = mul(ab[(size_t)(kv + i - j) + (size_t)j * ldab], B[j + (size_t)r * ldb]);
+        }, B);
         __syncthreads();
     }
 }
@@ -181,7 +220,7 @@ __device__ void tips_prep_block(int s, int kl, int ku, int K, const T *Bp, size_
         if (Bp && dp <= kl) Cc[e] = Bp[(size_t)(ku + dp) + (size_t)c * ldp];
     }
     __syncthreads();
-    __shared__ double smin[SPIKE_THREADS];
+    __shared__ double smin[SPIKE_FACTOR_MAX_THREADS];
     double m = 1.0 / 0.0;
     for (int r = threadIdx.x; r < s; r += blockDim.x) {
         double dia = 0, off = 0;
@@ -207,16 +246,17 @@ __device__ void tips_prep_block(int s, int kl, int ku, int K, const T *Bp, size_
     __syncthreads();
 }
 
-// The factor kernel's scratch per partition: Z for Vb ((K + kl) x K, factor precision), then T
-// (the leading SS_SPIKE_WT_ROWS(K) columns in gbtrf layout), Z for Wt (those rows x K) and T's pivots, in working
-// precision. o[0..2]: the offsets of T, Z, the pivots; returns the bytes per partition.
+// The factor kernel's scratch per partition, all in the factors' precision: Z for Vb ((K + kl) x K),
+// then T (the flipped leading SS_SPIKE_WT_ROWS(K) columns in gbtrf layout, bandwidths swapped), Z for
+// Wt ((K + ku) x K) and T's pivots. o[0..2]: the offsets of T, Z, the pivots; returns the bytes per
+// partition.
 template <typename TA, typename TF>
 __host__ __device__ size_t factor_offsets(int kl, int ku, int K, size_t o[3])
 {
-    const size_t ldf = 2 * (size_t)kl + ku + 1, mw = SS_SPIKE_WT_ROWS((size_t)K);
+    const size_t ldw = 2 * (size_t)ku + kl + 1, mw = SS_SPIKE_WT_ROWS((size_t)K);
     o[0] = ss_align_dev(((size_t)K + kl) * K * sizeof(TF));
-    o[1] = o[0] + ss_align_dev(ldf * mw * sizeof(TA));
-    o[2] = o[1] + ss_align_dev(mw * K * sizeof(TA));
+    o[1] = o[0] + ss_align_dev(ldw * mw * sizeof(TF));
+    o[2] = o[1] + ss_align_dev(((size_t)K + ku) * K * sizeof(TF));
     return o[2] + ss_align_dev(mw * sizeof(int));
 }
 
@@ -224,10 +264,10 @@ __host__ __device__ size_t factor_offsets(int kl, int ku, int K, size_t o[3])
 
 // The factor task, as zspike_factor_cpu: per partition (block) the tips' couplings and dominance,
 // the diagonal block in gbtrf layout and its LU, then Vb by gbtrs on the trailing rows and Wt
-// from the leading block's LU. bp / bn: the neighbour chunks' bands (used by the first / last
+// from the leading block's UL. bp / bn: the neighbour chunks' bands (used by the first / last
 // partition only, when the chunk has such a neighbour); sp: bp's columns.
 template <typename TA, typename TF>
-__global__ void __launch_bounds__(SPIKE_THREADS) factor_chunk_kernel(struct ss_spike_chunk c, const TA *bp, int ldp, int sp,
+__global__ void __launch_bounds__(SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(struct ss_spike_chunk c, const TA *bp, int ldp, int sp,
                                                                      const TA *bi, int ldi, const TA *bn, int ldn, TF *F,
                                                                      int *ipiv, TA *tips, char *work, size_t wstride)
 {
@@ -258,29 +298,31 @@ __global__ void __launch_bounds__(SPIKE_THREADS) factor_chunk_kernel(struct ss_s
             Z[e] = r >= m - K ? cvt<TF>(Bc[(r - (m - K)) + (size_t)cc * K]) : from_real<TF>(0);
         }
         __syncthreads();
-        gbtrs_block(m, kl, ku, K, Fi + (size_t)j0 * ldf, ldf, pi + j0, j0, Z, m);
+        gbtrs_block(m, kl, ku, K, Fi + (size_t)j0 * ldf, ldf, pi + j0, j0, Z, m, K);
         for (size_t e = threadIdx.x; e < (size_t)K * K; e += blockDim.x)
             t[SS_TIP_VB(K) + e] = cvt<TA>(Z[(m - K + (int)(e % K)) + (e / K) * (size_t)m]);
         __syncthreads();
     }
-    if (Bp) {   // Wt: the leading m x m block, in working precision
-        const int m = min(s, (int)SS_SPIKE_WT_ROWS(K));
-        TA *T = (TA *)(w + o[0]), *Z = (TA *)(w + o[1]);
+    if (Bp) {   // Wt: the leading m x m block's UL as the LU of its flip, as Vb in the factors' precision (see zspike_factor_cpu)
+        const int m = min(s, (int)SS_SPIKE_WT_ROWS(K)), fl = ku, fu = kl, ldw = 2 * fl + fu + 1;
+        TF *T = (TF *)(w + o[0]), *Z = (TF *)(w + o[1]);
         int *piv = (int *)(w + o[2]);
-        band_to_lu_block(m, kl, ku, Bi, ldi, T, ldf);
-        if (gbtf2_block(m, kl, ku, T, ldf, piv) != 0) {
+        band_to_lu_block(m, kl, ku, Bi, ldi, T, ldw, true);
+        if (gbtf2_block(m, fl, fu, T, ldw, piv) != 0) {
             if (threadIdx.x == 0) t[SS_TIP_STATUS(K)] = from_real<TA>(1);
             return;
         }
+        // the flipped right-hand side J [Cc; 0] is zero above row m - K: its trailing rows j0 .. suffice
+        const int j0 = max(0, m - K - fl), mm = m - j0;
         const TA *Cc = t + SS_TIP_CC(K);
-        for (size_t e = threadIdx.x; e < (size_t)m * K; e += blockDim.x) {
-            int r = (int)(e % m), cc = (int)(e / m);
-            Z[e] = r < K ? Cc[r + (size_t)cc * K] : from_real<TA>(0);
+        for (size_t e = threadIdx.x; e < (size_t)mm * K; e += blockDim.x) {
+            int r = m - 1 - j0 - (int)(e % mm), cc = (int)(e / mm);   // T's row of Z(e)
+            Z[e] = r < K ? cvt<TF>(Cc[r + (size_t)cc * K]) : from_real<TF>(0);
         }
         __syncthreads();
-        gbtrs_block(m, kl, ku, K, T, ldf, piv, 0, Z, m);
+        gbtrs_block(mm, fl, fu, K, T + (size_t)j0 * ldw, ldw, piv + j0, j0, Z, mm, K);
         for (size_t e = threadIdx.x; e < (size_t)K * K; e += blockDim.x)
-            t[SS_TIP_WT(K) + e] = Z[(int)(e % K) + (e / K) * (size_t)m];
+            t[SS_TIP_WT(K) + e] = cvt<TA>(Z[(m - 1 - j0 - (int)(e % K)) + (e / K) * (size_t)mm]);
     }
 }
 
@@ -380,7 +422,7 @@ __global__ void __launch_bounds__(SPIKE_THREADS) tipsolve_chunk_kernel(struct ss
     for (int r = threadIdx.x; r < s; r += blockDim.x)
         wi[r] = cvt<TF>(f[off + r]);
     __syncthreads();
-    gbtrs_block(s, c.kl, c.ku, 1, F + (size_t)off * ldf, ldf, ipiv + off, 0, wi, s);
+    gbtrs_block(s, c.kl, c.ku, 1, F + (size_t)off * ldf, ldf, ipiv + off, 0, wi, s, s);
     for (int r = threadIdx.x; r < K; r += blockDim.x) {
         gt[2 * (size_t)K * i + r] = cvt<TA>(wi[r]);
         gt[2 * (size_t)K * i + K + r] = cvt<TA>(wi[s - K + r]);
@@ -456,7 +498,7 @@ __global__ void __launch_bounds__(SPIKE_THREADS) retrieve_chunk_kernel(struct ss
     TF *wi = w + off;
     purify_rows(s, K, f + off, Cc, Bc, yp, yn, wi);
     __syncthreads();
-    gbtrs_block(s, c.kl, c.ku, 1, F + (size_t)off * ldf, ldf, ipiv + off, 0, wi, s);
+    gbtrs_block(s, c.kl, c.ku, 1, F + (size_t)off * ldf, ldf, ipiv + off, 0, wi, s, s);
     for (int r = threadIdx.x; r < s; r += blockDim.x)
         x[off + r] = cvt<TA>(wi[r]);
 }
@@ -764,6 +806,18 @@ __global__ void __launch_bounds__(SPIKE_THREADS) update_kernel(int op, int n, co
 #define SPIKE_UPDATE_BLOCKS 1056   // 8 per SM of an H100: each thread a few elements, the second pass short
 
 // ---- entry points ------------------------------------------------------------------------
+// The factor kernel's threads per block: 32 to 64 entries of a band step's update window (kl x
+// (kl + ku)) per thread, at least 256, at most 1024. Measured on one H100 (bench/NOTES.md, session 16):
+// K = 128 factor 193 / 138 / 137 ms with 256 / 512 / 1024 threads, K = 64 37 / 40 / 49 ms.
+static int factor_threads(int kl, int ku)
+{
+    long window = (long)kl * (kl + ku);
+    int t = 256;
+    while (t < SPIKE_FACTOR_MAX_THREADS && 32L * 2 * t <= window)
+        t *= 2;
+    return t;
+}
+
 // The one-warp solves (gbtrs1_warp) unless STARSOLVE_SPIKE_WARP_SOLVES=0 (the 256-thread kernels, kept
 // for partitions too large for shared memory and for comparing the two in one command: bench/NOTES.md)
 static bool spike_warp_solves()
@@ -832,7 +886,7 @@ static void factor_chunk(const struct ss_spike_chunk *c, const void *bp, int ldp
 {
     size_t o[3], stride = factor_offsets<TA, TF>(c->kl, c->ku, c->K, o);
     const int K = c->K;
-    factor_chunk_kernel<TA, TF><<<c->np, SPIKE_THREADS, 0, st>>>(*c, (const TA *)bp, ldp, sp, (const TA *)bi, ldi, (const TA *)bn,
+    factor_chunk_kernel<TA, TF><<<c->np, factor_threads(c->kl, c->ku), 0, st>>>(*c, (const TA *)bp, ldp, sp, (const TA *)bi, ldi, (const TA *)bn,
                                                                    ldn, (TF *)F, ipiv, (TA *)tips, (char *)work, stride);
     check_launch("factor_chunk_kernel");
     if (c->np > 1) {   // the inner interfaces: Vb of partition j, Wt of partition j + 1
