@@ -54,6 +54,21 @@ static void submit_panel(struct getrf_step *s, int k)
                         s->panel_scratch, k * A->nb, s->req, ss_prio_panel(A->nt, k));
 }
 
+/* Panel k's interchanges on tile column j (rows k*nb on). Under StarPU-MPI the rows move
+ * between the processes that hold them (insert_zlaswp_distributed); one task on the whole
+ * column would take it to one process and back at every step. */
+static void submit_swaps(struct getrf_step *s, int k, int j, int prio)
+{
+    starsolve_desc_t *A = s->A;
+    if (ss_ctx.mpi && A->mt - k > 1) {
+        insert_zlaswp_distributed(A, k, j, s->piv->panels[k], prio);
+        return;
+    }
+    for (int i = k; i < A->mt; i++)
+        s->column[i - k] = ss_tile(A, i, j);
+    insert_zlaswp(A->mt - k, s->column, 1, &s->piv->panels[k], s->swap_scratch, k * A->nb, 1, prio);
+}
+
 /* Step k on tile column j > k: the panel's swaps, U(k,j), and A(i,j) -= L(i,k) U(k,j) below it. */
 static void submit_update(struct getrf_step *s, int k, int j)
 {
@@ -69,7 +84,7 @@ static void submit_update(struct getrf_step *s, int k, int j)
         insert_zgetrf_update(ntiles, s->column, s->lcolumn, s->linv[k], s->piv->panels[k], s->update_scratch, prio);
         return;
     }
-    insert_zlaswp(ntiles, s->column, 1, &s->piv->panels[k], s->swap_scratch, k * A->nb, 1, prio);
+    submit_swaps(s, k, j, prio);
     insert_ztrsm('L', 'L', 'N', 'U', one, ss_tile(A, k, k), ss_tile(A, k, j), prio);
     /* A(i,j) -= L(i,k) U(k,j) for i > k: column[1..] still holds A(k+1.., j) */
     insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, ntiles - 1, s->lcolumn, one, s->column + 1, prio);
@@ -102,10 +117,7 @@ static void finish_step(struct getrf_step *s, int k)
      * waited for a tile that no other one sent (StarPU 1.3.10; cause not found,
      * bench/NOTES.md). */
     for (int j = 0; j < k; j++) {
-        for (int i = k; i < A->mt; i++)
-            s->column[i - k] = ss_tile(A, i, j);
-        insert_zlaswp(A->mt - k, s->column, 1, &s->piv->panels[k], s->swap_scratch, k * A->nb, 1,
-                      s->copy_panel ? ss_prio_update(A->nt, k) : 0);
+        submit_swaps(s, k, j, s->copy_panel ? ss_prio_update(A->nt, k) : 0);
         ss_tile_send_home(A, k, j);
     }
 }
@@ -145,7 +157,8 @@ static int panel_copies_fit(const starsolve_desc_t *A)
 
 void pzgetrf(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req)
 {
-    int kt = ss_min(A->mt, A->nt), fused = ss_ctx.update_tiles > 1;
+    /* under StarPU-MPI a whole-column update would gather the column on one process */
+    int kt = ss_min(A->mt, A->nt), fused = ss_ctx.update_tiles > 1 && !ss_ctx.mpi;
     int copy_panel = !A->ooc && !ss_ctx.mpi && panel_copies_fit(A);
     ss_desc_prefetch_gpu(A, 'A');
     struct getrf_step s = {
