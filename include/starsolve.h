@@ -60,6 +60,12 @@ typedef struct starsolve_config {
     int gpu_prefetch;   /* with one GPU, LU, LU without pivoting and Cholesky queue the upload of the matrix
                            in the order they read it before their first task, so the link is busy from the
                            start (if it fits in half the GPU's memory); 1 (default) or 0 */
+    int mpi_gather_panel; /* StarPU-MPI, LU with partial pivoting: 0 (default) the panel stays where its rows live
+                           and its pivot search spreads over the processes of its tile column, a round of
+                           messages of one row per column (as ScaLAPACK's pdgetf2); 1 the panel's column is
+                           gathered on the diagonal tile's process, factored there and sent back: two messages
+                           of the whole column per step, for when messages are slow to start (processes
+                           sharing cores: bench/NOTES.md) */
 } starsolve_config_t;
 
 /* Fill cfg with the defaults above. */
@@ -114,9 +120,10 @@ int  starsolve_get_spike_psize(void);
 int  starsolve_set_spike_psize(int psize);   /* returns -1 if psize < 0 */
 /* SPIKE in d and z: the partition factorizations and solves of the preconditioner in single
  * precision (float, complex float), the refinement in double (1: the solves read half the bytes),
- * everything in double (0), or by the half-bandwidth K (-1, the default: single precision from
- * K = 16 on; below, the solves are latency-bound, half the bytes buy nothing, and the double
- * preconditioner usually needs no refinement step where the single one needs one or two).
+ * everything in double (0), or by the workers and the half-bandwidth K (-1, the default: single
+ * precision from K = 16 on, with CUDA workers only up to K = 63; below 16 the solves are latency-bound,
+ * half the bytes buy nothing, and the double preconditioner usually needs no refinement step where the
+ * single one needs one or two; on an H100 from K = 64 on double was the faster too).
  * No effect in s and c. Returns -1 unless -1, 0 or 1. */
 int  starsolve_get_spike_mixed(void);
 int  starsolve_set_spike_mixed(int on);
