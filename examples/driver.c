@@ -70,6 +70,9 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
         { "-trace", DRIVER_FLAG_STRING, &o->trace, 0, NULL, "FILE",
           "write a Gantt chart (SVG, one row per worker, task names and times as tooltips) of the\n"
           "              last run's factorization to FILE, from StarPU's task profiling" },
+        { "-gather-panel", DRIVER_FLAG_SWITCH, &o->gather_panel, 0, NULL, NULL,
+          "under mpirun, LU's panel column goes to one process instead of a pivot search spread\n"
+          "              over the processes of the column (starsolve_config_t.mpi_gather_panel)" },
         { "-stats", DRIVER_FLAG_SWITCH, &o->stats, 0, NULL, NULL,
           "at the end, on stderr: each worker's executing, sleeping and total time and tasks, and\n"
           "              the bytes moved between memory nodes (StarPU's profiling, on for the whole run)" },
@@ -265,6 +268,7 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     cfg.cuda_streams = o->streams;
     cfg.gpu_panel_leaf = o->panel_leaf;
     cfg.gpu_prefetch = o->prefetch;
+    cfg.mpi_gather_panel = o->gather_panel;
     cfg.gpu_only_tile = o->gpu_only_tile;
     cfg.update_tiles = o->update_tiles;
     if (o->ooc) {

@@ -64,6 +64,7 @@ struct driver_opts {
     int streams;          /* -streams: CUDA workers per GPU (starsolve_config_t.cuda_streams) */
     int panel_leaf;       /* -panel-leaf: the GPU LU panel's recursion width */
     int prefetch;         /* -prefetch: starsolve_config_t.gpu_prefetch */
+    int gather_panel;     /* -gather-panel: starsolve_config_t.mpi_gather_panel */
     int gpu_only_tile;    /* -gpu-only-tile: with GPUs, tiles of this order and up are GPU work only */
     int update_tiles;     /* -update-tiles: tile GEMMs per trailing-update task (0: the library's choice) */
     const char *fxt;      /* -fxt DIR: StarPU's FxT trace file goes there (NULL: tracing off) */

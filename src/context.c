@@ -20,7 +20,8 @@ void starsolve_config_init(starsolve_config_t *cfg)
     *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .nb = 0, .verbose = 0,
                                  .gpu_only_tile = 512, .pin_lapack = 1, .batch_chunk = 0,
                                  .cuda_streams = 2, .gpu_panel_leaf = 0, .update_tiles = 0,
-                                 .disk_swap = NULL, .host_memory_mb = 0, .mpi = 0, .gpu_prefetch = 1 };
+                                 .disk_swap = NULL, .host_memory_mb = 0, .mpi = 0, .gpu_prefetch = 1,
+                                 .mpi_gather_panel = 0 };
 }
 
 /* heteroprio's buckets (internal.h's ss_bucket), called by that policy alone
@@ -191,6 +192,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     ss_ctx.batch_chunk = cfg.batch_chunk > 0 ? cfg.batch_chunk : 0;
     ss_ctx.gpu_panel_leaf = cfg.gpu_panel_leaf > 0 ? cfg.gpu_panel_leaf : 0;
     ss_ctx.gpu_prefetch = cfg.gpu_prefetch != 0;
+    ss_ctx.mpi_gather_panel = cfg.mpi_gather_panel != 0;
     ss_ctx.nb = cfg.nb > 0 ? cfg.nb : (starpu_cuda_worker_get_count() > 0 ? 1024 : 256);
     ss_ctx.nb_fixed = cfg.nb > 0;
     ss_ctx.initialized = 1;

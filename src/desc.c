@@ -334,6 +334,14 @@ starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int i, int j, 
     return h;
 }
 
+starpu_data_handle_t ss_workspace_bytes(const starsolve_desc_t *A, int i, int j, size_t bytes)
+{
+    starpu_data_handle_t h;
+    starpu_vector_data_register(&h, -1, 0, (uint32_t)bytes, 1);
+    ss_mpi_register(h, A->owner(A, i, j));
+    return h;
+}
+
 static void release_tile(void *handle)
 {
     starpu_data_release(handle);

@@ -44,6 +44,8 @@ static inline int ss_tile_cols(const starsolve_desc_t *A, int j)
  * used, and (StarPU-MPI) owned by the process of A's tile (i, j); release it
  * after submitting the last task that uses it. */
 starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int i, int j, int m, int n);
+/* The same for a buffer of bytes (a vector of 1-byte elements), for tasks that exchange small records */
+starpu_data_handle_t ss_workspace_bytes(const starsolve_desc_t *A, int i, int j, size_t bytes);
 void ss_workspace_release(starpu_data_handle_t h);
 /* Tile (i, j) is final once the tasks submitted so far have run: copy it home
  * then, while the factorization goes on, rather than with every other tile
@@ -120,6 +122,7 @@ struct ss_context {
     int batch_chunk;   /* matrices per task of the batched routines; 0: chosen from the sizes */
     int gpu_panel_leaf;  /* > 0: the GPU LU panel recurses down to this width; 0: no recursion */
     int gpu_prefetch;    /* 1: factorizations queue the upload of A in the order they read it (ss_desc_prefetch_gpu) */
+    int mpi_gather_panel; /* StarPU-MPI LU: 1 the panel's column goes to one process, 0 the search spreads (pzgetrf.c) */
     int update_tiles;    /* tile GEMMs per trailing-update task (>= 1; INT_MAX: a whole tile column) */
     int heteroprio;      /* the running policy is heteroprio: task priorities are its buckets */
     int spike_psize;   /* rows per partition of the SPIKE solver; 0: chosen from n, the band and the workers */

@@ -9,7 +9,9 @@
  * (codelet_zgetrf_update.c), which solves with the inverse of L(k,k) that
  * the panel leaves. The swaps of later panels go to the columns of L on their
  * left, so L comes out as LAPACK's getrf leaves it: without GPUs at the end,
- * in one pass per column; with GPUs or StarPU-MPI at each step (finish_step). */
+ * in one pass per column; with GPUs or StarPU-MPI at each step (finish_step).
+ * Under StarPU-MPI the panel and the swaps move rows between processes, not
+ * whole tile columns (codelet_zgetrf_panel_dist.c, insert_zlaswp_distributed). */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
@@ -29,6 +31,19 @@ struct getrf_step {
     starpu_data_handle_t *column, *lcolumn;
     starpu_data_handle_t *lcopy;      /* the current step's copy of L(k+1:, k) (copy_panel) */
 };
+
+/* Under StarPU-MPI: do tiles k.. of column k belong to more than one process? Then the panel
+ * searches its pivots where the rows live (insert_zgetrf_panel_distributed) rather than take
+ * the column to one process and back. */
+static int column_spans_processes(const starsolve_desc_t *A, int k)
+{
+    if (!ss_ctx.mpi || ss_ctx.mpi_gather_panel)   /* starsolve_config_t.mpi_gather_panel */
+        return 0;
+    for (int i = k + 1; i < A->mt; i++)
+        if (A->owner(A, i, k) != A->owner(A, k, k))
+            return 1;
+    return 0;
+}
 
 /* Panel k: the pivots of tile column k from the diagonal down. */
 static void submit_panel(struct getrf_step *s, int k)
@@ -50,6 +65,10 @@ static void submit_panel(struct getrf_step *s, int k)
     int copies = s->copy_panel && k + 1 < A->mt;
     for (int i = k + 1; i < A->mt && copies; i++)
         s->lcopy[i - k - 1] = ss_workspace_tile(A, i, k, ss_tile_rows(A, i), ss_tile_cols(A, k));
+    if (column_spans_processes(A, k)) {
+        insert_zgetrf_panel_distributed(A, k, s->piv->panels[k], s->req, ss_prio_panel(A->nt, k));
+        return;
+    }
     insert_zgetrf_panel(A->mt - k, s->column, s->piv->panels[k], s->linv[k], copies ? s->lcopy : NULL,
                         s->panel_scratch, k * A->nb, s->req, ss_prio_panel(A->nt, k));
 }

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lapacke.h>
 /* gen/tests/ has no testing.h: found as $(srcdir)/include/../tests/testing.h */
 #include "../tests/testing.h"
 
@@ -95,6 +96,54 @@ out:
     starsolve_desc_destroy(B);
     starsolve_desc_destroy(A);
     free(A0); free(F); free(B0); free(X); free(ipiv);
+}
+
+/* LU with partial pivoting of an n x n matrix over a P x Q grid against LAPACK's getrf on the same
+ * matrix: the same pivots (the search spans every process of a tile column: pzgetrf.c) and, with
+ * column zero_col zeroed (-1: none), the same info (the first zero pivot), the factorization still
+ * completing as LAPACK's does. */
+static void dist_pivots(int n, int nb, int zero_col, int P, int Q, unsigned seed)
+{
+    int me = starsolve_mpi_rank(), lda = n + 1;
+    starsolve_complex64_t *A0 = NULL, *F = NULL, *L = NULL;
+    int *ipiv = testing_alloc((size_t)n * sizeof *ipiv), *lpiv = testing_alloc((size_t)n * sizeof *lpiv);
+    if (me == ROOT) {
+        A0 = test_znew_matrix(lda, n);
+        F = test_znew_matrix(lda, n);
+        L = test_znew_matrix(lda, n);
+        gen_zmatrix(n, n, A0, lda, seed);
+        for (int i = 0; i < n && zero_col >= 0; i++)
+            A0[i + (size_t)zero_col * lda] = 0;
+    }
+    starsolve_desc_t *A = NULL;
+    starsolve_pivots_t *piv = NULL;
+    int info = starsolve_desc_create_dist(&A, STARSOLVE_Z, n, n, nb, P, Q);
+    info = info ? info : starsolve_pivots_create(&piv, A);
+    if (!TEST_CHECK(info == 0, "pivots n=%d nb=%d grid %dx%d: descriptors: %d", n, nb, P, Q, info))
+        goto out;
+    starsolve_desc_scatter(A, A0, lda, ROOT);
+    starsolve_request_t *req = starsolve_request_create();
+    int submitted = starsolve_zgetrf_tile_async(A, piv, req);
+    info = starsolve_request_wait(req);
+    starsolve_request_destroy(req);
+    starsolve_desc_gather(A, F, lda, ROOT);
+    starsolve_pivots_gather(piv, ipiv, ROOT);
+    if (me == ROOT) {
+        memcpy(L, A0, (size_t)lda * n * sizeof *L);
+        int linfo = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, n, n, L, lda, lpiv);
+        int first_diff = -1;
+        for (int i = 0; i < n && first_diff < 0; i++)
+            if (ipiv[i] != lpiv[i])
+                first_diff = i;
+        double rf = check_zgetrf(n, n, A0, lda, F, lda, ipiv, 1);
+        TEST_CHECK(submitted == 0 && info == linfo && info == zero_col + 1 && first_diff < 0 && check_passes(rf),
+                   "getrf n=%d nb=%d grid %dx%d, column %d zero: info %d (LAPACK %d), first pivot unlike LAPACK's %d "
+                   "(-1: none), factor %.3g", n, nb, P, Q, zero_col, info, linfo, first_diff, rf);
+    }
+out:
+    starsolve_pivots_destroy(piv);
+    starsolve_desc_destroy(A);
+    free(A0); free(F); free(L); free(ipiv); free(lpiv);
 }
 
 /* QR of an m x n matrix over a P x Q grid: geqrf, then Q formed by ungqr (both
@@ -251,6 +300,9 @@ int test_zmpi(void)
             dist_case(*op, 64, 1, 16, P, Q, 12);
             dist_case(*op, 7, 2, 16, P, Q, 13);   /* one tile: nb > n */
         }
+        dist_pivots(70, 16, -1, P, Q, 21);   /* partial last tile */
+        dist_pivots(70, 16, 37, P, Q, 22);   /* a zero pivot inside a panel */
+        dist_pivots(64, 16, 0, P, Q, 23);    /* at the very first column */
         dist_qr(100, 60, 16, P, Q, 14);   /* tall, partial tiles */
         dist_qr(40, 40, 16, P, Q, 15);
         /* full tiles above OpenMPI's shared-memory eager limit (4 KB; 6.4 KB in single
