@@ -181,16 +181,8 @@ void insert_zgetrf_panel_distributed(const starsolve_desc_t *A, int k, starpu_da
 {
     const int ntiles = A->mt - k, w = ss_tile_cols(A, k), npiv = ss_min(ss_tile_rows(A, k), w);
     /* the groups: the owners of the column's tiles in order of first appearance (the top's first) */
-    int *group_of = malloc((size_t)ntiles * sizeof *group_of), *group_owner = malloc((size_t)ntiles * sizeof *group_owner);
-    int ngroups = 0;
-    for (int t = 0; t < ntiles; t++) {
-        int owner = A->owner(A, k + t, k), g = 0;
-        while (g < ngroups && group_owner[g] != owner)
-            g++;
-        if (g == ngroups)
-            group_owner[ngroups++] = owner;
-        group_of[t] = g;
-    }
+    int *group_of = malloc((size_t)ntiles * sizeof *group_of);
+    int ngroups = ss_tile_groups(A, k, A->mt, k, group_of);
     /* each group's candidate lives on its process, the pivot on the top's */
     starpu_data_handle_t *cand = malloc((size_t)ngroups * sizeof *cand);
     for (int g = 0; g < ngroups; g++) {
@@ -229,5 +221,4 @@ void insert_zgetrf_panel_distributed(const starsolve_desc_t *A, int k, starpu_da
     free(descr);
     free(cand);
     free(group_of);
-    free(group_owner);
 }

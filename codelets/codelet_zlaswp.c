@@ -284,18 +284,10 @@ void insert_zlaswp_distributed(const starsolve_desc_t *A, int k, int j, starpu_d
     const int ntiles = A->mt - k, nb = A->nb;
     starpu_data_handle_t top = ss_tile(A, k, j);
     /* the groups: the owners of tiles k+1.. in order of first appearance */
-    int *group_owner = malloc((size_t)ntiles * sizeof *group_owner), ngroups = 0;
     struct zlaswp_in_args *in = malloc(sizeof *in + (size_t)ntiles * sizeof(int));
     *in = (struct zlaswp_in_args){ nb, ntiles, 0 };
     in->group_of[0] = -1;
-    for (int t = 1; t < ntiles; t++) {
-        int owner = A->owner(A, k + t, j), g = 0;
-        while (g < ngroups && group_owner[g] != owner)
-            g++;
-        if (g == ngroups)
-            group_owner[ngroups++] = owner;
-        in->group_of[t] = g;
-    }
+    int ngroups = ss_tile_groups(A, k + 1, A->mt, j, in->group_of + 1);
     in->ngroups = ngroups;
     starpu_data_handle_t *X = malloc((size_t)ngroups * sizeof *X);
     struct starpu_data_descr *descr = malloc((size_t)(ntiles + ngroups + 2) * sizeof *descr);
@@ -342,5 +334,4 @@ void insert_zlaswp_distributed(const starsolve_desc_t *A, int k, int j, starpu_d
         ss_workspace_release(X[g]);
     free(X);
     free(descr);
-    free(group_owner);
 }

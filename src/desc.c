@@ -334,6 +334,22 @@ starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int i, int j, 
     return h;
 }
 
+int ss_tile_groups(const starsolve_desc_t *A, int i0, int i1, int j, int *group_of)
+{
+    int *owners = malloc((size_t)ss_max(1, i1 - i0) * sizeof *owners), count = 0;
+    STARPU_ASSERT_MSG(owners, "starsolve: out of memory");
+    for (int i = i0; i < i1; i++) {
+        int owner = A->owner(A, i, j), g = 0;
+        while (g < count && owners[g] != owner)
+            g++;
+        if (g == count)
+            owners[count++] = owner;
+        group_of[i - i0] = g;
+    }
+    free(owners);
+    return count;
+}
+
 starpu_data_handle_t ss_workspace_bytes(const starsolve_desc_t *A, int i, int j, size_t bytes)
 {
     starpu_data_handle_t h;

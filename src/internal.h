@@ -46,6 +46,9 @@ static inline int ss_tile_cols(const starsolve_desc_t *A, int j)
 starpu_data_handle_t ss_workspace_tile(const starsolve_desc_t *A, int i, int j, int m, int n);
 /* The same for a buffer of bytes (a vector of 1-byte elements), for tasks that exchange small records */
 starpu_data_handle_t ss_workspace_bytes(const starsolve_desc_t *A, int i, int j, size_t bytes);
+/* Tiles i0 .. i1-1 of tile column j grouped by the process that owns them (StarPU-MPI): group_of[i - i0]
+ * = the index of tile i's owner among the distinct owners in order of first appearance; returns their count */
+int ss_tile_groups(const starsolve_desc_t *A, int i0, int i1, int j, int *group_of);
 void ss_workspace_release(starpu_data_handle_t h);
 /* Tile (i, j) is final once the tasks submitted so far have run: copy it home
  * then, while the factorization goes on, rather than with every other tile
