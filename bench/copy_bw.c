@@ -3,7 +3,12 @@
  * n elements, what StarPU does for a tile of a borrowed matrix) against the same
  * bytes as contiguous tiles, on 1 and 4 streams, and both directions at once.
  *   bench/copy_bw [-n 40000] [-nb 1024] [-tiles 64]
- * Prints GB/s per case. Double precision elements. */
+ * Prints GB/s per case. Double precision elements.
+ *   bench/copy_bw -band N
+ * instead: a band of N columns in LAPACK's gbsv layout (ldab = 3K + 1 rows, kl = ku = K) goes up as
+ * SPIKE's band handles can take it: its 2K + 1 band rows as a 2D copy (one piece of (2K + 1) x 8 bytes
+ * per column) or whole columns as one contiguous copy (K more rows per column); for K = 1 .. 128,
+ * milliseconds and GB/s of the band's own bytes (src/zgbsv_spike.c, spike_band_whole). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,15 +65,69 @@ static double run(int h2d, int d2h, int pitched, int nstreams, int tiles, size_t
     return bytes / (ms * 1e-3) / 1e9;
 }
 
+/* milliseconds of one upload of the band (2D pieces or whole columns), best of 3 after a warm-up */
+static double band_upload_ms(const double *host, double *dev, size_t n, int K, int whole, cudaStream_t s)
+{
+    const size_t ldab = 3 * (size_t)K + 1, rows = 2 * (size_t)K + 1;
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    double best = 1e30;
+    for (int r = 0; r < 4; r++) {
+        CHECK(cudaEventRecord(start, s));
+        if (whole)
+            CHECK(cudaMemcpyAsync(dev, host, ldab * n * sizeof(double), cudaMemcpyHostToDevice, s));
+        else
+            CHECK(cudaMemcpy2DAsync(dev, rows * sizeof(double), host + K, ldab * sizeof(double), rows * sizeof(double), n,
+                                    cudaMemcpyHostToDevice, s));
+        CHECK(cudaEventRecord(stop, s));
+        CHECK(cudaEventSynchronize(stop));
+        float ms;
+        CHECK(cudaEventElapsedTime(&ms, start, stop));
+        if (r > 0 && ms < best)
+            best = ms;
+    }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    return best;
+}
+
+static int band_table(size_t n)
+{
+    static const int ks[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
+    const size_t most = (3 * 128 + 1) * n * sizeof(double);
+    double *host, *dev;
+    cudaStream_t s;
+    CHECK(cudaMallocHost((void **)&host, most));
+    memset(host, 0, most);
+    CHECK(cudaMalloc((void **)&dev, most));
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    printf("copy_bw -band: n = %zu columns, page-locked host memory, H2D; GB/s of the band's (2K + 1) n x 8 bytes\n", n);
+    printf("%5s %12s %10s %10s %10s %10s\n", "K", "piece_bytes", "2D_ms", "2D_GB/s", "whole_ms", "whole_GB/s");
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        const int K = ks[i];
+        const double band_gb = (2.0 * K + 1) * n * sizeof(double) / 1e9;
+        double t2 = band_upload_ms(host, dev, n, K, 0, s), tw = band_upload_ms(host, dev, n, K, 1, s);
+        printf("%5d %12zu %10.3f %10.1f %10.3f %10.1f\n", K, (2 * (size_t)K + 1) * sizeof(double), t2, band_gb / (t2 * 1e-3), tw,
+               band_gb / (tw * 1e-3));
+    }
+    CHECK(cudaStreamDestroy(s));
+    CHECK(cudaFree(dev));
+    CHECK(cudaFreeHost(host));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "-band"))
+        return band_table(strtoul(argv[2], NULL, 10));
     size_t n = 40000, nb = 1024;
     int tiles = 64;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-n")) n = strtoul(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "-nb")) nb = strtoul(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "-tiles")) tiles = atoi(argv[i + 1]);
-        else { fprintf(stderr, "usage: copy_bw [-n N] [-nb NB] [-tiles T]\n"); return 2; }
+        else { fprintf(stderr, "usage: copy_bw [-n N] [-nb NB] [-tiles T] | -band N\n"); return 2; }
     }
     if (nb == 0 || n < nb || tiles < 1 || (size_t)tiles > (n / nb) * (n / nb)) {
         fprintf(stderr, "copy_bw: need 1 <= nb <= n and 1 <= tiles <= (n/nb)^2\n");

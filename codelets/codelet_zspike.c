@@ -4,7 +4,8 @@
  * chunk, looping over its partitions on a CPU, one thread block per partition on a GPU
  * (spike_layout.h: the partition bounds and per-partition layouts). Handles, per chunk c:
  *   band_c  the caller's band on the chunk's columns, gbmv layout: A(r, c) (chunk-local)
- *           at band[ku + r - c + c ld], kl + ku + 1 rows (a view into LAPACK's gbsv array, read only)
+ *           at band[ku + r - c + c ld], kl + ku + 1 rows, band_row0 rows below the handle's pointer
+ *           (band_of) (a view into LAPACK's gbsv array, read only)
  *   F_c     per partition the LU with partial pivoting of its diagonal block, gbtrf layout (ldf = 2 kl
  *           + ku + 1, the partition's columns), pivots ipiv_c partition-local; in working precision or,
  *           mixed precision, in the single precision of the same kind
@@ -78,6 +79,13 @@ static inline void fset(int mixed, void *w, size_t k, starsolve_complex64_t v)
 {
     if (mixed) ((zspike_low_t *)w)[k] = (zspike_low_t)v;
     else ((starsolve_complex64_t *)w)[k] = v;
+}
+
+/* a band handle's gbmv layout (A(r, c) at [ku + r - c + c ld]): its pointer, past the fill-in rows
+ * where it holds whole columns (spike_layout.h, band_row0); the same on a GPU */
+static inline const starsolve_complex64_t *band_of(void *buffer, const struct ss_spike_chunk *c)
+{
+    return (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffer) + c->band_row0;
 }
 
 /* ---- the pieces of one partition and one interface (the chunk tasks loop over them) ---- */
@@ -261,9 +269,9 @@ static void zspike_factor_cpu(void *buffers[], void *cl_arg)
     const struct ss_spike_chunk *c = &a->c;
     const int K = c->K, ldf = 2 * c->kl + c->ku + 1, mixed = a->mixed;
     const size_t fsz = mixed ? sizeof(zspike_low_t) : sizeof(starsolve_complex64_t);
-    const starsolve_complex64_t *Bp = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
-    const starsolve_complex64_t *Bi = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
-    const starsolve_complex64_t *Bn = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[2]);
+    const starsolve_complex64_t *Bp = band_of(buffers[0], c);
+    const starsolve_complex64_t *Bi = band_of(buffers[1], c);
+    const starsolve_complex64_t *Bn = band_of(buffers[2], c);
     const size_t ldp = SS_LD(buffers[0]), ldi = SS_LD(buffers[1]), ldn = SS_LD(buffers[2]);
     const int sp = SS_COLS(buffers[0]);
     char *F = (char *)STARPU_VECTOR_GET_PTR(buffers[3]);
@@ -407,7 +415,7 @@ static void zspike_matvec_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
     const int s = a->c.size, K = a->c.K;
-    const starsolve_complex64_t *band = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    const starsolve_complex64_t *band = band_of(buffers[0], &a->c);
     const starsolve_complex64_t *tips = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
     const starsolve_complex64_t *xp = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
     const starsolve_complex64_t *x = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
@@ -596,9 +604,8 @@ static void zspike_factor_cuda(void *buffers[], void *cl_arg)
     const char fp = a->mixed ? prec_low : prec_work;
     cudaStream_t st = ss_cuda_stream();
     void *w = ss_cuda_dwork(ss_cuda_spike_factor_work(prec_work, fp, &a->c));
-    ss_cuda_spike_factor_chunk(prec_work, fp, &a->c, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
-                               SS_COLS(buffers[0]), (const void *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]),
-                               (const void *)STARPU_MATRIX_GET_PTR(buffers[2]), SS_LD(buffers[2]),
+    ss_cuda_spike_factor_chunk(prec_work, fp, &a->c, band_of(buffers[0], &a->c), SS_LD(buffers[0]), SS_COLS(buffers[0]),
+                               band_of(buffers[1], &a->c), SS_LD(buffers[1]), band_of(buffers[2], &a->c), SS_LD(buffers[2]),
                                (void *)STARPU_VECTOR_GET_PTR(buffers[3]), (int *)STARPU_VECTOR_GET_PTR(buffers[4]),
                                (void *)STARPU_VECTOR_GET_PTR(buffers[5]), (void *)STARPU_VECTOR_GET_PTR(buffers[6]),
                                (int *)STARPU_VECTOR_GET_PTR(buffers[7]), (void *)STARPU_VECTOR_GET_PTR(buffers[8]), w, st);
@@ -661,7 +668,7 @@ static void zspike_matvec_cuda(void *buffers[], void *cl_arg)
     starsolve_complex64_t *part = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[7]);
     void *w = ss_cuda_dwork(ss_cuda_spike_work(prec_work, s));
     const int kind = a->op == SS_MV_RES ? 0 : a->op == SS_MV_V ? 1 : 2;
-    ss_cuda_spike_matvec(prec_work, kind, &a->c, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
+    ss_cuda_spike_matvec(prec_work, kind, &a->c, band_of(buffers[0], &a->c), SS_LD(buffers[0]),
                          a->c.has_prev ? tips + SS_TIP_CC(K) : NULL, a->c.has_prev ? xp + sp - K : NULL,
                          a->c.has_next ? tips + SS_TIPS(K) * (a->c.np - 1) + SS_TIP_BC(K) : NULL,
                          a->c.has_next ? (const void *)STARPU_VECTOR_GET_PTR(buffers[4]) : NULL,

@@ -44,6 +44,9 @@ struct ss_spike_chunk {
     int pq, pr;                 /* every partition's size: n / p, plus one for the first n % p */
     int kl, ku, K;              /* the band; K = max(kl, ku) */
     int has_prev, has_next;
+    int band_row0;              /* the band handles' gbmv layout starts this many rows below their pointer:
+                                 * 0, or kl where they hold whole columns of LAPACK's gbsv array
+                                 * (src/zgbsv_spike.c, spike_band_whole) */
 };
 
 /* BiCGStab (src/zgbsv_spike.c): its reductions, each chunk's partial sums (SS_PART_NORM a max, the

@@ -185,6 +185,21 @@ static void *xcalloc_large(size_t count, size_t size, size_t *bytes)
     return p;
 }
 
+/* Which rows of AB the band handles hold. A GPU gets a handle's rows of each column as one piece per
+ * column (a 2D copy) unless they are whole columns; LAPACK's gbsv array has kl rows of fill-in space
+ * on top that SPIKE never reads, but the copy engines move short pieces slowly: one H100, page-locked,
+ * n = 1e6 columns (bench/copy_bw -band, bench/NOTES.md session 17), the band's bytes as 2D pieces
+ * against whole columns (kl more rows each, one contiguous copy): 24-byte pieces (K = 1, double)
+ * 1.54 against 0.58 ms, 72 bytes 2.52 against 1.93, 136 bytes 3.42 against 3.65, 264 bytes 5.6
+ * against 7.1. So whole columns go up where the band's piece is under SPIKE_BAND_PIECE_BYTES, as long
+ * as they are at most twice the band's bytes (an ldab far above 2 kl + ku + 1 would cost more). */
+#define SPIKE_BAND_PIECE_BYTES 128
+static int spike_band_whole(int kl, int ku, int ldab, size_t elemsize)
+{
+    const int rows = kl + ku + 1;
+    return (size_t)rows * elemsize < SPIKE_BAND_PIECE_BYTES && ldab <= 2 * rows;
+}
+
 /* Register the band and every array of the solver but B (spike_rhs_register, per solve) */
 static void spike_setup(struct spike *s)
 {
@@ -195,6 +210,9 @@ static void spike_setup(struct spike *s)
     const size_t T = SS_TIPS(K), R = SS_RSYS(K), fsz = s->mixed ? sizeof(float) * (sizeof(starsolve_complex64_t) / sizeof(double))
                                                                 : sizeof(starsolve_complex64_t);
     int maxrows = 0;
+    /* the band handles' first row in AB and their rows: gbmv layout (rows kl .. 2 kl + ku), or whole columns */
+    const int whole = spike_band_whole(s->kl, s->ku, ldab, sizeof *AB), row0 = whole ? 0 : s->kl;
+    const int brows = whole ? ldab : s->kl + s->ku + 1;
     s->chunk = xcalloc(nc, sizeof *s->chunk);
     starpu_data_handle_t **hs[] = { &s->band, &s->edge_top, &s->edge_bot, &s->F, &s->ipiv, &s->tips, &s->S, &s->ipivS, &s->gt, &s->y, &s->stat,
                                     &s->partial, &s->Bh, &s->Sx, &s->ipivSx, &s->yx };
@@ -219,18 +237,17 @@ static void spike_setup(struct spike *s)
         int rows = ss_spike_part_first(part0 + np, q, r) - row;
         s->chunk[c] = (struct ss_spike_part){
             .c = { .first = row, .size = rows, .part0 = part0, .np = np, .pq = q, .pr = r, .kl = s->kl, .ku = s->ku,
-                   .K = K, .has_prev = c > 0, .has_next = c + 1 < nc },
+                   .K = K, .has_prev = c > 0, .has_next = c + 1 < nc, .band_row0 = s->kl - row0 },
             .maxpart = q + (r > 0), .mixed = s->mixed, .nparts = nc, .worker = chunk_worker(c) };
         maxrows = ss_max(maxrows, rows);
-        /* the band's rows kl .. 2 kl + ku (gbmv layout) on the chunk's columns: read only */
-        s->band[c] = ss_register_matrix(AB + s->kl + (size_t)row * ldab, ldab, s->kl + s->ku + 1, rows, sizeof *AB);
+        /* the band's rows kl .. 2 kl + ku (gbmv layout) on the chunk's columns, or whole columns: read only */
+        s->band[c] = ss_register_matrix(AB + row0 + (size_t)row * ldab, ldab, brows, rows, sizeof *AB);
         /* the chunk's first and last K columns again, read only as band_c is: what the factor tasks of
          * the chunks above and below need of it (their couplings), so that they do not wait for the
          * whole neighbour band to reach their GPU (a chunk with a neighbour has >= 2K rows) */
         if (nc > 1) {
-            s->edge_top[c] = ss_register_matrix(AB + s->kl + (size_t)row * ldab, ldab, s->kl + s->ku + 1, K, sizeof *AB);
-            s->edge_bot[c] = ss_register_matrix(AB + s->kl + (size_t)(row + rows - K) * ldab, ldab, s->kl + s->ku + 1, K,
-                                                sizeof *AB);
+            s->edge_top[c] = ss_register_matrix(AB + row0 + (size_t)row * ldab, ldab, brows, K, sizeof *AB);
+            s->edge_bot[c] = ss_register_matrix(AB + row0 + (size_t)(row + rows - K) * ldab, ldab, brows, K, sizeof *AB);
         }
         s->F[c] = ss_register_vector((char *)s->Fmem + (size_t)row * ldf * fsz, (size_t)ldf * rows, fsz);
         s->ipiv[c] = ss_register_vector(s->ipivmem + row, rows, sizeof(int));

@@ -268,6 +268,10 @@ for p in d z; do
        && grep -q "LAPACK gbtrs" "$tmp/out"; then pass
     else fail "$SPIKE -resolve 3 -prec $p: exit status $status"; fi
 done
+# the Gantt charts of a call and of a further solve (the parser once dropped -trace-resolve, its 33rd flag)
+run "$SPIKE" -n 20000 -k 4 -resolve 2 -trace "$tmp/call.svg" -trace-resolve "$tmp/solve.svg"
+if [ "$status" -eq 0 ] && grep -q '<svg' "$tmp/call.svg" && grep -q '<svg' "$tmp/solve.svg"; then pass
+else fail "$SPIKE -trace -trace-resolve: exit status $status"; fi
 run "$SPIKE" -n 2000 -k 4 -dd 0.1 -check -resolve 2
 if [ "$status" -eq 0 ] && grep -q "further solves" "$tmp/out"; then pass; else fail "$SPIKE -dd 0.1 -resolve 2: exit status $status"; fi
 usage_error "$SPIKE" -dd -1
