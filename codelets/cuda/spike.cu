@@ -807,12 +807,14 @@ __global__ void __launch_bounds__(SPIKE_THREADS) update_kernel(int op, int n, co
 
 // ---- entry points ------------------------------------------------------------------------
 // The factor kernel's threads per block: 32 to 64 entries of a band step's update window (kl x
-// (kl + ku)) per thread, at least 256, at most 1024. Measured on one H100 (bench/NOTES.md, session 16):
-// K = 128 factor 193 / 138 / 137 ms with 256 / 512 / 1024 threads, K = 64 37 / 40 / 49 ms.
+// (kl + ku)) per thread, at least one warp, at most 1024. Measured on one H100 (bench/NOTES.md, sessions
+// 16 and 17): K = 128 factor 193 / 138 / 137 ms with 256 / 512 / 1024 threads, K = 64 37 / 40 / 49 ms;
+// at K = 1 (a window of 2 entries) gbtrf_spike 1.9-2.0 ms with 32 threads against 3.2-3.6 ms with 256
+// (each band step's barriers are a single warp's), K = 8 and 32 the same within the runs' spread.
 static int factor_threads(int kl, int ku)
 {
     long window = (long)kl * (kl + ku);
-    int t = 256;
+    int t = 32;
     while (t < SPIKE_FACTOR_MAX_THREADS && 32L * 2 * t <= window)
         t *= 2;
     return t;
