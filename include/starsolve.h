@@ -25,7 +25,7 @@ typedef struct starsolve_config {
                            less one left to the calling thread when GPUs are used) */
     int ngpus;          /* CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs) */
     const char *sched;  /* StarPU scheduling policy; NULL: STARPU_SCHED, else "dmdas" */
-    int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs) */
+    int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs, 512 out of core on CPUs where memory allows: context.c) */
     int verbose;        /* 1: explain bad arguments and failures on stderr */
     int gpu_only_tile;  /* with CUDA workers, tasks on tiles of at least this order run only on GPUs
                            (a CPU core needs ~1000x longer for a 1024 GEMM); 0: CPUs may take any; default 512 */

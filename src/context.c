@@ -1,6 +1,7 @@
 /* Runtime start and stop, requests (numerical info of a task chain), errors. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,27 @@ static int reserved_cores(const starsolve_config_t *cfg)
 #else
     return 0;
 #endif
+}
+
+/* The tile size when the caller names none: 1024 with GPUs, 256 on CPU workers alone, and 512 out of
+ * core on CPU workers where the host memory StarPU may use holds at least 12 such tiles (in double) per
+ * worker. StarPU's disk swap moves one tile per request: on the H100 machine's 16 CPU workers an LU of
+ * 16000 out of core (488 MiB of host memory) factored at 260 GF/s with nb = 512 and at 33 GF/s or less
+ * with 256 (bench/NOTES.md, sessions 15 and 17); with 1024 (61 tiles in that memory, 16 workers taking
+ * three each) it did not finish in 60 s. On 2 cores, 8192 in 128 MiB: 92 GF/s at 512, 81 at 256. */
+static int default_nb(const starsolve_config_t *cfg)
+{
+    if (cfg->nb > 0)
+        return cfg->nb;
+    if (starpu_cuda_worker_get_count() > 0)
+        return 1024;
+    if (cfg->disk_swap) {
+        const double tile = 512.0 * 512 * sizeof(double);
+        const double memory = cfg->host_memory_mb > 0 ? cfg->host_memory_mb * 1048576.0 : INFINITY;
+        if (memory >= 12 * tile * starpu_cpu_worker_get_count())
+            return 512;
+    }
+    return 256;
 }
 
 int starsolve_init(const starsolve_config_t *cfg_in)
@@ -193,7 +215,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     ss_ctx.gpu_panel_leaf = cfg.gpu_panel_leaf > 0 ? cfg.gpu_panel_leaf : 0;
     ss_ctx.gpu_prefetch = cfg.gpu_prefetch != 0;
     ss_ctx.mpi_gather_panel = cfg.mpi_gather_panel != 0;
-    ss_ctx.nb = cfg.nb > 0 ? cfg.nb : (starpu_cuda_worker_get_count() > 0 ? 1024 : 256);
+    ss_ctx.nb = default_nb(&cfg);
     ss_ctx.nb_fixed = cfg.nb > 0;
     ss_ctx.initialized = 1;
     starsolve_set_update_tiles(cfg.update_tiles > 0 ? cfg.update_tiles : 0);   /* 0: by the workers started */
