@@ -5,7 +5,7 @@
 #                       [--table-n 200000] [--table-k 32] BUILD_DIR|BIN_DIR
 #
 # Speed: for each K, starpu_spike -n N -k K -dd D -vendor -check -niter R -resolve S (double, one right-hand
-# side, the defaults: automatic partitions (--psize P: about N / P), single-precision factors from K = 16 on, with GPUs up to K = 63): each run times
+# side, the defaults: automatic partitions (--psize P: about N / P), single-precision factors for 16 <= K < 64 with GPUs, < 32 on CPUs): each run times
 # starsolve_dgbtrf_spike + dgbtrs_spike (what dgbsv_spike runs), then S further right-hand sides solved with
 # the kept factorization (its data stays on the GPU), each checked; then dgbsv (as dgbtrf + dgbtrs) on a copy of
 # the same band and dgbtrs on the same further right-hand sides, with StarPU's workers paused; best of

@@ -22,7 +22,7 @@
  * while they converge fast, then BiCGStab preconditioned on the right (bicgstab() says why), until
  * ||b - A x||_inf <= tol ||b||_inf, tol = max(1e-12, 100 eps); the stopping test is on the true
  * residual b - A x (after BiCGStab, a last product), never taken from the recurrence.
- * Mixed precision (starsolve_set_spike_mixed, by default in d and z from K = 16 on, with GPUs up to K = 63): the partition factors
+ * Mixed precision (starsolve_set_spike_mixed, by default in d and z for 16 <= K < 64 with GPUs, < 32 on CPUs alone): the partition factors
  * and their solves in single precision (float for d, complex float for z), which halves the bytes
  * every solve reads, the Krylov vectors, the products with A and the reduced systems in working
  * precision.
@@ -139,15 +139,20 @@ struct spike {
 #define SPIKE_GPU_PARTS 1024
 #define SPIKE_GPU_MIN_ROWS 256
 #define SPIKE_GPU_ROWS_PER_K 16
-/* starsolve_set_spike_mixed(-1), the default: single-precision partition factors from SPIKE_MIXED_MIN_K on,
- * with CUDA workers only below SPIKE_MIXED_GPU_MAX_K. One H100, n = 1e6, d = 1, session 16's factor (bench/NOTES.md; call
- * and further solve, ms, single / double): K = 1 6.4, 2.6 / 5.2, 1.5; K = 16 29.7, 3.1 / 32.1, 3.2; K = 32
- * 21.9, 6.1 / 21.8, 5.6; K = 64 47.8, 12.2 / 47.0, 7.1; K = 128 159.6, 34.2 / 147.1, 12.4: the single
- * preconditioner needs 1-2 refinement steps where the double one needs 0-1, and from K = 64 on the factor, no
- * longer dominated by the tips, gains less from half the bytes than those steps cost. At K = 32 single
- * precision's further solve was the faster in three bench commands (4.0-4.3 ms against 5.6-5.8). */
+/* starsolve_set_spike_mixed(-1), the default: single-precision partition factors for SPIKE_MIXED_MIN_K <= K <
+ * SPIKE_MIXED_GPU_MAX_K with CUDA workers, < SPIKE_MIXED_CPU_MAX_K on CPU workers alone; double elsewhere.
+ * One H100, n = 1e6, d = 1, session 16's factor (bench/NOTES.md; call and further solve, ms, single / double):
+ * K = 1 6.4, 2.6 / 5.2, 1.5; K = 16 29.7, 3.1 / 32.1, 3.2; K = 32 21.9, 6.1 / 21.8, 5.6; K = 64 47.8, 12.2 /
+ * 47.0, 7.1; K = 128 159.6, 34.2 / 147.1, 12.4: the single preconditioner needs 1-2 refinement steps where the
+ * double one needs 0-1, and from K = 64 on the factor, no longer dominated by the tips, gains less from half
+ * the bytes than those steps cost. At K = 32 single precision's further solve was the faster in three bench
+ * commands (4.0-4.3 ms against 5.6-5.8). On CPU workers (2 cores, session 17; call against dgbsv, further
+ * solve, s, single / double): K = 16 0.51-0.90x, 0.075 / 0.74-0.77x, 0.107 (one step each); K = 32 0.59-0.85x,
+ * 0.18 (2 steps) / 1.08-1.09x, 0.11 (none); K = 64 0.87-0.90x, 0.33-0.36 / 1.04-1.05x, 0.165: LAPACK's sgbtrf
+ * in a partition's factor task saves less than the two refinement steps' solves cost. */
 #define SPIKE_MIXED_MIN_K 16
 #define SPIKE_MIXED_GPU_MAX_K 64
+#define SPIKE_MIXED_CPU_MAX_K 32
 static void partition_count(int n, int K, int *p, int *nc)
 {
     int most = ss_max(1, n / (2 * K));
@@ -533,7 +538,8 @@ int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *A
 #if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_D)
     s->mixed = ss_ctx.spike_mixed >= 0 ? ss_ctx.spike_mixed
                                         : s->K >= SPIKE_MIXED_MIN_K
-                                              && (starpu_cuda_worker_get_count() == 0 || s->K < SPIKE_MIXED_GPU_MAX_K);
+                                              && s->K < (starpu_cuda_worker_get_count() > 0 ? SPIKE_MIXED_GPU_MAX_K
+                                                                                              : SPIKE_MIXED_CPU_MAX_K);
 #endif
     partition_count(n, s->K, &s->p, &s->nc);
     if (ss_ctx.verbose)   /* bench/spike.sh reads this line */

@@ -20,9 +20,8 @@
 // Each matrix's info is LAPACK's: a zero pivot or a failing minor is recorded
 // in its own info and touches no other matrix. One source for all precisions.
 #include <cuda_runtime.h>
+#include "cuda_check.cuh"
 #include <cuComplex.h>
-
-extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
 
 #include "batched_scalar.cuh"
 #include "batched_small.cuh"
@@ -434,13 +433,6 @@ static void launch_setup(K kernel, size_t bytes)
     }
 }
 
-static void check_launch(const char *what)
-{
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        ss_cuda_fail(what, (int)err, __FILE__, __LINE__);
-}
-
 // The panel width for op on m x n matrices of es-byte elements (k = min(m, n)
 // columns to factor): asked (> 0) if its panel fits in a block, else automatic;
 // 0 when even 4 columns of m rows do not fit (the CPU variant takes the chunk).
@@ -470,7 +462,7 @@ static void getrf_panel_launch(int m, int n, int j0, int jb, void *A, int lda, l
     launch_setup(getrf_panel<T>, bytes);
     getrf_panel<T><<<count, threads_for(m - j0), bytes, stream>>>(m, n, j0, jb, (T *)A, lda, sA, ipiv, sP, info,
                                                                   (T *)Linv);
-    check_launch("batched getrf panel kernel launch");
+    SS_CHECK_LAUNCH("batched getrf panel kernel launch");
 }
 
 template <typename T>
@@ -481,7 +473,7 @@ static void potrf_panel_launch(int n, int j0, int jb, int upper, void *A, int ld
     launch_setup(potrf_panel<T>, bytes);
     potrf_panel<T><<<count, threads_for(n - j0), bytes, stream>>>(n, j0, jb, upper, (T *)A, lda, sA, (const T *)D,
                                                                   info);
-    check_launch("batched potrf panel kernel launch");
+    SS_CHECK_LAUNCH("batched potrf panel kernel launch");
 }
 
 template <typename T>
@@ -492,7 +484,7 @@ static void geqrf_panel_launch(int m, int j0, int jb, void *A, int lda, long lon
     launch_setup(geqrf_panel<T>, bytes);
     geqrf_panel<T><<<count, threads_for(m - j0), bytes, stream>>>(m, j0, jb, (T *)A, lda, sA, (T *)tau, sT, (T *)V,
                                                                   (T *)Tm);
-    check_launch("batched geqrf panel kernel launch");
+    SS_CHECK_LAUNCH("batched geqrf panel kernel launch");
 }
 
 extern "C" void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int lds, long long ss, void *dst,
@@ -507,7 +499,7 @@ extern "C" void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int
     case 16: batch_copy<double2><<<grid, 256, 0, stream>>>(m, n, (const double2 *)src, lds, ss, (double2 *)dst, ldd, sd); break;
     default: ss_cuda_fail("ss_cuda_batch_copy: element size", (int)es, __FILE__, __LINE__);
     }
-    check_launch("batched copy kernel launch");
+    SS_CHECK_LAUNCH("batched copy kernel launch");
 }
 
 // ---- small sizes (batched_small.cuh): max(m, n) <= 32, or 64 for elements of at most
@@ -563,7 +555,7 @@ static void getrf_small_launch(int m, int n, void *A, int lda, long long sA, int
         getrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, ipiv,
                                                                                      sP, info, count);
     });
-    check_launch("batched getrf small kernel launch");
+    SS_CHECK_LAUNCH("batched getrf small kernel launch");
 }
 
 template <typename T>
@@ -583,7 +575,7 @@ static void potrf_small_launch(int n, int upper, void *A, int lda, long long sA,
             potrf_small<T, NC, false><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(n, (T *)A, lda, sA,
                                                                                                 info, count);
     });
-    check_launch("batched potrf small kernel launch");
+    SS_CHECK_LAUNCH("batched potrf small kernel launch");
 }
 
 template <typename T>
@@ -599,7 +591,7 @@ static void geqrf_small_launch(int m, int n, void *A, int lda, long long sA, voi
         geqrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, (T *)tau,
                                                                                      sT, info, count);
     });
-    check_launch("batched geqrf small kernel launch");
+    SS_CHECK_LAUNCH("batched geqrf small kernel launch");
 }
 
 // The entry points of one precision, as the codelets name them: one body for the four
@@ -662,7 +654,7 @@ static void potrf_tiled_launch(int n, int j0, int jb, int ch, int upper, void *A
         ss_cuda_fail("batched potrf tiled kernel: panel too large", n, __FILE__, __LINE__);
     potrf_tiled<T, TR, TC, TILED_POTRF_MAXR><<<(unsigned)(count * nchunks), threads, 0, stream>>>(
         n, j0, jb, ch, upper, (T *)A, lda, sA, (const T *)W, (T *)Lout, (const T *)Lin, jin, jbin, info);
-    check_launch("batched potrf tiled kernel launch");
+    SS_CHECK_LAUNCH("batched potrf tiled kernel launch");
 }
 
 template <typename T>
@@ -678,12 +670,12 @@ static void getrf_tiled_launch(int m, int n, void *A, int lda, long long sA, int
     if constexpr (tiled_tb<T>::value == 8) {   // real elements: 8 x 8 tiles, or 4 x 4 on request
         if (TB == 8) {
             getrf_tiled<T, 8><<<count, threads, 0, stream>>>(m, n, NRP, (T *)A, lda, sA, ipiv, sP, info);
-            check_launch("batched getrf tiled kernel launch");
+            SS_CHECK_LAUNCH("batched getrf tiled kernel launch");
             return;
         }
     }
     getrf_tiled<T, 4><<<count, threads, 0, stream>>>(m, n, NRP, (T *)A, lda, sA, ipiv, sP, info);
-    check_launch("batched getrf tiled kernel launch");
+    SS_CHECK_LAUNCH("batched getrf tiled kernel launch");
 }
 
 // Entry points of the tiled kernels, one precision (names written out at each use)

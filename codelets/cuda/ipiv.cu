@@ -2,6 +2,7 @@
 // part as a block of its own, whose pivots count rows from that block's first
 // row; they become the panel's by adding the block's offset.
 #include <cuda_runtime.h>
+#include "cuda_check.cuh"
 
 __global__ void shift_pivots_kernel(int *ipiv, int count, int offset)
 {
@@ -10,16 +11,12 @@ __global__ void shift_pivots_kernel(int *ipiv, int count, int offset)
         ipiv[i] += offset;
 }
 
-extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
-
 extern "C" void ss_cuda_shift_pivots(int *ipiv, int count, int offset, cudaStream_t stream)
 {
     if (count <= 0)
         return;
     shift_pivots_kernel<<<(count + 255) / 256, 256, 0, stream>>>(ipiv, count, offset);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        ss_cuda_fail("shift_pivots kernel launch", (int)err, __FILE__, __LINE__);
+    SS_CHECK_LAUNCH("shift_pivots kernel launch");
 }
 
 // The GPU side of ss_piv_finish_panel (src/pivots.c has the same algorithm on
@@ -82,9 +79,7 @@ extern "C" void ss_cuda_finish_panel_pivots(int *v, const int *dpiv, int npiv, i
     if (shared > 48 * 1024)
         ss_cuda_fail("ss_cuda_finish_panel_pivots: panel wider than 6144 columns", npiv, __FILE__, __LINE__);
     finish_panel_pivots_kernel<<<1, 256, shared, stream>>>(v, dpiv, npiv, offset, rowslot);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        ss_cuda_fail("finish_panel_pivots kernel launch", (int)err, __FILE__, __LINE__);
+    SS_CHECK_LAUNCH("finish_panel_pivots kernel launch");
 }
 
 // count ints from src to dst in stream order (a kernel, not a copy engine)
@@ -99,7 +94,5 @@ extern "C" void ss_cuda_copy_ints(int *dst, const int *src, int count, cudaStrea
     if (count <= 0)
         return;
     copy_ints_kernel<<<1, 128, 0, stream>>>(dst, src, count);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        ss_cuda_fail("copy_ints kernel launch", (int)err, __FILE__, __LINE__);
+    SS_CHECK_LAUNCH("copy_ints kernel launch");
 }

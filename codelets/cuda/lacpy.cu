@@ -4,6 +4,7 @@
 // applying them is plain GEMM (unmqr).
 // One source for all precisions: only the element size matters.
 #include <cuda_runtime.h>
+#include "cuda_check.cuh"
 
 template <int BYTES> struct element { unsigned char b[BYTES]; };
 template <> struct element<4> { float v; };
@@ -37,21 +38,12 @@ __global__ void laset_kernel(char uplo, int m, int n, T offdiag, T diag, T *A, i
         A[i + (size_t)j * lda] = offdiag;
 }
 
-extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
-
-static void check_launch(const char *what)
-{
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        ss_cuda_fail(what, (int)err, __FILE__, __LINE__);
-}
-
 template <typename T>
 static void lacpy(char uplo, int m, int n, const void *A, int lda, void *B, int ldb, cudaStream_t stream)
 {
     dim3 block(32, 8), grid((m + 31) / 32, (n + 7) / 8);
     lacpy_kernel<T><<<grid, block, 0, stream>>>(uplo, m, n, (const T *)A, lda, (T *)B, ldb);
-    check_launch("lacpy kernel launch");
+    SS_CHECK_LAUNCH("lacpy kernel launch");
 }
 
 template <typename T>
@@ -60,7 +52,7 @@ static void laset(char uplo, int m, int n, const void *offdiag, const void *diag
 {
     dim3 block(32, 8), grid((m + 31) / 32, (n + 7) / 8);
     laset_kernel<T><<<grid, block, 0, stream>>>(uplo, m, n, *(const T *)offdiag, *(const T *)diag, (T *)A, lda);
-    check_launch("laset kernel launch");
+    SS_CHECK_LAUNCH("laset kernel launch");
 }
 
 extern "C" void ss_cuda_lacpy(char uplo, size_t elemsize, int m, int n, const void *A, int lda, void *B, int ldb,

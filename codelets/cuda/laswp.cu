@@ -6,6 +6,7 @@
 // latency (about 1 ms for a 1024-wide panel).
 // One source for all precisions: only the element size matters.
 #include <cuda_runtime.h>
+#include "cuda_check.cuh"
 
 #define SS_LASWP_MAX_TILES 1024    // kernel parameters may take 32 KB on CUDA >= 12.1
 
@@ -63,8 +64,6 @@ static void launch(const laswp_tiles &t, int ncols, int nb, int npanels, const i
     }
 }
 
-extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
-
 extern "C" void ss_cuda_laswp(size_t elemsize, int ncols, int ntiles, void *const *tiles, const int *ld, int nb,
                               int npanels, const int *const *piv, const int *npiv, int forward, void *work,
                               cudaStream_t stream)
@@ -83,7 +82,5 @@ extern "C" void ss_cuda_laswp(size_t elemsize, int ncols, int ntiles, void *cons
     case 16: launch<double2>(t, ncols, nb, npanels, piv, npiv, forward, work, stream); break;
     default: ss_cuda_fail("ss_cuda_laswp: element size", (int)elemsize, __FILE__, __LINE__);
     }
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        ss_cuda_fail("laswp kernel launch", (int)err, __FILE__, __LINE__);
+    SS_CHECK_LAUNCH("laswp kernel launch");
 }

@@ -4,6 +4,7 @@
 // and afterwards fills such a panel with NaN, on the GPU, without asking the host.
 // A complex array is handled as twice as many reals.
 #include <cuda_runtime.h>
+#include "cuda_check.cuh"
 
 template <typename R>
 __global__ void find_nan_kernel(size_t count, const R *x, int *flag)
@@ -25,8 +26,6 @@ __global__ void fill_nan_if_kernel(size_t count, R *x, const int *flag)
         x[i] = (R)NAN;
 }
 
-extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
-
 // *flag (device memory) becomes 1 if a NaN is found; the caller zeroes it first
 extern "C" void ss_cuda_find_nan(size_t realsize, size_t count, const void *x, int *flag, cudaStream_t stream)
 {
@@ -40,9 +39,7 @@ extern "C" void ss_cuda_find_nan(size_t realsize, size_t count, const void *x, i
         find_nan_kernel<double><<<grid, 256, 0, stream>>>(count, (const double *)x, flag);
     else
         ss_cuda_fail("ss_cuda_find_nan: real size", (int)realsize, __FILE__, __LINE__);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        ss_cuda_fail("find_nan kernel launch", (int)err, __FILE__, __LINE__);
+    SS_CHECK_LAUNCH("find_nan kernel launch");
 }
 
 extern "C" void ss_cuda_fill_nan_if(size_t realsize, size_t count, void *x, const int *flag, cudaStream_t stream)
@@ -57,7 +54,5 @@ extern "C" void ss_cuda_fill_nan_if(size_t realsize, size_t count, void *x, cons
         fill_nan_if_kernel<double><<<grid, 256, 0, stream>>>(count, (double *)x, flag);
     else
         ss_cuda_fail("ss_cuda_fill_nan_if: real size", (int)realsize, __FILE__, __LINE__);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        ss_cuda_fail("fill_nan_if kernel launch", (int)err, __FILE__, __LINE__);
+    SS_CHECK_LAUNCH("fill_nan_if kernel launch");
 }

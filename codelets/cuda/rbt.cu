@@ -9,6 +9,7 @@
 //  - one-sided, on right-hand sides: W^T B (forward) or W B (backward).
 // Butterfly entries are real in every precision (T complex: R is its real type).
 #include <cuda_runtime.h>
+#include "cuda_check.cuh"
 
 template <typename T, typename R> struct ops;
 template <> struct ops<float, float> {
@@ -87,15 +88,6 @@ __global__ void gerbt_one_sided(int m, int n, T *B1, T *B2, int ldb, const R *u,
     }
 }
 
-extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
-
-static void check_launch(const char *what)
-{
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        ss_cuda_fail(what, (int)err, __FILE__, __LINE__);
-}
-
 template <typename T, typename R>
 static void two_sided(int m, int n, void *A11, void *A12, void *A21, void *A22, int lda, const void *u,
                       const void *v, int row0, int col0, int h, cudaStream_t stream)
@@ -105,7 +97,7 @@ static void two_sided(int m, int n, void *A11, void *A12, void *A21, void *A22, 
     dim3 block(TILE, ROWS), grid((m + TILE - 1) / TILE, (n + TILE - 1) / TILE);
     gerbt_two_sided<T, R><<<grid, block, 0, stream>>>(m, n, (T *)A11, (T *)A12, (T *)A21, (T *)A22, lda,
                                                       (const R *)u, (const R *)v, row0, col0, h);
-    check_launch("gerbt two-sided kernel launch");
+    SS_CHECK_LAUNCH("gerbt two-sided kernel launch");
 }
 
 template <typename T, typename R>
@@ -116,7 +108,7 @@ static void one_sided(int m, int n, void *B1, void *B2, int ldb, const void *u, 
         return;
     dim3 block(64, 4), grid((m + 63) / 64, (n + 3) / 4);
     gerbt_one_sided<T, R><<<grid, block, 0, stream>>>(m, n, (T *)B1, (T *)B2, ldb, (const R *)u, row0, h, transposed);
-    check_launch("gerbt one-sided kernel launch");
+    SS_CHECK_LAUNCH("gerbt one-sided kernel launch");
 }
 
 // One entry point per precision, as the codelets name them.

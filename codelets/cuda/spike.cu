@@ -10,23 +10,13 @@
 // Precisions are named by LAPACK's letter: 's' float, 'd' double, 'c' cuFloatComplex,
 // 'z' cuDoubleComplex; working precision TA, the partition factors' TF (mixed: s for d, c for z).
 #include <cuda_runtime.h>
+#include "cuda_check.cuh"
 #include <stdlib.h>
 #include <cuComplex.h>
 #include "batched_scalar.cuh"
 
-extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int line);
-
 // bytes rounded up so that consecutive pieces of one scratch buffer stay aligned (as ss_align)
 __host__ __device__ inline size_t ss_align_dev(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
-
-#define SS_CUDA_CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) ss_cuda_fail(#call, (int)e_, __FILE__, __LINE__); } while (0)
-
-static void check_launch(const char *what)
-{
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        ss_cuda_fail(what, (int)err, __FILE__, __LINE__);
-}
 
 // ---- arithmetic on the four types: add, sub, mul, div_, conj_ from the batched kernels' header
 // |x| (norms); LAPACK's |re| + |im| (i?amax, the pivot search) is the header's abs1
@@ -879,7 +869,7 @@ extern "C" void ss_cuda_spike_reduced_factor(char a, int K, int count, const voi
     if (count <= 0) return;
     SS_SPIKE_DISPATCH(a, (reduced_factor_kernel<T><<<count, SPIKE_THREADS, 0, st>>>(K, (const T *)vb, vbs, (const T *)wt, wts,
                                                                                      (T *)S, ipivS)));
-    check_launch("reduced_factor_kernel");
+    SS_CHECK_LAUNCH("reduced_factor_kernel");
 }
 
 template <typename TA, typename TF>
@@ -890,15 +880,15 @@ static void factor_chunk(const struct ss_spike_chunk *c, const void *bp, int ldp
     const int K = c->K;
     factor_chunk_kernel<TA, TF><<<c->np, factor_threads(c->kl, c->ku), 0, st>>>(*c, (const TA *)bp, ldp, sp, (const TA *)bi, ldi, (const TA *)bn,
                                                                    ldn, (TF *)F, ipiv, (TA *)tips, (char *)work, stride);
-    check_launch("factor_chunk_kernel");
+    SS_CHECK_LAUNCH("factor_chunk_kernel");
     if (c->np > 1) {   // the inner interfaces: Vb of partition j, Wt of partition j + 1
         reduced_factor_kernel<TA><<<c->np - 1, SPIKE_THREADS, 0, st>>>(K, (const TA *)tips + SS_TIP_VB(K), SS_TIPS(K),
                                                                        (const TA *)tips + SS_TIPS(K) + SS_TIP_WT(K), SS_TIPS(K),
                                                                        (TA *)S, ipivS);
-        check_launch("reduced_factor_kernel");
+        SS_CHECK_LAUNCH("reduced_factor_kernel");
     }
     summary_kernel<TA><<<1, SPIKE_THREADS, 0, st>>>(c->np, K, (const TA *)tips, (const TA *)S, (TA *)stat);
-    check_launch("summary_kernel");
+    SS_CHECK_LAUNCH("summary_kernel");
 }
 
 extern "C" void ss_cuda_spike_factor_chunk(char a, char f, const struct ss_spike_chunk *c, const void *bp, int ldp, int sp,
@@ -914,7 +904,7 @@ extern "C" void ss_cuda_spike_reduced_solve(char a, int K, int count, const void
     if (count <= 0) return;
     SS_SPIKE_DISPATCH(a, (reduced_solve_kernel<T><<<count, SPIKE_THREADS, 0, st>>>(K, (const T *)S, ipivS, (const T *)gb, gbs,
                                                                                     (const T *)gtop, gts, (T *)y)));
-    check_launch("reduced_solve_kernel");
+    SS_CHECK_LAUNCH("reduced_solve_kernel");
 }
 
 template <typename TA, typename TF>
@@ -926,15 +916,15 @@ static void tipsolve_chunk(const struct ss_spike_chunk *c, const void *F, const 
     int sc = spike_warp_solves() ? warp_slab<TF>(c, &smem) : 0;
     if (sc > 0) {
         tipsolve_warp_kernel<TA, TF><<<c->np, 32, smem, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (TA *)gt, sc);
-        check_launch("tipsolve_warp_kernel");
+        SS_CHECK_LAUNCH("tipsolve_warp_kernel");
     } else {
         tipsolve_chunk_kernel<TA, TF><<<c->np, SPIKE_THREADS, 0, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (TF *)w, (TA *)gt);
-        check_launch("tipsolve_chunk_kernel");
+        SS_CHECK_LAUNCH("tipsolve_chunk_kernel");
     }
     if (c->np > 1) {   // the inner interfaces: bottom of partition j's g, top of partition j + 1's
         reduced_solve_kernel<TA><<<c->np - 1, SPIKE_THREADS, 0, st>>>(K, (const TA *)S, ipivS, (const TA *)gt + K, 2 * (size_t)K,
                                                                       (const TA *)gt + 2 * (size_t)K, 2 * (size_t)K, (TA *)y);
-        check_launch("reduced_solve_kernel");
+        SS_CHECK_LAUNCH("reduced_solve_kernel");
     }
 }
 
@@ -954,13 +944,13 @@ static void retrieve_chunk(const struct ss_spike_chunk *c, const void *F, const 
     if (sc > 0) {
         retrieve_warp_kernel<TA, TF><<<c->np, 32, smem, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (const TA *)tips, (const TA *)y,
                                                               (const TA *)yup, (const TA *)ydown, (TA *)x, sc);
-        check_launch("retrieve_warp_kernel");
+        SS_CHECK_LAUNCH("retrieve_warp_kernel");
         return;
     }
     retrieve_chunk_kernel<TA, TF><<<c->np, SPIKE_THREADS, 0, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (const TA *)tips,
                                                                      (const TA *)y, (const TA *)yup, (const TA *)ydown, (TA *)x,
                                                                      (TF *)w);
-    check_launch("retrieve_chunk_kernel");
+    SS_CHECK_LAUNCH("retrieve_chunk_kernel");
 }
 
 extern "C" void ss_cuda_spike_retrieve_chunk(char a, char f, const struct ss_spike_chunk *c, const void *F, const int *ipiv,
@@ -1037,7 +1027,7 @@ extern "C" void ss_cuda_spike_reduce(char p, int op, int np, const void *const *
     for (int i = 0; i < np; i++)
         parts.p[i] = partials[i];
     SS_SPIKE_DISPATCH(p, (reduce_kernel<T><<<1, 1, 0, st>>>(op, np, parts, (T *)scalars)));
-    check_launch("reduce_kernel");
+    SS_CHECK_LAUNCH("reduce_kernel");
 }
 
 // the blocks of the matvec on n rows and of the updates on n entries
@@ -1080,9 +1070,9 @@ static void matvec(int kind, const struct ss_spike_chunk *c, const void *band, i
     band_mv_kernel<T><<<nb, SPIKE_THREADS, smem, st>>>(kind, c->size, c->kl, c->ku, c->K, (const T *)band, ld, D, (const T *)Cc,
                                                        (const T *)xp, (const T *)Bc, (const T *)xn, (const T *)x, (const T *)aux,
                                                        (T *)y, (T *)work);
-    check_launch("band_mv_kernel");
+    SS_CHECK_LAUNCH("band_mv_kernel");
     finish_kernel<T><<<1, SPIKE_THREADS, 0, st>>>((int)nb, (const T *)work, (T *)om, (T *)o1, (T *)o2);
-    check_launch("finish_kernel");
+    SS_CHECK_LAUNCH("finish_kernel");
 }
 
 extern "C" void ss_cuda_spike_matvec(char p, int kind, const struct ss_spike_chunk *c, const void *band, int ld, const void *Cc,
@@ -1099,9 +1089,9 @@ extern "C" void ss_cuda_spike_update(char p, int op, int n, const void *sc, void
     SS_SPIKE_DISPATCH(p, (update_kernel<T><<<g, SPIKE_THREADS, 0, st>>>(op, n, (const T *)sc, (T *)v[0], (T *)v[1], (T *)v[2],
                                                                          (T *)v[3], (T *)v[4], (T *)v[5], (const T *)v[6],
                                                                          (T *)work)));
-    check_launch("update_kernel");
+    SS_CHECK_LAUNCH("update_kernel");
     if (op >= 3 && op <= 5) {
         SS_SPIKE_DISPATCH(p, (finish_kernel<T><<<1, SPIKE_THREADS, 0, st>>>((int)g, (const T *)work, (T *)om, (T *)o1, nullptr)));
-        check_launch("finish_kernel");
+        SS_CHECK_LAUNCH("finish_kernel");
     }
 }
