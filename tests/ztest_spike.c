@@ -23,12 +23,19 @@
 #include "../tests/testing.h"
 
 /* psize 0: automatic; mixed: starsolve_set_spike_mixed */
+/* AB in LAPACK's gbsv layout, with 3 rows to spare (ldab > 2 kl + ku + 1) where psize is odd, and NaN in every
+ * row outside the band (the kl rows of fill-in space on top, the spare ones): nothing may read them, whether the
+ * band goes to a GPU as whole columns or as its rows alone (src/zgbsv_spike.c, spike_band_whole) */
 static void spike_case(int n, int kl, int ku, double dominance, int nrhs, int psize, int mixed)
 {
-    int ldab = 2 * kl + ku + 1, ldb = n + 1, iters = -7;
+    int ldab = 2 * kl + ku + 1 + (psize % 2 ? 3 : 0), ldb = n + 1, iters = -7;
     starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *AB0 = testing_alloc((size_t)ldab * n * sizeof *AB0);
     starsolve_complex64_t *B = testing_alloc((size_t)ldb * nrhs * sizeof *B), *X = testing_alloc((size_t)ldb * nrhs * sizeof *X);
     gen_zband(n, kl, ku, dominance, AB0, ldab, 11u * (unsigned)n + (unsigned)kl);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < ldab; i++)
+            if (i < kl || i > 2 * kl + ku)
+                AB0[i + (size_t)j * ldab] = NAN;
     memcpy(AB, AB0, (size_t)ldab * n * sizeof *AB);
     gen_zmatrix(n, nrhs, B, ldb, 77);
     memcpy(X, B, (size_t)ldb * nrhs * sizeof *X);
