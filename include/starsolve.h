@@ -128,16 +128,21 @@ int  starsolve_set_spike_psize(int psize);   /* returns -1 if psize < 0 */
  * No effect in s and c. Returns -1 unless -1, 0 or 1. */
 int  starsolve_get_spike_mixed(void);
 int  starsolve_set_spike_mixed(int on);
-/* SPIKE: when BiCGStab does not converge, or the matrix is far from diagonal dominance, solve with
- * LAPACK's gbsv (1, the default; *iters = -1 or -2 says it happened) or return n + 1 (0).
- * Returns -1 unless 0 or 1. */
 /* SPIKE: the most BiCGStab iterations per right-hand side (default 100; 0 leaves the truncated-SPIKE
  * solution itself, which with the fallback off shows the preconditioner's own accuracy).
  * Returns -1 unless 0 <= maxit <= 1000. */
 int  starsolve_get_spike_maxit(void);
 int  starsolve_set_spike_maxit(int maxit);
+/* SPIKE: when BiCGStab does not converge, or the matrix is far from diagonal dominance, solve with
+ * LAPACK's gbsv (1, the default; *iters = -1 or -2 says it happened) or return n + 1 (0).
+ * Returns -1 unless 0 or 1. */
 int  starsolve_get_spike_fallback(void);
 int  starsolve_set_spike_fallback(int on);
+/* StarPU-MPI, LU with partial pivoting: starsolve_config_t.mpi_gather_panel changed between calls (0: the
+ * pivot search spread over the processes of the panel's tile column; 1: the column gathered on one process);
+ * panels submitted already keep theirs. Returns -1 unless 0 or 1. */
+int  starsolve_get_mpi_gather_panel(void);
+int  starsolve_set_mpi_gather_panel(int on);
 
 /* ---- traces, for scheduling research ---------------------------------- */
 

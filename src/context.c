@@ -372,6 +372,16 @@ int starsolve_set_spike_fallback(int on)
     return 0;
 }
 
+int starsolve_get_mpi_gather_panel(void) { return ss_ctx.mpi_gather_panel; }
+
+int starsolve_set_mpi_gather_panel(int on)
+{
+    if (on != 0 && on != 1)
+        return -1;
+    ss_ctx.mpi_gather_panel = on;
+    return 0;
+}
+
 int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
     (void)nimpl;

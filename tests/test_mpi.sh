@@ -9,7 +9,7 @@ run() { timeout 300 mpirun --oversubscribe --allow-run-as-root -np 4 --mca btl s
 status=0
 run "$top/tests/test_mpi" || status=1
 # the drivers: one result line from process 0, checks passed (the drivers exit nonzero otherwise)
-for d in "starpu_lu -P 2" "starpu_lu -P 2 -gather-panel" "starpu_lu -P 4 -nopiv" "starpu_lu -P 1 -n 333 -nb 64 -nrhs 2" \
+for d in "starpu_lu -P 2 -n 130" "starpu_lu -P 2 -gather-panel" "starpu_lu -P 4 -nopiv" "starpu_lu -P 1 -n 333 -nb 64 -nrhs 2" \
          "starpu_cholesky -P 2" "starpu_cholesky -P 4 -uplo U" "starpu_qr -P 1" "starpu_qr -P 1 -m 333 -n 200" \
          "starpu_qr -P 2" "starpu_qr -P 4 -m 333 -n 200 -nb 48" \
          "starpu_rbt -P 2 -nrhs 2" "starpu_rbt -P 1 -n 203 -depth 3"; do
