@@ -8,7 +8,11 @@
  * Then the same column update on separate b x b tiles (how StarPU holds them):
  * one cublasDgemmBatched over the tiles against one cublasDgemm per tile in a
  * loop, for the codelets' choice (codelet_zgemm_tiles.c).
- *   bench/panel_cost [-m "40000 32768 16384"] [-b "256 512 1024 2048"] [-niter 5]
+ * Then (-ours "LEAF/BLOCKS ...") the LU panel on a random m x b panel (real pivoting, no diagonal
+ * boost): cuSOLVER's getrf against ours (codelet_zgetrf_panel.c: recursion over one-kernel leaves of
+ * LEAF columns on grids of at most BLOCKS blocks, 0: one per SM), with ours checked against cuSOLVER's
+ * (the same pivots, factors within a relative 1e-10).
+ *   bench/panel_cost [-m "40000 32768 16384"] [-b "256 512 1024 2048"] [-niter 5] [-ours "32/0 16/0 64/0"]
  * Prints milliseconds (best of niter after one warm-up call) and TF/s. Double precision. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,12 @@
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include <cusolverDn.h>
+
+/* the library's GPU LU panel and its leaves' workspace (codelets/codelets.h; libstarsolve) */
+void ss_cuda_dgetrf_panel_leaves(cublasHandle_t blas, cudaStream_t stream, void *P, int m, int n, int leaf,
+                                 int max_blocks, int *ipiv, int *info, void *work);
+size_t ss_cuda_getrf_leaf_work_bytes(size_t elemsize);
+int ss_cuda_getrf_leaf_width(size_t elemsize, int m, int want, int max_blocks);
 
 #define CUDA(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
     fprintf(stderr, "panel_cost: %s: %s\n", #call, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -61,10 +71,108 @@ static double elapsed_ms(struct timer *t)
     return ms;
 }
 
+/* fills a with uniform (-1, 1) values: a panel whose pivots move rows */
+static void fill_signed(double *dev, int m, int n)
+{
+    size_t count = (size_t)m * n;
+    double *host = malloc(count * sizeof(double));
+    unsigned state = 777;
+    for (size_t i = 0; i < count; i++) {
+        state = state * 1103515245u + 12345u;
+        host[i] = (state >> 8) / 8388608.0 - 1.0;
+    }
+    CUDA(cudaMemcpy(dev, host, count * sizeof(double), cudaMemcpyHostToDevice));
+    free(host);
+}
+
+/* cuSOLVER's getrf against our panel on the same random panel, and ours checked against it */
+static void ours_table(struct timer *t, cusolverDnHandle_t solver, cublasHandle_t blas, const int *ms, int nm,
+                       const int *bs, int nbs, int niter, char *const *variants, int nvariants)
+{
+    printf("\n%7s %5s %-10s %6s %12s %9s %12s %8s %s\n", "m", "b", "ours", "leaf", "cusolver ms", "ours ms", "TF/s",
+           "ratio", "check against cuSOLVER");
+    for (int im = 0; im < nm; im++)
+        for (int ib = 0; ib < nbs; ib++) {
+            int m = ms[im], b = bs[ib], lwork = 0;
+            if (b > m)
+                continue;
+            size_t count = (size_t)m * b, bytes = count * sizeof(double);
+            double *original, *panel, *reference, *work;
+            int *ipiv, *ipiv_ref, *info;
+            CUDA(cudaMalloc((void **)&original, bytes));
+            CUDA(cudaMalloc((void **)&panel, bytes));
+            CUDA(cudaMalloc((void **)&reference, bytes));
+            CUDA(cudaMalloc((void **)&ipiv, 2 * (size_t)b * sizeof(int)));
+            CUDA(cudaMalloc((void **)&info, 2 * sizeof(int)));
+            ipiv_ref = ipiv + b;
+            fill_signed(original, m, b);
+            STATUS(cusolverDnDgetrf_bufferSize(solver, m, b, panel, m, &lwork));
+            size_t work_bytes = (size_t)lwork * sizeof(double);
+            if (work_bytes < ss_cuda_getrf_leaf_work_bytes(sizeof(double)))
+                work_bytes = ss_cuda_getrf_leaf_work_bytes(sizeof(double));
+            CUDA(cudaMalloc((void **)&work, work_bytes));
+            double cus = 1e30;
+            for (int it = 0; it <= niter; it++) {
+                CUDA(cudaMemcpyAsync(reference, original, bytes, cudaMemcpyDeviceToDevice, t->stream));
+                CUDA(cudaEventRecord(t->start, t->stream));
+                STATUS(cusolverDnDgetrf(solver, m, b, reference, m, work, ipiv_ref, info + 1));
+                double ms_ = elapsed_ms(t);
+                cus = it > 0 && ms_ < cus ? ms_ : cus;
+            }
+            double *host = malloc(2 * bytes);
+            int *hpiv = malloc(2 * (size_t)b * sizeof(int));
+            CUDA(cudaMemcpy(host + count, reference, bytes, cudaMemcpyDeviceToHost));
+            for (int v = 0; v < nvariants; v++) {
+                int want = atoi(variants[v]), blocks = strchr(variants[v], '/') ? atoi(strchr(variants[v], '/') + 1) : 0;
+                int leaf = ss_cuda_getrf_leaf_width(sizeof(double), m, want, blocks);
+                if (leaf == 0) {
+                    printf("%7d %5d %-10s %6s (no leaf fits)\n", m, b, variants[v], "-");
+                    continue;
+                }
+                double best = 1e30;
+                for (int it = 0; it <= niter; it++) {
+                    CUDA(cudaMemcpyAsync(panel, original, bytes, cudaMemcpyDeviceToDevice, t->stream));
+                    CUDA(cudaEventRecord(t->start, t->stream));
+                    ss_cuda_dgetrf_panel_leaves(blas, t->stream, panel, m, b, leaf, blocks, ipiv, info, work);
+                    double ms_ = elapsed_ms(t);
+                    best = it > 0 && ms_ < best ? ms_ : best;
+                }
+                CUDA(cudaMemcpy(host, panel, bytes, cudaMemcpyDeviceToHost));
+                CUDA(cudaMemcpy(hpiv, ipiv, 2 * (size_t)b * sizeof(int), cudaMemcpyDeviceToHost));
+                int same = 0, infos[2];
+                CUDA(cudaMemcpy(infos, info, 2 * sizeof(int), cudaMemcpyDeviceToHost));
+                for (int j = 0; j < b; j++)
+                    same += hpiv[j] == hpiv[b + j];
+                double diff = 0, scale = 0;
+                for (size_t i = 0; i < count; i++) {
+                    double d = host[i] - host[count + i];
+                    diff = d < 0 ? (-d > diff ? -d : diff) : (d > diff ? d : diff);
+                    scale = host[count + i] < 0 ? (-host[count + i] > scale ? -host[count + i] : scale)
+                                                : (host[count + i] > scale ? host[count + i] : scale);
+                }
+                double flops = (double)m * b * b - (double)b * b * b / 3;
+                int ok = same == b && diff <= 1e-10 * scale && infos[0] == infos[1];
+                printf("%7d %5d %-10s %6d %12.3f %9.3f %12.2f %8.2f %s (pivots %d/%d, max diff %.1e of %.1e, info %d/%d)\n",
+                       m, b, variants[v], leaf, cus, best, flops / best / 1e9, cus / best, ok ? "ok" : "FAILED", same, b,
+                       diff, scale, infos[0], infos[1]);
+                fflush(stdout);
+            }
+            free(host);
+            free(hpiv);
+            CUDA(cudaFree(original));
+            CUDA(cudaFree(panel));
+            CUDA(cudaFree(reference));
+            CUDA(cudaFree(ipiv));
+            CUDA(cudaFree(info));
+            CUDA(cudaFree(work));
+        }
+}
+
 int main(int argc, char **argv)
 {
     int ms[MAX_LIST] = { 40000, 32768, 16384 }, bs[MAX_LIST] = { 256, 512, 1024, 2048 };
-    int nm = 3, nbs = 4, niter = 5;
+    int nm = 3, nbs = 4, niter = 5, nours = 0;
+    char *ours[MAX_LIST];
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-m"))
             nm = parse_list(argv[i + 1], ms);
@@ -72,8 +180,12 @@ int main(int argc, char **argv)
             nbs = parse_list(argv[i + 1], bs);
         else if (!strcmp(argv[i], "-niter"))
             niter = atoi(argv[i + 1]);
-        else {
-            fprintf(stderr, "usage: panel_cost [-m \"M ...\"] [-b \"B ...\"] [-niter K]\n");
+        else if (!strcmp(argv[i], "-ours")) {
+            char *copy = strdup(argv[i + 1]), *save = NULL;
+            for (char *tok = strtok_r(copy, " ,", &save); tok && nours < MAX_LIST; tok = strtok_r(NULL, " ,", &save))
+                ours[nours++] = tok;
+        } else {
+            fprintf(stderr, "usage: panel_cost [-m \"M ...\"] [-b \"B ...\"] [-niter K] [-ours \"LEAF/BLOCKS ...\"]\n");
             return 2;
         }
     }
@@ -203,6 +315,8 @@ int main(int argc, char **argv)
             CUDA(cudaFree(bt));
             CUDA(cudaFree(dptr));
         }
+    if (nours > 0)
+        ours_table(&t, solver, blas, ms, nm, bs, nbs, niter, ours, nours);
     cusolverDnDestroy(solver);
     cublasDestroy(blas);
     return 0;

@@ -1,8 +1,9 @@
 /* LU with partial pivoting of a whole panel: the column of tiles from the
  * diagonal down. The pivot of each column is searched in every tile row of the
  * panel (true partial pivoting), so the panel is one task: it gathers its tiles
- * into one tall matrix, factors it (CPU: LAPACKE getrf, CUDA: cuSOLVER getrf)
- * and scatters the factors back. ipiv receives global 1-based rows.
+ * into one tall matrix, factors it
+ * and scatters the factors back (CPU: LAPACKE getrf; CUDA: cuSOLVER getrf, or
+ * our recursive panel over one-kernel leaves). ipiv receives global 1-based rows.
  * Optionally the panel also leaves the inverse of its unit lower triangle
  * L11 (the top npiv x npiv) in a tile of its own, so that the updates right
  * of it solve with L11 by a GEMM (codelet_zgetrf_update.c): cuBLAS's TRSM on
@@ -11,12 +12,13 @@
  * tiles of their own, which the updates of this step read while the later
  * panels' swaps rewrite the panel's own tiles (pzgetrf.c, with GPUs). */
 #include <complex.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "codelets.h"
 #include "pivots.h"
 
-/* leaf: the GPU variant's recursion width (starsolve_config_t.gpu_panel_leaf) */
+/* leaf: > 0 our GPU panel with leaves of this width, 0 cuSOLVER's getrf (starsolve_config_t.gpu_panel_leaf) */
 struct zgetrf_panel_args { int ntiles, offset, leaf, with_inverse, with_copies; starsolve_request_t *req; };
 
 /* buffers[0] is ipiv, the panel is buffers[1..ntiles], then the scratch
@@ -81,110 +83,100 @@ static void zgetrf_panel_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef STARSOLVE_USE_CUDA
-/* Recursive LU of the m x n block A (m >= n) in GPU memory, after Toledo:
- * factor the left half, apply its swaps to the right half, solve for U12,
- * update A22 with one GEMM, factor A22's columns, apply their swaps to the
- * left half. Most flops land in GEMMs of depth n/2, n/4, ..., where cuSOLVER's
- * getrf on a whole tall panel runs its own narrow blocked updates (9 ms for
- * 16384 x 1024 on an H100, about 2 TF/s). Blocks of width <= leaf go to
- * cuSOLVER; leaf 0 sends the whole panel there (the default: with cuSOLVER's
- * own laswp, which applies the swaps one after the other, the recursion was
- * slower at n = 16384, 0.30 against 0.26 s; bench/NOTES.md). ipiv gets LAPACK's 1-based pivots relative to A's first row; each
- * leaf writes its info to the next entry of leaf_info and its first column to
- * leaf_col (host memory), in column order. */
-#define SS_PANEL_MAX_LEAVES 64
+/* Our LU of a whole panel (starsolve_config_t.gpu_panel_leaf > 0), after Toledo: factor the left
+ * half, solve for U12, update A22 with one GEMM, factor the right half, recursively down to leaves of
+ * at most `leaf` columns, each factored by one cooperative kernel (codelets/cuda/getrf_leaf.cu: a
+ * grid barrier a column, where cuSOLVER's getrf runs several kernels a column). A leaf applies its
+ * row interchanges to every other column of the panel P (m x ncols, ld m) itself, so there is no
+ * swap pass here, and it writes its pivots as panel rows; *info gets the first zero pivot.
+ * Measured on an H100 (bench/panel_cost, bench/NOTES.md session 18): as fast as cuSOLVER's getrf
+ * on 40000 x 1024 (8.0 against 8.3 ms), slower on shorter panels (16384 rows 6.4 against 5.3 ms;
+ * 4096 rows 5.9 against 3.6: about 5.5 us a column whatever the height), so it is not the default. */
 struct panel_recursion {
-    cusolverDnHandle_t solver;
     cublasHandle_t blas;
     cudaStream_t stream;
-    cuDoubleComplex *work;
-    size_t work_elems;
-    int leaf, nleaves;
-    int *leaf_info;                      /* GPU memory, SS_PANEL_MAX_LEAVES ints */
-    int leaf_col[SS_PANEL_MAX_LEAVES];
+    void *work;
+    int leaf, max_blocks;
+    int *info;
 };
 
-static void getrf_recursive(struct panel_recursion *r, int m, int n, int col, cuDoubleComplex *A, int lda, int *ipiv)
+static void getrf_recursive_leaves(const struct panel_recursion *r, cuDoubleComplex *P, int m, int ncols, int col,
+                                   int n, int *ipiv)
 {
-    if (r->leaf <= 0 || n <= r->leaf || m < n || r->nleaves + 2 > SS_PANEL_MAX_LEAVES) {
-        int lwork = 0;
-        SS_CUSOLVER(cusolverDnZgetrf_bufferSize(r->solver, m, n, A, lda, &lwork));
-        STARPU_ASSERT_MSG((size_t)lwork <= r->work_elems, "zgetrf_panel: a %d x %d leaf needs more workspace", m, n);
-        r->leaf_col[r->nleaves] = col;
-        SS_CUSOLVER(cusolverDnZgetrf(r->solver, m, n, A, lda, r->work, ipiv, r->leaf_info + r->nleaves));
-        r->nleaves++;
+    if (n <= r->leaf) {
+        ss_cuda_zgetrf_leaf(P, m, m, ncols, col, n, ipiv, r->info, r->work, r->max_blocks, r->stream);
         return;
     }
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, mone = -1.0;
     int n1 = n / 2, n2 = n - n1;
-    cuDoubleComplex *A12 = A + (size_t)n1 * lda, *A21 = A + n1, *A22 = A12 + n1;
-    getrf_recursive(r, m, n1, col, A, lda, ipiv);
-    SS_CUSOLVER(cusolverDnZlaswp(r->solver, n2, A12, lda, 1, n1, ipiv, 1));
+    cuDoubleComplex *A = P + col + (size_t)col * m, *A12 = A + (size_t)n1 * m, *A21 = A + n1, *A22 = A12 + n1;
+    getrf_recursive_leaves(r, P, m, ncols, col, n1, ipiv);
     SS_CUBLAS(cublasZtrsm(r->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
-                          n1, n2, (const cuDoubleComplex *)&one, A, lda, A12, lda));
-    SS_CUBLAS(cublasZgemm(r->blas, CUBLAS_OP_N, CUBLAS_OP_N, m - n1, n2, n1, (const cuDoubleComplex *)&mone, A21, lda,
-                          A12, lda, (const cuDoubleComplex *)&one, A22, lda));
-    getrf_recursive(r, m - n1, n2, col + n1, A22, lda, ipiv + n1);   /* m - n1 >= n2 since m >= n */
-    SS_CUSOLVER(cusolverDnZlaswp(r->solver, n1, A21, lda, 1, n2, ipiv + n1, 1));
-    ss_cuda_shift_pivots(ipiv + n1, n2, n1, r->stream);
+                          n1, n2, (const cuDoubleComplex *)&one, A, m, A12, m));
+    SS_CUBLAS(cublasZgemm(r->blas, CUBLAS_OP_N, CUBLAS_OP_N, m - col - n1, n2, n1, (const cuDoubleComplex *)&mone,
+                          A21, m, A12, m, (const cuDoubleComplex *)&one, A22, m));
+    getrf_recursive_leaves(r, P, m, ncols, col + n1, n2, ipiv);
 }
 
-/* The leaves' infos on their way to the host (on the side stream); the
- * pivots stay on the GPU, composed there (ss_cuda_finish_panel_pivots). */
-struct panel_infos {
-    int offset, nleaves;
-    starsolve_request_t *req;
-    int leaf_col[SS_PANEL_MAX_LEAVES], leaf_info[SS_PANEL_MAX_LEAVES];
-};
-
-static void CUDART_CB report_panel_info(void *arg)
+/* Our LU of the m x n panel P (GPU memory, ld m, m >= n) on stream (blas bound to it), leaves of leaf
+ * columns (ss_cuda_getrf_leaf_width) on grids of at most max_blocks blocks (0: one per SM): ipiv gets
+ * 1-based panel rows, *info (GPU memory) LAPACK's info; work: ss_cuda_getrf_leaf_work_bytes, 16-byte
+ * aligned. Also called by bench/panel_cost. */
+void ss_cuda_zgetrf_panel_leaves(cublasHandle_t blas, cudaStream_t stream, void *P, int m, int n, int leaf,
+                                 int max_blocks, int *ipiv, int *info, void *work)
 {
-    struct panel_infos *r = arg;
-    for (int l = 0; l < r->nleaves; l++)   /* leaves in column order: the first zero pivot wins */
-        if (r->leaf_info[l] > 0) {
-            ss_request_report(r->req, r->offset + r->leaf_col[l] + r->leaf_info[l]);
-            break;
-        }
+    struct panel_recursion rec = { .blas = blas, .stream = stream, .work = work, .leaf = leaf,
+                                   .max_blocks = max_blocks, .info = info };
+    SS_CUDA(cudaMemsetAsync(info, 0, sizeof(int), stream));
+    getrf_recursive_leaves(&rec, P, m, n, 0, n, ipiv);
 }
 
-/* The scratch buffer: ints (the NaN flag, three spare, the leaves' infos, the
- * pivots, one slot per panel row for composing the pivots; a multiple of 4 so
- * that what follows is 16-byte aligned), the gathered panel, cuSOLVER's workspace. */
+/* The scratch buffer: ints (the NaN flag, the info, two spare, the pivots,
+ * one slot per panel row for composing the pivots; a multiple of 4 so that
+ * what follows is 16-byte aligned), the gathered panel, then cuSOLVER's or
+ * our leaves' workspace. */
 static size_t panel_scratch_ints(int m, int npiv)
 {
-    return ((size_t)npiv + 4 + SS_PANEL_MAX_LEAVES + (size_t)m + 3) & ~(size_t)3;
+    return ((size_t)npiv + 4 + (size_t)m + 3) & ~(size_t)3;
 }
 
-/* Asynchronous: nothing here waits for the GPU. The pivots are composed on the
- * GPU, the infos go to the host on the side stream, and the worker goes on to
- * queue the next tasks (the updates of the lookahead column). */
+/* Asynchronous: nothing here waits for the GPU; the worker goes on to queue the
+ * next tasks (the updates of the lookahead column). */
 static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
 {
     const struct zgetrf_panel_args *a = cl_arg;
     ss_cuda_urgent_begin();   /* the panel is the critical path */
-    cusolverDnHandle_t h = ss_cusolver_handle();
     cudaStream_t stream = ss_cuda_stream();
     int m = panel_rows(buffers, a->ntiles), n = SS_COLS(buffers[1]);
     int npiv = ss_min(m, n);
     size_t esz = sizeof(cuDoubleComplex), ints = panel_scratch_ints(m, npiv);
-    size_t used = ints * sizeof(int) + (size_t)m * n * esz, bytes = SS_SCRATCH_BYTES(buffers[1 + a->ntiles]);
+    size_t used = ints * sizeof(int) + (size_t)m * n * esz + 16, bytes = SS_SCRATCH_BYTES(buffers[1 + a->ntiles]);
     STARPU_ASSERT_MSG(used <= bytes, "zgetrf_panel: a %d x %d panel does not fit the scratch buffer", m, n);
     char *scratch = (char *)STARPU_VECTOR_GET_PTR(buffers[1 + a->ntiles]);
-    int *dnan = (int *)scratch, *dinfo = dnan + 4, *dpiv = dinfo + SS_PANEL_MAX_LEAVES, *rowslot = dpiv + npiv;
+    int *dnan = (int *)scratch, *dinfo = dnan + 1, *dpiv = dnan + 4, *rowslot = dpiv + npiv;
     cuDoubleComplex *panel = (cuDoubleComplex *)(scratch + ints * sizeof(int));
-    /* the rest is cuSOLVER's workspace: each getrf call checks that it fits */
-    cuDoubleComplex *work = panel + (size_t)m * n;
-    size_t work_elems = (bytes - used) / esz;
+    void *work = (void *)(((uintptr_t)(panel + (size_t)m * n) + 15) & ~(uintptr_t)15);
+    size_t work_bytes = bytes - (size_t)((char *)work - scratch);
+    int leaf = a->leaf > 0 && m >= n ? ss_cuda_getrf_leaf_width(esz, m, a->leaf, 0) : 0;
+    if (leaf && work_bytes < ss_cuda_getrf_leaf_work_bytes(esz))
+        leaf = 0;
     cuda_zcopy_tile_column(a->ntiles, buffers + 1, n, panel, m, 0, stream);
     /* cuSOLVER's getrf drops NaNs (a panel with one comes back NaN-free with
      * info 0); LAPACK lets them spread. So a panel that holds a NaN leaves
-     * getrf all NaN, and the NaN reaches the trailing matrix and the solution. */
+     * getrf all NaN, and the NaN reaches the trailing matrix and the solution.
+     * (Ours would keep them, but one rule for both is simpler.) */
     size_t reals = (size_t)m * n * (sizeof(starsolve_complex64_t) / sizeof(double));
     SS_CUDA(cudaMemsetAsync(dnan, 0, sizeof(int), stream));
     ss_cuda_find_nan(sizeof(double), reals, panel, dnan, stream);
-    struct panel_recursion rec = { .solver = h, .blas = ss_cublas_handle(), .stream = stream,
-                                   .work = work, .work_elems = work_elems, .leaf = a->leaf, .leaf_info = dinfo };
-    getrf_recursive(&rec, m, n, 0, panel, m, dpiv);
+    if (leaf) {
+        ss_cuda_zgetrf_panel_leaves(ss_cublas_handle(), stream, panel, m, n, leaf, 0, dpiv, dinfo, work);
+    } else {
+        int lwork = 0;
+        cusolverDnHandle_t h = ss_cusolver_handle();
+        SS_CUSOLVER(cusolverDnZgetrf_bufferSize(h, m, n, panel, m, &lwork));
+        STARPU_ASSERT_MSG((size_t)lwork * esz <= work_bytes, "zgetrf_panel: a %d x %d panel needs more workspace", m, n);
+        SS_CUSOLVER(cusolverDnZgetrf(h, m, n, panel, m, work, dpiv, dinfo));
+    }
     ss_cuda_fill_nan_if(sizeof(double), reals, panel, dnan, stream);
     cuda_zcopy_tile_column(a->ntiles, buffers + 1, n, panel, m, 1, stream);
     for (int t = 1, row = SS_ROWS(buffers[1]); t < a->ntiles && a->with_copies; row += SS_ROWS(buffers[1 + t]), t++) {
@@ -196,15 +188,9 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
         void *linv = buffers[2 + a->ntiles];
         cuda_ztriangular_inverse('L', 'U', npiv, panel, m, (void *)STARPU_MATRIX_GET_PTR(linv), SS_LD(linv));
     }
+    /* the pivots stay on the GPU, composed there; the info goes to the host on the side stream */
     ss_cuda_finish_panel_pivots((int *)STARPU_VECTOR_GET_PTR(buffers[0]), dpiv, npiv, a->offset, rowslot, stream);
-
-    struct ss_staging *s = ss_cuda_staging(sizeof(struct panel_infos));
-    struct panel_infos *r = s->host;
-    r->offset = a->offset;
-    r->req = a->req;
-    r->nleaves = rec.nleaves;
-    memcpy(r->leaf_col, rec.leaf_col, sizeof r->leaf_col);
-    ss_cuda_ints_to_host_async(s, r->leaf_info, dinfo, rec.nleaves, report_panel_info, stream);
+    ss_cuda_report_info_async(dinfo, a->offset, a->req, stream);
     ss_cuda_urgent_end();
 }
 #endif
@@ -230,8 +216,11 @@ size_t ss_zgetrf_panel_scratch_bytes(int m, int n)
 {
     size_t bytes = (size_t)m * n * sizeof(starsolve_complex64_t);
 #ifdef STARSOLVE_USE_CUDA
-    if (starpu_cuda_worker_get_count() > 0)
-        bytes += panel_scratch_ints(m, ss_min(m, n)) * sizeof(int) + ss_zgetrf_workspace(m, n) * sizeof(cuDoubleComplex);
+    if (starpu_cuda_worker_get_count() > 0) {
+        size_t cusolver = ss_zgetrf_workspace(m, n) * sizeof(cuDoubleComplex);
+        size_t leaves = ss_cuda_getrf_leaf_work_bytes(sizeof(cuDoubleComplex));
+        bytes += panel_scratch_ints(m, ss_min(m, n)) * sizeof(int) + 16 + (cusolver > leaves ? cusolver : leaves);
+    }
 #endif
     return bytes;
 }

@@ -109,15 +109,30 @@ void ss_cuda_laset(char uplo, size_t elemsize, int m, int n, const void *offdiag
 /* *flag (device int, zeroed by the caller) becomes 1 if one of count reals of
  * realsize bytes at x is a NaN (codelets/cuda/nan.cu). */
 void ss_cuda_find_nan(size_t realsize, size_t count, const void *x, int *flag, cudaStream_t stream);
-/* ipiv[0..count) += offset, in GPU memory (codelets/cuda/ipiv.cu). */
-void ss_cuda_shift_pivots(int *ipiv, int count, int offset, cudaStream_t stream);
+/* count ints from src to dst (GPU memory) in stream order, by a kernel */
+void ss_cuda_copy_ints(int *dst, const int *src, int count, cudaStream_t stream);
 /* The GPU side of ss_piv_finish_panel (src/pivots.h): from a panel's npiv
  * panel-local 1-based pivots dpiv, fill the pivot vector v (GPU memory) with
  * the count, the global pivots (offset added) and their composed permutation.
  * rowslot: GPU scratch of m ints (m: the panel's rows). One thread block. */
-/* count ints from src to dst (GPU memory) in stream order, by a kernel */
-void ss_cuda_copy_ints(int *dst, const int *src, int count, cudaStream_t stream);
 void ss_cuda_finish_panel_pivots(int *v, const int *dpiv, int npiv, int offset, int *rowslot, cudaStream_t stream);
+/* One leaf of the LU panel (codelets/cuda/getrf_leaf.cu): columns c0 .. c0 + nl - 1 of the m x ncols
+ * panel (GPU memory, leading dimension ld) from row c0 down, factored with partial pivoting by one
+ * cooperative kernel, its row interchanges applied to the panel's other columns; ipiv[c0 ..] gets
+ * 1-based panel rows, *info (device, zeroed before the first leaf) the first zero pivot's column.
+ * work: ss_cuda_getrf_leaf_work_bytes(elemsize) of GPU memory, 16-byte aligned. */
+size_t ss_cuda_getrf_leaf_work_bytes(size_t elemsize);
+/* the widest leaf (at most want columns) for a panel of m rows on grids of at most max_blocks
+ * blocks (0: one per SM); 0: none fits (use cuSOLVER) */
+int ss_cuda_getrf_leaf_width(size_t elemsize, int m, int want, int max_blocks);
+void ss_cuda_sgetrf_leaf(void *panel, int ld, int m, int ncols, int c0, int nl, int *ipiv, int *info, void *work,
+                         int max_blocks, cudaStream_t stream);
+void ss_cuda_dgetrf_leaf(void *panel, int ld, int m, int ncols, int c0, int nl, int *ipiv, int *info, void *work,
+                         int max_blocks, cudaStream_t stream);
+void ss_cuda_cgetrf_leaf(void *panel, int ld, int m, int ncols, int c0, int nl, int *ipiv, int *info, void *work,
+                         int max_blocks, cudaStream_t stream);
+void ss_cuda_zgetrf_leaf(void *panel, int ld, int m, int ncols, int c0, int nl, int *ipiv, int *info, void *work,
+                         int max_blocks, cudaStream_t stream);
 /* If *flag (device int) is nonzero, the count reals at x become NaN. */
 void ss_cuda_fill_nan_if(size_t realsize, size_t count, void *x, const int *flag, cudaStream_t stream);
 /* Random butterflies on tiles in GPU memory (codelets/cuda/rbt.cu; formulas in codelet_zgerbt.c). */

@@ -62,8 +62,8 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
         { "-streams", DRIVER_FLAG_INT, &o->streams, 1, NULL, "K",
           "CUDA workers, each with its own stream, per GPU; default 2 (STARPU_NWORKER_PER_CUDA wins)" },
         { "-panel-leaf", DRIVER_FLAG_INT, &o->panel_leaf, 0, NULL, "W",
-          "GPU LU panel: halve it recursively down to width W, then cuSOLVER getrf; 0 (default):\n"
-          "              cuSOLVER getrf on the whole panel (starsolve_config_t.gpu_panel_leaf)" },
+          "GPU LU panel: ours, recursive down to one-kernel leaves of W columns (at most 64);\n"
+          "              0 (default): cuSOLVER getrf (starsolve_config_t.gpu_panel_leaf)" },
         { "-prefetch", DRIVER_FLAG_INT, &o->prefetch, 0, NULL, "0|1",
           "with one GPU, LU and Cholesky queue the matrix's upload in the order they read it before\n"
           "              their first task (starsolve_config_t.gpu_prefetch); default 1" },

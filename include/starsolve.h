@@ -36,9 +36,11 @@ typedef struct starsolve_config {
     int cuda_streams;   /* CUDA workers per GPU, each with its own stream, so that an LU or Cholesky
                            panel runs beside the updates (STARPU_NWORKER_PER_CUDA, which wins if set);
                            default 2 */
-    int gpu_panel_leaf; /* > 0: the GPU's LU panel halves recursively (factor, swap, solve, GEMM) down
-                           to this width, then calls cuSOLVER getrf; 0 (default): cuSOLVER getrf on the
-                           whole panel, faster on an H100 so far (bench/NOTES.md) */
+    int gpu_panel_leaf; /* > 0: the GPU's LU panels are ours, halved recursively (Toledo: factor the
+                           left half, solve, one GEMM, factor the right half) down to leaves of this width
+                           (at most 64) that one cooperative kernel each factors, a grid barrier a column,
+                           where a leaf's rows fit the GPU's shared memory; 0 (default): cuSOLVER getrf on
+                           the whole panel, faster on an H100 so far (bench/NOTES.md, session 18) */
     int update_tiles;   /* trailing updates of LU, LU without pivoting and Cholesky: tile GEMMs of one
                            tile column per task. 0 (default): 1 without CUDA workers (CPU cores balance
                            best on single tiles), the whole column with them (an H100 runs a 1024 tile

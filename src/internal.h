@@ -123,7 +123,7 @@ struct ss_context {
     int pin_lapack;
     int batch_vendor;  /* batched factorizations on CUDA workers: 1 the vendor's routines, 0 ours */
     int batch_chunk;   /* matrices per task of the batched routines; 0: chosen from the sizes */
-    int gpu_panel_leaf;  /* > 0: the GPU LU panel recurses down to this width; 0: no recursion */
+    int gpu_panel_leaf;  /* > 0: our GPU LU panel with leaves of this width; 0: cuSOLVER's getrf */
     int gpu_prefetch;    /* 1: factorizations queue the upload of A in the order they read it (ss_desc_prefetch_gpu) */
     int mpi_gather_panel; /* StarPU-MPI LU: 1 the panel's column goes to one process, 0 the search spreads (pzgetrf.c) */
     int update_tiles;    /* tile GEMMs per trailing-update task (>= 1; INT_MAX: a whole tile column) */

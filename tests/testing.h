@@ -146,8 +146,8 @@ static inline int testing_init(int nb)
     starsolve_config_init(&cfg);
     const char *gpus = getenv("STARSOLVE_TEST_GPUS");
     cfg.ngpus = gpus ? atoi(gpus) : 0;
-    /* STARSOLVE_TEST_PANEL_LEAF=W: the GPU LU panel recurses down to width W, so
-     * that the small tiles of the tests exercise the recursion too */
+    /* STARSOLVE_TEST_PANEL_LEAF=W: the GPU LU panel is ours with leaves of width W, so
+     * that the tests exercise it too */
     const char *leaf = getenv("STARSOLVE_TEST_PANEL_LEAF");
     if (leaf)
         cfg.gpu_panel_leaf = atoi(leaf);

@@ -1,23 +1,7 @@
-// Pivot indices in GPU memory: the recursive LU panel factors its lower right
-// part as a block of its own, whose pivots count rows from that block's first
-// row; they become the panel's by adding the block's offset.
+// Pivot indices in GPU memory: a panel's pivots composed into one permutation,
+// and small copies of ints in stream order.
 #include <cuda_runtime.h>
 #include "cuda_check.cuh"
-
-__global__ void shift_pivots_kernel(int *ipiv, int count, int offset)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count)
-        ipiv[i] += offset;
-}
-
-extern "C" void ss_cuda_shift_pivots(int *ipiv, int count, int offset, cudaStream_t stream)
-{
-    if (count <= 0)
-        return;
-    shift_pivots_kernel<<<(count + 255) / 256, 256, 0, stream>>>(ipiv, count, offset);
-    SS_CHECK_LAUNCH("shift_pivots kernel launch");
-}
 
 // The GPU side of ss_piv_finish_panel (src/pivots.c has the same algorithm on
 // the host): the composition of a panel's swaps is sequential, so one thread
