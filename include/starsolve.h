@@ -25,7 +25,7 @@ typedef struct starsolve_config {
                            less one left to the calling thread when GPUs are used) */
     int ngpus;          /* CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs) */
     const char *sched;  /* StarPU scheduling policy; NULL: STARPU_SCHED, else "dmdas" */
-    int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs, 512 out of core on CPUs where memory allows: context.c) */
+    int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs, 2048 from order 32768, 512 out of core on CPUs where memory allows: context.c) */
     int verbose;        /* 1: explain bad arguments and failures on stderr */
     int gpu_only_tile;  /* with CUDA workers, tasks on tiles of at least this order run only on GPUs
                            (a CPU core needs ~1000x longer for a 1024 GEMM); 0: CPUs may take any; default 512 */
@@ -90,10 +90,9 @@ int  starsolve_get_nb(void);
 int  starsolve_set_nb(int nb);   /* returns -1 if nb < 1 */
 /* The tile size a LAPACK-layout factorization of order n takes (QR: n = min(m, n)). It is
  * starsolve_get_nb() when cfg.nb or starsolve_set_nb chose it; otherwise, with
- * GPUs, Cholesky, LU without pivoting and QR take 2048 from n = 32768 on (fewer,
- * larger tasks: on an H100 at n = 40000, 0.79 s against 1.08 s for Cholesky; QR
- * 2.44 s against 2.52 s), while LU with pivoting keeps 1024 (a 2048-wide panel
- * costs more than it saves). */
+ * GPUs, every factorization takes 2048 from n = 32768 on (fewer, larger tasks: on
+ * an H100 at n = 40000, 0.79 s against 1.08 s for Cholesky; QR 2.44 s against
+ * 2.52 s; LU with pivoting, a chain of panel steps, 1.27 s against 1.41 s). */
 typedef enum { STARSOLVE_GETRF, STARSOLVE_GETRF_NOPIV, STARSOLVE_POTRF, STARSOLVE_GEQRF } starsolve_factorization_t;
 int  starsolve_get_nb_for(starsolve_factorization_t factorization, int n);
 /* The tile size the RBT solver takes for order n and butterfly depth `depth`

@@ -280,11 +280,16 @@ int starsolve_set_nb(int nb)
 
 int starsolve_get_nb_for(starsolve_factorization_t factorization, int n)
 {
-    if (ss_ctx.nb_fixed || starpu_cuda_worker_get_count() == 0 || factorization == STARSOLVE_GETRF)
+    if (ss_ctx.nb_fixed || starpu_cuda_worker_get_count() == 0)
         return ss_ctx.nb;
     /* one StarPU driver thread feeds each GPU: at nb = 1024 an H100 GEMM task takes
      * ~50 us, near what the runtime spends per task; QR's panels at 2048 are half as
-     * many, beside column updates twice as long (bench/NOTES.md) */
+     * many, beside column updates twice as long. LU with partial pivoting too: at
+     * n = 40000 it is a chain of panel steps (each panel beside the GEMMs, then the
+     * look-ahead column, then the next panel: ~33 ms a step at 1024), and 20 steps of
+     * 2048 beat 39 of 1024: 1.27-1.31 s against 1.41-1.43 s, 1536 1.42 s, 1280 1.37 s
+     * (bench/NOTES.md, session 18; session 5's code had lost with 2048, 2.74 against 2.24 s) */
+    (void)factorization;
     return n >= 32768 ? 2048 : ss_ctx.nb;
 }
 

@@ -17,13 +17,14 @@ int starsolve_zgesv(int n, int nrhs, starsolve_complex64_t *A, int lda, int *ipi
     starsolve_desc_t *dA, *dB = NULL;
     starsolve_pivots_t *piv;
     starsolve_request_t *req = starsolve_request_create();
-    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, ss_ctx.nb, A, lda);
+    int nb = starsolve_get_nb_for(STARSOLVE_GETRF, n);
+    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, nb, A, lda);
     starsolve_pivots_create(&piv, dA);
     pzgetrf(dA, piv, req);
     int info = starsolve_request_wait(req);
     /* as LAPACK: no solve with an exactly singular U */
     if (info == 0 && nrhs > 0) {
-        starsolve_desc_create_lapack(&dB, STARSOLVE_Z, n, nrhs, ss_ctx.nb, B, ldb);
+        starsolve_desc_create_lapack(&dB, STARSOLVE_Z, n, nrhs, nb, B, ldb);
         starsolve_zgetrs_tile_async('N', dA, piv, dB, req);
         info = starsolve_request_wait(req);
     }

@@ -25,7 +25,7 @@ int starsolve_zgetrf(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
     starsolve_desc_t *dA;
     starsolve_pivots_t *piv;
     starsolve_request_t *req = starsolve_request_create();
-    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, ss_ctx.nb, A, lda);
+    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, starsolve_get_nb_for(STARSOLVE_GETRF, n), A, lda);
     starsolve_pivots_create(&piv, dA);
     pzgetrf(dA, piv, req);
     int info = starsolve_request_wait(req);

@@ -54,8 +54,9 @@ int starsolve_zgetrs(char trans, int n, int nrhs, const starsolve_complex64_t *A
     starsolve_pivots_t *piv;
     starsolve_request_t *req = starsolve_request_create();
     /* A is only read: the tasks on it take it in read mode */
-    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, ss_ctx.nb, (void *)A, lda);
-    starsolve_desc_create_lapack(&dB, STARSOLVE_Z, n, nrhs, ss_ctx.nb, B, ldb);
+    int nb = starsolve_get_nb_for(STARSOLVE_GETRF, n);
+    starsolve_desc_create_lapack(&dA, STARSOLVE_Z, n, n, nb, (void *)A, lda);
+    starsolve_desc_create_lapack(&dB, STARSOLVE_Z, n, nrhs, nb, B, ldb);
     starsolve_pivots_create(&piv, dA);
     starsolve_pivots_from_lapack(piv, ipiv);
     starsolve_zgetrs_tile_async(trans, dA, piv, dB, req);
