@@ -243,18 +243,32 @@ void starsolve_desc_flush(starsolve_desc_t *A)
     }
 }
 
-void starsolve_desc_destroy(starsolve_desc_t *A)
+static void desc_destroy(starsolve_desc_t *A, int coherent)
 {
     if (!A)
         return;
-    /* unregistering brings every tile back home, into the caller's array for a borrowed descriptor */
+    /* unregistering brings every tile back home, into the caller's array for a borrowed descriptor,
+     * unless its contents are not wanted */
     for (size_t t = 0; t < (size_t)A->mt * A->nt; t++)
-        starpu_data_unregister(A->tiles[t]);
+        if (coherent)
+            starpu_data_unregister(A->tiles[t]);
+        else
+            starpu_data_unregister_no_coherency(A->tiles[t]);
     if (A->owned && A->base)
         starpu_free(A->base);
     ss_unpin_host(A->base, A->pinned_bytes);
     free(A->tiles);
     free(A);
+}
+
+void starsolve_desc_destroy(starsolve_desc_t *A)
+{
+    desc_destroy(A, 1);
+}
+
+void ss_desc_discard(starsolve_desc_t *A)
+{
+    desc_destroy(A, 0);
 }
 
 int starsolve_desc_m(const starsolve_desc_t *A) { return A->m; }
