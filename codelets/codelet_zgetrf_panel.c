@@ -1,9 +1,9 @@
 /* LU with partial pivoting of a whole panel: the column of tiles from the
  * diagonal down. The pivot of each column is searched in every tile row of the
  * panel (true partial pivoting), so the panel is one task: it gathers its tiles
- * into one tall matrix, factors it
- * and scatters the factors back (CPU: LAPACKE getrf; CUDA: cuSOLVER getrf, or
- * our recursive panel over one-kernel leaves). ipiv receives global 1-based rows.
+ * into one tall matrix, factors it (CPU: LAPACKE getrf; CUDA: cuSOLVER getrf, or
+ * our recursive panel over one-kernel leaves) and scatters the factors back.
+ * ipiv receives global 1-based rows.
  * Optionally the panel also leaves the inverse of its unit lower triangle
  * L11 (the top npiv x npiv) in a tile of its own, so that the updates right
  * of it solve with L11 by a GEMM (codelet_zgetrf_update.c): cuBLAS's TRSM on
@@ -164,7 +164,7 @@ static void zgetrf_panel_cuda(void *buffers[], void *cl_arg)
     /* cuSOLVER's getrf drops NaNs (a panel with one comes back NaN-free with
      * info 0); LAPACK lets them spread. So a panel that holds a NaN leaves
      * getrf all NaN, and the NaN reaches the trailing matrix and the solution.
-     * (Ours would keep them, but one rule for both is simpler.) */
+     * The same rule covers our panel, which treats a column of NaNs as a zero one. */
     size_t reals = (size_t)m * n * (sizeof(starsolve_complex64_t) / sizeof(double));
     SS_CUDA(cudaMemsetAsync(dnan, 0, sizeof(int), stream));
     ss_cuda_find_nan(sizeof(double), reals, panel, dnan, stream);
