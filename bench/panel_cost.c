@@ -14,6 +14,7 @@
  * (the same pivots, factors within a relative 1e-10).
  *   bench/panel_cost [-m "40000 32768 16384"] [-b "256 512 1024 2048"] [-niter 5] [-ours "32/0 16/0 64/0"]
  * Prints milliseconds (best of niter after one warm-up call) and TF/s. Double precision. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,21 +45,25 @@ static int parse_list(const char *text, int *out)
     return count;
 }
 
-/* fills a with uniform (0, 1) values plus a large diagonal (so potrf and getrf never stop early) */
-static void fill(double *dev, int m, int n, int diag)
+/* fills a with uniform values in (low, 1) from the LCG seeded with `seed`, plus (diag) a large
+ * diagonal, so that potrf and getrf never stop early; low -1 without diag: a panel whose pivots move rows */
+static void fill_from(double *dev, int m, int n, double low, int diag, unsigned seed)
 {
     size_t count = (size_t)m * n;
     double *host = malloc(count * sizeof(double));
-    unsigned state = 12345;
+    unsigned state = seed;
     for (size_t i = 0; i < count; i++) {
         state = state * 1103515245u + 12345u;
-        host[i] = (state >> 8) / 16777216.0;
+        host[i] = low + (1 - low) * ((state >> 8) / 16777216.0);
     }
     for (int j = 0; diag && j < n && j < m; j++)
         host[j + (size_t)j * m] += m;
     CUDA(cudaMemcpy(dev, host, count * sizeof(double), cudaMemcpyHostToDevice));
     free(host);
 }
+
+/* uniform (0, 1) values, (diag) plus a large diagonal */
+static void fill(double *dev, int m, int n, int diag) { fill_from(dev, m, n, 0, diag, 12345); }
 
 struct timer { cudaEvent_t start, stop; cudaStream_t stream; };
 
@@ -71,19 +76,6 @@ static double elapsed_ms(struct timer *t)
     return ms;
 }
 
-/* fills a with uniform (-1, 1) values: a panel whose pivots move rows */
-static void fill_signed(double *dev, int m, int n)
-{
-    size_t count = (size_t)m * n;
-    double *host = malloc(count * sizeof(double));
-    unsigned state = 777;
-    for (size_t i = 0; i < count; i++) {
-        state = state * 1103515245u + 12345u;
-        host[i] = (state >> 8) / 8388608.0 - 1.0;
-    }
-    CUDA(cudaMemcpy(dev, host, count * sizeof(double), cudaMemcpyHostToDevice));
-    free(host);
-}
 
 /* cuSOLVER's getrf against our panel on the same random panel, and ours checked against it */
 static void ours_table(struct timer *t, cusolverDnHandle_t solver, cublasHandle_t blas, const int *ms, int nm,
@@ -105,7 +97,7 @@ static void ours_table(struct timer *t, cusolverDnHandle_t solver, cublasHandle_
             CUDA(cudaMalloc((void **)&ipiv, 2 * (size_t)b * sizeof(int)));
             CUDA(cudaMalloc((void **)&info, 2 * sizeof(int)));
             ipiv_ref = ipiv + b;
-            fill_signed(original, m, b);
+            fill_from(original, m, b, -1, 0, 777);
             STATUS(cusolverDnDgetrf_bufferSize(solver, m, b, panel, m, &lwork));
             size_t work_bytes = (size_t)lwork * sizeof(double);
             if (work_bytes < ss_cuda_getrf_leaf_work_bytes(sizeof(double)))
@@ -143,12 +135,10 @@ static void ours_table(struct timer *t, cusolverDnHandle_t solver, cublasHandle_
                 CUDA(cudaMemcpy(infos, info, 2 * sizeof(int), cudaMemcpyDeviceToHost));
                 for (int j = 0; j < b; j++)
                     same += hpiv[j] == hpiv[b + j];
-                double diff = 0, scale = 0;
+                double diff = 0, scale = 0;   /* max |ours - cuSOLVER's|, max |cuSOLVER's| */
                 for (size_t i = 0; i < count; i++) {
-                    double d = host[i] - host[count + i];
-                    diff = d < 0 ? (-d > diff ? -d : diff) : (d > diff ? d : diff);
-                    scale = host[count + i] < 0 ? (-host[count + i] > scale ? -host[count + i] : scale)
-                                                : (host[count + i] > scale ? host[count + i] : scale);
+                    diff = fmax(diff, fabs(host[i] - host[count + i]));
+                    scale = fmax(scale, fabs(host[count + i]));
                 }
                 double flops = (double)m * b * b - (double)b * b * b / 3;
                 int ok = same == b && diff <= 1e-10 * scale && infos[0] == infos[1];
