@@ -13,7 +13,8 @@
 #   rbt     bench/rbt.sh at 20000 and 40000 (RBT_SIZES) on one GPU, library tile sizes
 #   panel   bench/panel_cost: one LU panel, one potrf tile, one column GEMM, each alone
 #   trace   for each of TRACE_OPS (default "getrf potrf getrf_nopiv") at n = TRACE_N
-#           (default 40000): calibrate at 8192 and TRACE_N, TRACE_NITER (default 2) runs under FxT, then
+#           (default 40000), driver flags TRACE_FLAGS (e.g. "-nb 3072"): calibrate at 8192 and TRACE_N,
+#           TRACE_NITER (default 2) runs under FxT, then
 #           bench/trace-summary.sh on the second run (trace-OP.txt: per worker,
 #           per codelet in stream order, panel overlap, 50 ms timeline)
 #   batched our batched GPU kernels (issue 6): bench/batched_gpu -test in s, d, c, z (LU,
@@ -105,12 +106,12 @@ if wants trace; then
   for op in ${TRACE_OPS:-getrf potrf getrf_nopiv}; do
     stamp "FxT trace of $op at n=${TRACE_N:-40000}"
     for i in 1 2 3; do
-      STARPU_CALIBRATE=1 $(driver_of $op "$root/bin") -n 8192 -ngpus 1 --csv > /dev/null 2>&1
+      STARPU_CALIBRATE=1 $(driver_of $op "$root/bin") -n 8192 -ngpus 1 ${TRACE_FLAGS:-} --csv > /dev/null 2>&1
     done
     # the panels' and updates' regression models predict within the sizes seen (gpu.sh)
-    STARPU_CALIBRATE=1 $(driver_of $op "$root/bin") -n "${TRACE_N:-40000}" -ngpus 1 --csv > /dev/null 2>&1
+    STARPU_CALIBRATE=1 $(driver_of $op "$root/bin") -n "${TRACE_N:-40000}" -ngpus 1 ${TRACE_FLAGS:-} --csv > /dev/null 2>&1
     rm -rf "$out/fxt-$op" && mkdir -p "$out/fxt-$op"
-    $(driver_of $op "$root/bin") -n "${TRACE_N:-40000}" -ngpus 1 -niter "${TRACE_NITER:-2}" -fxt "$out/fxt-$op" 2>&1 | grep -v '^\[starpu'
+    $(driver_of $op "$root/bin") -n "${TRACE_N:-40000}" -ngpus 1 -niter "${TRACE_NITER:-2}" ${TRACE_FLAGS:-} -fxt "$out/fxt-$op" 2>&1 | grep -v '^\[starpu'
     LAST_RUN=1 bash "$here/trace-summary.sh" "$out/fxt-$op" 50 > "$out/trace-$op.txt" 2>&1
     grep -A30 '^GPU workers' "$out/trace-$op.txt"
     # keep the task records (compressed) and drop the rest: a device call returns few files

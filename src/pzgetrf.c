@@ -134,9 +134,13 @@ static void finish_step(struct getrf_step *s, int k)
      * below it). Under StarPU-MPI, deferred to the end (one task per column
      * over several panels' pivots) a 2 x 2 grid never finished: a process
      * waited for a tile that no other one sent (StarPU 1.3.10; cause not found,
-     * bench/NOTES.md). */
+     * bench/NOTES.md). They go after the look-ahead: at column k's priority these k
+     * short tasks ran first after each panel, one after the other on one worker,
+     * while the next panel waited for column k + 1's update (trace at n = 40000,
+     * bench/NOTES.md, session 18). */
+    int swap_prio = s->copy_panel ? ss_prio_update(A->nt, k + 2) : 0;
     for (int j = 0; j < k; j++) {
-        submit_swaps(s, k, j, s->copy_panel ? ss_prio_update(A->nt, k) : 0);
+        submit_swaps(s, k, j, swap_prio);
         ss_tile_send_home(A, k, j);
     }
 }
