@@ -635,9 +635,9 @@ int driver_report(const struct driver_opts *o, const struct driver_result *r)
 
     /* The human-readable line; on stderr with --csv so that stdout stays CSV only. */
     FILE *h = o->csv ? stderr : stdout;
-    fprintf(h, "%s %c m=%d n=%d nb=%d nrhs=%d cpus=%d gpus=%d sched=%s run %d/%d: factor %.3f s %.2f GF/s",
+    fprintf(h, "%s %c m=%d n=%d nb=%d nrhs=%d cpus=%d gpus=%d sched=%s run %d/%d: %s %.3f s %.2f GF/s",
             w.driver, w.prec, w.m, w.n, w.nb, w.nrhs, w.ncpus, w.ngpus, w.sched, r->run, o->niter,
-            w.seconds, w.gflops);
+            o->gesv ? "gesv (factor and solve)" : "factor", w.seconds, w.gflops);
     if (r->solved && r->solve_seconds > 0)   /* starpu_rbt times the whole solve as one */
         fprintf(h, ", solve %.3f s", r->solve_seconds);
     if (r->checked) {

@@ -74,6 +74,7 @@ struct driver_opts {
     /* driver-specific values, set only through the flags a driver registers */
     int m;                /* starpu_lu, starpu_qr -m: rows; -1 (the default, and every driver without -m): m = n */
     int nopiv;            /* starpu_lu -nopiv */
+    int gesv;             /* starpu_lu -gesv: time starsolve_<p>gesv, factor and solve in one call */
     char uplo;            /* starpu_cholesky -uplo */
     int regen;            /* starpu_lu, starpu_cholesky -regen: -check regenerates A instead of copying it */
     const char *ooc;      /* starpu_lu, starpu_cholesky -ooc DIR: out-of-core descriptor, tiles swapped to DIR */

@@ -24,6 +24,9 @@ int main(int argc, char **argv)
           "rows of A (default n); m != n times and checks the factorization only" },
         { "-nopiv", DRIVER_FLAG_SWITCH, &o.nopiv, 0, NULL, NULL,
           "LU without pivoting (getrf_nopiv), on a diagonally dominant matrix: random + max(m,n) I" },
+        { "-gesv", DRIVER_FLAG_SWITCH, &o.gesv, 0, NULL, NULL,
+          "time starsolve_<p>gesv instead: factor and solve in one call, the factors kept where\n"
+          "              they are between the two (getrf then getrs hand A back and register it again)" },
         { "-regen", DRIVER_FLAG_SWITCH, &o.regen, 0, NULL, NULL, driver_regen_help },
         { NULL },
     };
@@ -41,6 +44,10 @@ int main(int argc, char **argv)
     int ret = driver_parse(argc, argv, &o);
     if (ret != DRIVER_OK)
         return ret < 0 ? DRIVER_OK : ret;     /* < 0: --help was printed */
+    if (o.gesv && (o.nopiv || o.m != o.n || o.ooc || o.P > 0)) {
+        driver_error(&o, "-gesv solves a square system in core: not with -nopiv, -m, -ooc or -P");
+        return DRIVER_USAGE;
+    }
     if (o.m != o.n)          /* rectangular: no system to solve, and the result lines say so */
         o.nrhs = 0;
     switch (o.prec) {

@@ -1,5 +1,5 @@
 /* starpu_lu, one precision (generic source): time getrf (or getrf_nopiv) and
- * getrs as a user calls them, check them, report each run.
+ * getrs as a user calls them, or gesv (-gesv), check them, report each run.
  * Timing arithmetic lives in driver.c: here the real type is rewritten per precision (float in s and c). */
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +123,10 @@ int run_zlu(const struct driver_opts *o)
                                         o->nopiv ? DRIVER_PIVOTS : DRIVER_PIVOTS_GATHERED, lu_submit, lu_solve_dist, &r);
         } else if (o->ooc) {   /* times the factorization alone, not the copies in and out */
             r.info = driver_factor_ooc(o, STARSOLVE_Z, d.A, lda, o->nopiv ? NULL : d.ipiv, lu_submit, &r);
+        } else if (o->gesv) {   /* one call: the solve finds the factors still on the GPUs */
+            r.info = starsolve_zgesv(n, nrhs, d.A, lda, d.ipiv, d.B, ldb);
+            r.seconds = driver_now() - t0;
+            r.solved = nrhs > 0;
         } else {
             if (o->nopiv)
                 r.info = starsolve_zgetrf_nopiv(m, n, d.A, lda);
@@ -132,7 +136,7 @@ int run_zlu(const struct driver_opts *o)
         }
         driver_bound_end(o, &r);
 
-        if (o->P == 0 && r.info == 0 && nrhs > 0) {
+        if (o->P == 0 && !o->gesv && r.info == 0 && nrhs > 0) {
             if (o->nopiv)          /* no public getrs_nopiv: identity pivots make getrs one */
                 for (int i = 0; i < k; i++)
                     d.ipiv[i] = i + 1;

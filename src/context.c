@@ -288,9 +288,12 @@ int starsolve_get_nb_for(starsolve_factorization_t factorization, int n)
      * n = 40000 it is a chain of panel steps (each panel beside the GEMMs, then the
      * look-ahead column, then the next panel: ~33 ms a step at 1024), and 20 steps of
      * 2048 beat 39 of 1024: 1.27-1.31 s against 1.41-1.43 s, 1536 1.42 s, 1280 1.37 s
-     * (bench/NOTES.md, session 18; session 5's code had lost with 2048, 2.74 against 2.24 s) */
-    (void)factorization;
-    return n >= 32768 ? 2048 : ss_ctx.nb;
+     * (bench/NOTES.md, session 18; session 5's code had lost with 2048, 2.74 against 2.24 s).
+     * Its 13 steps of 3072 are shorter still: 1.245-1.264 s at 40000, 3584 1.28 s, 4096
+     * 1.29 s; at 32768 3072 and 2048 tie, 2560 is slower (session 19). */
+    if (n < 32768)
+        return ss_ctx.nb;
+    return factorization == STARSOLVE_GETRF ? 3072 : 2048;
 }
 
 int starsolve_get_nb_rbt(int n, int depth)

@@ -2,7 +2,7 @@
 # make check: the drivers examples/starpu_lu, starpu_cholesky, starpu_qr,
 # starpu_rbt, starpu_batched and starpu_spike, run as a user runs them.
 #   --help exits 0; -n 300 -nb 64 -check passes in every precision (and -nopiv
-#   for LU), with the backward errors it prints at most 30; --csv gives a header
+#   and -gesv for LU), with the backward errors it prints at most 30; --csv gives a header
 #   and one parsable line per run; bad flags exit 2 with one line on stderr.
 # Exit status for automake: 0 pass, 1 fail, 77 skip (drivers not built).
 #
@@ -151,7 +151,12 @@ done
 for p in $PRECS; do
     # shellcheck disable=SC2086
     checked_run "$LU" $RUN_FLAGS -nopiv -prec "$p"
+    # gesv in one call, several right-hand sides
+    # shellcheck disable=SC2086
+    checked_run "$LU" $RUN_FLAGS -gesv -nrhs 3 -prec "$p"
 done
+usage_error "$LU" -n 300 -gesv -nopiv
+usage_error "$LU" -n 300 -m 200 -gesv
 
 # -update-tiles: several tile GEMMs per update task (the GPU default), on CPU workers
 for d in "$LU" "$LU -nopiv" "$CHOL" "$CHOL -uplo U"; do
