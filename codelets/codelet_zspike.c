@@ -42,6 +42,77 @@ typedef float zspike_low_t;
 typedef starsolve_complex64_t zspike_low_t;
 #endif
 
+/* The tridiagonal case (kl = ku = 1) in plain loops. LAPACK's gbtrf (gbtf2 below its block size) and
+ * gbtrs make one BLAS call per row (i?amax, swap, scal, ger in the factorization, swap and ger in
+ * the forward sweep, a tbsv whose inner axpy covers 2 entries), each on 1 or 2 numbers, so at K = 1
+ * the calls' overhead is the time: perf showed daxpy_k, dtbsv_NUN and dger on top, and SPIKE at
+ * K = 1 ran at 0.86-0.90x LAPACK's dgbsv on 2 cores. These loops do the same operations in the same
+ * order on the same gbtrf layout (ldf = 4: F(2, j) the diagonal, F(1, j) and F(0, j) U's first and
+ * second superdiagonals, F(3, j) L's multiplier), with the same pivots (1-based, ipiv[j] = j + 1 or
+ * j + 2, the first row on ties, |re| + |im| as i?amax) and the same info (the first exactly zero
+ * pivot), so the tips, the UL of J T J and the solves read F as they read LAPACK's. Against
+ * OpenBLAS's gbtrf the factors and pivots came out bit for bit equal in s, d and z; in c C's complex
+ * reciprocal rounds differently from Fortran's, so exact ties may pivot differently. Working
+ * precision only (mixed precision keeps LAPACK). */
+
+/* A(r, c) of an n x n band in gbtrf layout with kl = ku = 1 (ld 4): F[2 + r - c + 4 c] */
+#define TRI_AT(F, r, c) ((F)[2 + (r) - (c) + 4 * (size_t)(c)])
+
+/* i?amax's measure of a pivot candidate */
+static inline double pivot_abs1(starsolve_complex64_t a) { return fabs(creal(a)) + fabs(cimag(a)); }
+
+/* gbtf2 with kl = ku = 1: returns info (0, or j + 1 for the first zero pivot at column j) */
+static int tridiag_lu(int n, starsolve_complex64_t *F, int *ipiv)
+{
+    int info = 0, last_col = 0;   /* last_col: the last column U's rows reach so far (gbtf2's JU) */
+    for (int j = 0; j < n; j++) {
+        if (j + 2 < n)
+            F[4 * (size_t)(j + 2)] = 0;   /* the fill-in row of column j + 2 (U's second superdiagonal) */
+        const int has_below = j + 1 < n;
+        const int p = has_below && pivot_abs1(TRI_AT(F, j + 1, j)) > pivot_abs1(TRI_AT(F, j, j));   /* pivot row j + p */
+        ipiv[j] = j + 1 + p;
+        if (TRI_AT(F, j + p, j) == 0) {
+            if (info == 0) info = j + 1;
+            continue;
+        }
+        last_col = ss_max(last_col, ss_min(j + 1 + p, n - 1));
+        if (p)
+            for (int c = j; c <= last_col; c++) {   /* swap rows j and j + 1 */
+                starsolve_complex64_t t = TRI_AT(F, j, c);
+                TRI_AT(F, j, c) = TRI_AT(F, j + 1, c);
+                TRI_AT(F, j + 1, c) = t;
+            }
+        if (has_below) {
+            const starsolve_complex64_t l = TRI_AT(F, j + 1, j) *= 1 / TRI_AT(F, j, j);
+            for (int c = j + 1; c <= last_col; c++)
+                TRI_AT(F, j + 1, c) -= l * TRI_AT(F, j, c);
+        }
+    }
+    return info;
+}
+
+/* gbtrs ('N') with kl = ku = 1 on tridiag_lu's factors: B (n x nrhs, ld ldb) = A^-1 B */
+static void tridiag_solve(int n, int nrhs, const starsolve_complex64_t *F, const int *ipiv, starsolve_complex64_t *B,
+                          int ldb)
+{
+    for (int k = 0; k < nrhs; k++) {
+        starsolve_complex64_t *x = B + (size_t)k * ldb;
+        for (int j = 0; j + 1 < n; j++) {   /* L^-1 P: each step's interchange, then its multiplier */
+            if (ipiv[j] != j + 1) {
+                starsolve_complex64_t t = x[j];
+                x[j] = x[j + 1];
+                x[j + 1] = t;
+            }
+            x[j + 1] -= TRI_AT(F, j + 1, j) * x[j];
+        }
+        for (int j = n - 1; j >= 0; j--) {   /* U^-1 by columns, as tbsv: U has 2 superdiagonals */
+            x[j] /= TRI_AT(F, j, j);
+            if (j >= 1) x[j - 1] -= x[j] * TRI_AT(F, j - 1, j);
+            if (j >= 2) x[j - 2] -= x[j] * TRI_AT(F, j - 2, j);
+        }
+    }
+}
+
 /* LU with partial pivoting of a band in gbtrf layout, in the factor's precision */
 static int band_lu(int mixed, int m, int kl, int ku, void *F, int ldf, int *ipiv)
 {
@@ -50,7 +121,7 @@ static int band_lu(int mixed, int m, int kl, int ku, void *F, int ldf, int *ipiv
 #elif defined(STARSOLVE_PRECISION_D)
     if (mixed) return LAPACKE_sgbtrf_work(LAPACK_COL_MAJOR, m, m, kl, ku, (float *)F, ldf, ipiv);
 #endif
-    (void)mixed;
+    if (!mixed && kl == 1 && ku == 1 && ldf == 4) return tridiag_lu(m, (starsolve_complex64_t *)F, ipiv);
     return LAPACKE_zgbtrf_work(LAPACK_COL_MAJOR, m, m, kl, ku, (starsolve_complex64_t *)F, ldf, ipiv);
 }
 
@@ -65,7 +136,10 @@ static void band_solve(int mixed, int m, int kl, int ku, int nrhs, const void *F
     if (mixed) { LAPACKE_sgbtrs_work(LAPACK_COL_MAJOR, 'N', m, kl, ku, nrhs, (const float *)F, ldf, ipiv, (float *)B, ldb);
                  return; }
 #endif
-    (void)mixed;
+    if (!mixed && kl == 1 && ku == 1 && ldf == 4) {
+        tridiag_solve(m, nrhs, (const starsolve_complex64_t *)F, ipiv, (starsolve_complex64_t *)B, ldb);
+        return;
+    }
     LAPACKE_zgbtrs_work(LAPACK_COL_MAJOR, 'N', m, kl, ku, nrhs, (const starsolve_complex64_t *)F, ldf, ipiv,
                         (starsolve_complex64_t *)B, ldb);
 }
