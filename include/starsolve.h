@@ -474,7 +474,7 @@ int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t 
 
 /* Banded solver (SPIKE, issue 7): A in LAPACK gbsv band layout (ldab >= 2 kl + ku + 1, band in rows
  * kl .. 2 kl + ku), only read. B (ldb >= n) is overwritten by X. Truncated-SPIKE-preconditioned
- * BiCGStab until ||b - Ax||_inf <= max(1e-12, 100 eps) ||b||_inf, checked on the true residual.
+ * BiCGStab until ||b - Ax||_inf <= max(min(1e-12, 10 n eps), 100 eps) ||b||_inf, checked on the true residual.
  * Returns 0 (or a negative argument index). *iters: the most BiCGStab iterations of a column, or
  * -1: BiCGStab did not converge (stagnation, breakdown or starsolve_get_spike_maxit() iterations) and the columns from that
  * one on were solved by LAPACK's gbsv; -2: a row's dominance |a_ii| / sum_{j!=i} |a_ij| is below 0.5
