@@ -72,7 +72,8 @@ int run_zspike(const struct driver_opts *o)
         if (r.iters == -1)
             fprintf(h, "starpu_spike: BiCGStab did not converge; solved by LAPACK's banded LU with pivoting (gbsv)\n");
         if (r.iters == -2)
-            fprintf(h, "starpu_spike: not diagonally dominant; solved by LAPACK's banded LU with pivoting (gbsv)\n");
+            fprintf(h, "starpu_spike: SPIKE not used (a row far from diagonal dominance, a singular partition, or n < 2 max(kl, ku));"
+                       " solved by LAPACK's banded LU with pivoting (gbsv)\n");
         if (r.info == n + 1)
             fprintf(h, "starpu_spike: did not converge (info n+1, no fallback); checking the last iterate\n");
         if (o->check && (r.info == 0 || r.info == n + 1)) {

@@ -477,8 +477,8 @@ int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t 
  * BiCGStab until ||b - Ax||_inf <= max(min(1e-12, 10 n eps), 100 eps) ||b||_inf, checked on the true residual.
  * Returns 0 (or a negative argument index). *iters: the most BiCGStab iterations of a column, or
  * -1: BiCGStab did not converge (stagnation, breakdown or starsolve_get_spike_maxit() iterations) and the columns from that
- * one on were solved by LAPACK's gbsv; -2: a row's dominance |a_ii| / sum_{j!=i} |a_ij| is below 0.5
- * or a partition is singular, so gbsv solved everything (a positive return is then gbsv's:
+ * one on were solved by LAPACK's gbsv; -2: a row's dominance |a_ii| / sum_{j!=i} |a_ij| is below 0.5,
+ * a partition is singular, or n < 2 max(kl, ku) (no partition fits), so gbsv solved everything (a positive return is then gbsv's:
  * U(i,i) exactly zero). With starsolve_set_spike_fallback(0) it returns n + 1 instead of falling back.
  * ?gbsv_spike is ?gbtrf_spike, ?gbtrs_spike and starsolve_spike_free below, in one call. */
 int starsolve_sgbsv_spike(int n, int kl, int ku, int nrhs, float *AB, int ldab, float *B, int ldb, int *iters);
@@ -497,7 +497,7 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
  * and the factors' precision (starsolve_set_spike_mixed) are taken at this call.
  * Returns 0 and *factors; or, and then *factors is NULL and there is nothing to free: a negative
  * argument index; n + 1 when A is far from diagonal dominance (a row's |a_ii| / sum_{j!=i} |a_ij| below
- * 0.5) or a partition is singular and starsolve_get_spike_fallback() is 0; i in 1 .. n when, with the
+ * 0.5), a partition is singular or n < 2 max(kl, ku), and starsolve_get_spike_fallback() is 0; i in 1 .. n when, with the
  * fallback on, such an A went to LAPACK's banded LU with partial pivoting (gbtrf, here, on a copy of
  * the band) and U(i,i) is exactly zero. With the fallback taken, every solve uses that LU (*iters -2).
  *

@@ -512,6 +512,23 @@ static void spike_destroy(struct starsolve_spike *head)
     free(s);
 }
 
+/* SPIKE not used: LAPACK's banded LU with partial pivoting on a copy of the band, which every solve
+ * uses and says so (*iters -2); `why` goes in the verbose line. Returns gbtrf's info (the factorization
+ * is freed unless it is 0) or a negative argument index. */
+static int factor_by_banded_lu(struct spike *s, const char *me, const char *why, starsolve_spike_t **factors)
+{
+    s->method = -2;
+    int info = spike_lu(s);
+    if (ss_ctx.verbose)
+        fprintf(stderr, "starsolve: %s: %s; banded LU with partial pivoting instead (gbtrf info %d)\n", me, why, info);
+    if (info != 0) {
+        spike_destroy(&s->head);
+        return info < 0 ? ss_arg_error(me, info) : info;
+    }
+    *factors = &s->head;
+    return 0;
+}
+
 int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, int ldab, starsolve_spike_t **factors)
 {
     const char *me = "starsolve_zgbtrf_spike";
@@ -541,6 +558,16 @@ int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *A
                                               && s->K < (starpu_cuda_worker_get_count() > 0 ? SPIKE_MIXED_GPU_MAX_K
                                                                                               : SPIKE_MIXED_CPU_MAX_K);
 #endif
+    /* A partition needs 2K rows (its spike tips are K x K blocks at both ends); a smaller matrix has
+     * no partition at all (n = 1 with K = 3 read past the band). A diagonal band (K = 0, taken as 1
+     * above) has no tips to reach past. */
+    if (n < 2 * ss_max(kl, ku)) {
+        if (!ss_ctx.spike_fallback) {
+            spike_destroy(&s->head);
+            return n + 1;
+        }
+        return factor_by_banded_lu(s, me, "fewer rows than twice the half-bandwidth", factors);
+    }
     partition_count(n, s->K, &s->p, &s->nc);
     if (ss_ctx.verbose)   /* bench/spike.sh reads this line */
         fprintf(stderr, "starsolve: %s: %d partitions of %d..%d rows in %d chunks\n", me, s->p, n / s->p, n / s->p + (n % s->p > 0),
@@ -566,19 +593,11 @@ int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *A
         spike_destroy(&s->head);
         return n + 1;
     }
-    /* far from diagonal dominance or a singular partition: banded LU with partial pivoting on a
-     * copy of the band, LAPACK's gbtrf, and every solve says so */
-    s->method = -2;
-    int info = spike_lu(s);
-    if (ss_ctx.verbose)
-        fprintf(stderr, "starsolve: %s: %s (smallest row dominance %.3g); banded LU with partial pivoting instead (gbtrf info %d)\n",
-                me, usable == 2 ? "not diagonally dominant" : "a singular partition", dominance, info);
-    if (info != 0) {
-        spike_destroy(&s->head);
-        return info < 0 ? ss_arg_error(me, info) : info;
-    }
-    *factors = &s->head;
-    return 0;
+    /* far from diagonal dominance or a singular partition */
+    char why[96];
+    snprintf(why, sizeof why, "%s (smallest row dominance %.3g)", usable == 2 ? "not diagonally dominant" : "a singular partition",
+             dominance);
+    return factor_by_banded_lu(s, me, why, factors);
 }
 
 int starsolve_zgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_complex64_t *B, int ldb, int *iters)

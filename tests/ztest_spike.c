@@ -8,7 +8,8 @@
  * relative residual ||b - Ax||_inf / ||b||_inf at most 1e-10. d = 0.1 must be detected as not
  * dominant (iters = -2: solved by gbsv); d >= 1 must be solved by SPIKE itself in double
  * precisions (iters >= 0); in single precision BiCGStab may give up at d = 1 (iters = -1). With
- * the fallback off, a matrix SPIKE does not solve gives info n + 1. AB must not change; bad
+ * the fallback off, a matrix SPIKE does not solve gives info n + 1. Fewer rows than 2K: the banded
+ * LU (iters = -2), n + 1 without the fallback. AB must not change; bad
  * arguments give LAPACK's negative info.
  *
  * The split API (?gbtrf_spike, ?gbtrs_spike, starsolve_spike_free): several solves of one
@@ -57,6 +58,30 @@ static void spike_case(int n, int kl, int ku, double dominance, int nrhs, int ps
                info, iters, iters == -1 ? " (BiCGStab gave up: gbsv)" : iters == -2 ? " (not dominant: gbsv)" : "",
                scaled, relative, single ? "" : " (bound 1e-10)");
     free(AB); free(AB0); free(B); free(X);
+}
+
+/* fewer rows than twice the half-bandwidth: no partition fits (n = 1 with K = 3 read past the band
+ * before session 19), so the banded LU solves (iters -2), or n + 1 with the fallback off */
+static void spike_too_small(int n, int kl, int ku)
+{
+    int ldab = 2 * kl + ku + 1, iters = -7;
+    starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *B = testing_alloc((size_t)n * 2 * sizeof *B);
+    starsolve_complex64_t *X = testing_alloc((size_t)n * 2 * sizeof *X);
+    gen_zband(n, kl, ku, 10, AB, ldab, 5u);
+    gen_zmatrix(n, 2, B, n, 3);
+    memcpy(X, B, (size_t)n * 2 * sizeof *X);
+    int info = starsolve_zgbsv_spike(n, kl, ku, 2, AB, ldab, X, n, &iters);
+    double relative, scaled = check_zgbsolve(n, kl, ku, 2, AB, ldab, X, n, B, n, &relative);
+    TEST_CHECK(info == 0 && iters == -2 && check_passes(scaled),
+               "starsolve_zgbsv_spike n=%d kl=%d ku=%d (n < 2K): info %d, iters %d (want -2), scaled residual %.3g",
+               n, kl, ku, info, iters, scaled);
+    memcpy(X, B, (size_t)n * 2 * sizeof *X);
+    starsolve_set_spike_fallback(0);
+    info = starsolve_zgbsv_spike(n, kl, ku, 2, AB, ldab, X, n, &iters);
+    starsolve_set_spike_fallback(1);
+    TEST_CHECK(info == n + 1 && memcmp(X, B, (size_t)n * 2 * sizeof *X) == 0,
+               "starsolve_zgbsv_spike n=%d kl=%d ku=%d (n < 2K), fallback off: info %d (want n + 1), B untouched", n, kl, ku, info);
+    free(AB); free(B); free(X);
 }
 
 /* fallback off: a matrix far from dominance gives n + 1 and leaves B alone; a dominant one
@@ -365,6 +390,9 @@ int test_zspike(void)
     spike_case(5, 2, 2, 10, 1, 0, 1);          /* fewer rows than two partitions need */
     spike_case(9, 2, 2, 10, 1, 1, 1);          /* psize below 2K: partitions of 2K rows at least */
     spike_case(1, 0, 0, 10, 1, 0, 1);
+    spike_too_small(1, 3, 3);
+    spike_too_small(2, 1, 3);
+    spike_too_small(5, 2, 3);
     spike_no_fallback();
     /* the split API: one factorization, several solves */
     split_case(2003, 32, 32, 1, 300, 1);       /* n not a multiple of psize */
