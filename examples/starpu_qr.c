@@ -29,7 +29,7 @@ int main(int argc, char **argv)
         .purpose = "Tile QR factorization (starsolve_<p>geqrf_tile_async on a view of the caller's m x n\n"
                    "array; the time includes the view and its T workspace), then starsolve_<p>gels for nrhs\n"
                    "right-hand sides B = A X (gels factors again: its time is the whole solve).\n"
-                   "-check prints berr = ||A - QR||/(||A|| n eps), orth = ||I - Q^H Q||/(n eps) and\n"
+                   "-check prints berr = ||A - QR||/(||A|| max(m,n) eps), orth = ||I - Q^H Q||/(max(m,n) eps) and\n"
                    "resid = ||B - A X||/(||A|| ||X|| max(m,n) eps) (LAPACK's xQRT16).\n"
                    "Under mpirun with -P: the QR of A scattered over a P x (processes/P) grid, timed; with\n"
                    "-check Q is formed by a distributed ungqr and process 0 checks the factors (no gels).",

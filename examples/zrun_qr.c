@@ -46,7 +46,7 @@ static driver_ratio_t check_factors(int m, int n, struct qr_data *d, starsolve_d
     return berr;
 }
 
-/* Too big to form Q: ||A0 x - Q (R x)||_1 / (||A0||_1 ||x||_1 n eps) for 3 random
+/* Too big to form Q: ||A0 x - Q (R x)||_1 / (||A0||_1 ||x||_1 max(m, n) eps) for 3 random
  * x, Q applied by unmqr with T, or as the explicit m x k matrix d->Q when T is NULL
  * (a lower estimate of the exact ratio). */
 static driver_ratio_t estimate_factors(int m, int n, struct qr_data *d, starsolve_desc_t *T)
@@ -89,7 +89,7 @@ static driver_ratio_t estimate_factors(int m, int n, struct qr_data *d, starsolv
     for (int j = 0; j < nx; j++) {
         cblas_zaxpy(m, CBLAS_SADDR(mone), y + (size_t)j * m, 1, w + (size_t)j * m, 1);
         double r = LAPACKE_zlange_work(LAPACK_COL_MAJOR, '1', m, 1, w + (size_t)j * m, m, NULL)
-                   / (anorm * LAPACKE_zlange_work(LAPACK_COL_MAJOR, '1', n, 1, x + (size_t)j * n, n, NULL) * n * eps);
+                   / (anorm * LAPACKE_zlange_work(LAPACK_COL_MAJOR, '1', n, 1, x + (size_t)j * n, n, NULL) * (m > n ? m : n) * eps);
         if (!(r <= worst))
             worst = r;
     }
