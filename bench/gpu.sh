@@ -14,7 +14,8 @@
 #   - starsolve: the LAPACK-layout call with -ngpus 1 (all other cores as CPU
 #     workers), transfers included since the matrix starts and ends in host memory.
 # Before timing, every driver runs untimed with STARPU_CALIBRATE=1, three times at
-# n=8192 and once at the largest size, so that dmdas schedules with measured task
+# n=8192 and once at the largest size, so that the scheduler (modular-heft-prio with
+# GPUs) works with measured task
 # costs (perfmodels in OUTDIR/starpu-home).
 # Every timed run is checked (-check: randomized backward-error estimate above n=4096).
 # Output: a table (best of --niter runs per side) and the raw CSV in OUTDIR/gpu.csv.

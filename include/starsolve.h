@@ -24,7 +24,8 @@ typedef struct starsolve_config {
     int ncpus;          /* CPU workers; -1: StarPU's choice (STARPU_NCPU, else all cores not driving a GPU,
                            less one left to the calling thread when GPUs are used) */
     int ngpus;          /* CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs) */
-    const char *sched;  /* StarPU scheduling policy; NULL: STARPU_SCHED, else "dmdas" */
+    const char *sched;  /* StarPU scheduling policy; NULL: STARPU_SCHED, else "dmdas" on CPU workers alone
+                           and "modular-heft-prio" with CUDA workers (context.c says why) */
     int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs, 2048 from order 32768, 512 out of core on CPUs where memory allows: context.c) */
     int verbose;        /* 1: explain bad arguments and failures on stderr */
     int gpu_only_tile;  /* with CUDA workers, tasks on tiles of at least this order run only on GPUs

@@ -54,6 +54,21 @@ static void heteroprio_buckets(unsigned sched_ctx)
     }
 }
 
+/* Will StarPU start CUDA workers: asked for none (ngpus 0, STARPU_NCUDA=0, out of
+ * core) or no device visible means no. */
+static int expects_gpus(const starsolve_config_t *cfg)
+{
+    const char *ncuda = getenv("STARPU_NCUDA");
+    if (cfg->disk_swap || (ncuda ? atoi(ncuda) == 0 : cfg->ngpus == 0))
+        return 0;
+#ifdef STARSOLVE_USE_CUDA
+    int devices = 0;
+    return cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
+#else
+    return 0;
+#endif
+}
+
 /* Cores StarPU leaves to the application when it picks the number of CPU workers.
  * With GPUs, one: the calling thread submits the tasks and registers and
  * unregisters the tiles, and the CUDA runtime has threads of its own; with a
@@ -65,15 +80,24 @@ static int reserved_cores(const starsolve_config_t *cfg)
 {
     if (cfg->ncpus >= 0 || getenv("STARPU_NCPU") || getenv("STARPU_NCPUS"))
         return 0;
-    const char *ncuda = getenv("STARPU_NCUDA");
-    if (ncuda ? atoi(ncuda) == 0 : cfg->ngpus == 0)
-        return 0;
-#ifdef STARSOLVE_USE_CUDA
-    int devices = 0;
-    return cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0 ? 1 : 0;
-#else
-    return 0;
-#endif
+    return expects_gpus(cfg) ? 1 : 0;
+}
+
+/* The policy when the caller names none. On CPU workers alone dmdas (data- and
+ * priority-aware). With GPUs modular-heft-prio: dmdas puts a task in one
+ * worker's queue the moment it becomes ready and never moves it, so an LU
+ * panel that became ready waited behind a low-priority update already queued
+ * on its CUDA worker while the other worker sat idle (183 ms over 13 panels at
+ * order 40000). modular-heft-prio keeps ready tasks in one priority queue and
+ * moves them, by predicted completion time, into short per-worker queues that
+ * are themselves sorted by priority, so a panel passes the updates queued
+ * before it. On an H100,
+ * same command (bench/NOTES.md, session 20): LU 40000 1.224-1.228 s against
+ * dmdas 1.262-1.303, LU 16384 0.167-0.173 against 0.174-0.192, Cholesky and LU
+ * without pivoting 1-9% faster, QR 16384 the same. */
+static const char *default_scheduler(const starsolve_config_t *cfg)
+{
+    return expects_gpus(cfg) ? "modular-heft-prio" : "dmdas";
 }
 
 /* The tile size when the caller names none: 1024 with GPUs, 256 on CPU workers alone, and 512 out of
@@ -126,8 +150,7 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     }
     conf.reserve_ncpus = reserved_cores(&cfg);
     conf.nopencl = 0;
-    /* dmdas: data-aware and priority-aware, what tiled factorizations want by default */
-    conf.sched_policy_name = cfg.sched ? cfg.sched : "dmdas";
+    conf.sched_policy_name = cfg.sched ? cfg.sched : default_scheduler(&cfg);
     conf.sched_policy_init = heteroprio_buckets;
     /* A StarPU built with FxT records a trace of every run unless told not to:
      * traces are opt-in (STARPU_FXT_TRACE=1), they cost time and disk. */
