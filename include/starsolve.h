@@ -26,7 +26,7 @@ typedef struct starsolve_config {
     int ngpus;          /* CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs) */
     const char *sched;  /* StarPU scheduling policy; NULL: STARPU_SCHED, else "dmdas" on CPU workers alone
                            and "modular-heft-prio" with CUDA workers (context.c says why) */
-    int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs, 2048 from order 32768, 512 out of core on CPUs where memory allows: context.c) */
+    int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs, 2048 from order 32768, out of core on CPUs 1024 or 512 where memory allows: context.c) */
     int verbose;        /* 1: explain bad arguments and failures on stderr */
     int gpu_only_tile;  /* with CUDA workers, tasks on tiles of at least this order run only on GPUs
                            (a CPU core needs ~1000x longer for a 1024 GEMM); 0: CPUs may take any; default 512 */

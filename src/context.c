@@ -100,12 +100,15 @@ static const char *default_scheduler(const starsolve_config_t *cfg)
     return expects_gpus(cfg) ? "modular-heft-prio" : "dmdas";
 }
 
-/* The tile size when the caller names none: 1024 with GPUs, 256 on CPU workers alone, and 512 out of
- * core on CPU workers where the host memory StarPU may use holds at least 12 such tiles (in double) per
- * worker. StarPU's disk swap moves one tile per request: on the H100 machine's 16 CPU workers an LU of
- * 16000 out of core (488 MiB of host memory) factored at 260 GF/s with nb = 512 and at 33 GF/s or less
- * with 256 (bench/NOTES.md, sessions 15 and 17); with 1024 (61 tiles in that memory, 16 workers taking
- * three each) it did not finish in 60 s. On 2 cores, 8192 in 128 MiB: 92 GF/s at 512, 81 at 256. */
+/* The tile size when the caller names none: 1024 with GPUs, 256 on CPU workers alone, and out of core
+ * on CPU workers 1024 where the host memory StarPU may use holds at least 16 such tiles (in double) per
+ * worker, else 512 where it holds 12, else 256. StarPU's disk swap moves one tile per request, so large
+ * tiles mean fewer requests, as long as every worker finds room for the three tiles a task holds and a
+ * few to evict. Measured (bench/NOTES.md, sessions 15, 17, 20), a quarter of the matrix in memory:
+ *   - H100 machine, 16 CPU workers: LU 16000 (488 MiB) at 260 GF/s with 512 and 33 GF/s or less with
+ *     256, while 1024 (61 tiles in that memory) did not finish in 60 s; LU 40000 (3051 MiB, 381 tiles of
+ *     1024, 24 per worker) in 94 s with 1024 and not in 158 s with 512, Cholesky 40000 in 41 s with 1024;
+ *   - 2 cores, 8192: 512 in 128 MiB 77-89 GF/s, 1024 in 193 MiB (12 tiles per worker) 74-83, 256 81. */
 static int default_nb(const starsolve_config_t *cfg)
 {
     if (cfg->nb > 0)
@@ -113,9 +116,11 @@ static int default_nb(const starsolve_config_t *cfg)
     if (starpu_cuda_worker_get_count() > 0)
         return 1024;
     if (cfg->disk_swap) {
-        const double tile = 512.0 * 512 * sizeof(double);
         const double memory = cfg->host_memory_mb > 0 ? cfg->host_memory_mb * 1048576.0 : INFINITY;
-        if (memory >= 12 * tile * starpu_cpu_worker_get_count())
+        const double workers = starpu_cpu_worker_get_count(), big = 1024.0 * 1024 * sizeof(double);
+        if (memory >= 16 * big * workers)
+            return 1024;
+        if (memory >= 12 * (big / 4) * workers)
             return 512;
     }
     return 256;
