@@ -49,7 +49,8 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
           "              program with GPUs)" },
         { "-ngpus", DRIVER_FLAG_INT, &o->ngpus, -1, NULL, "G", "CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs)" },
         { "-sched", DRIVER_FLAG_STRING, &o->sched, 0, NULL, "S",
-          "StarPU scheduler; default STARPU_SCHED, else dmdas, or modular-heft-prio with GPUs (STARPU_SCHED, when set, wins)" },
+          "StarPU scheduler; default STARPU_SCHED, else dmdas (with GPUs starpu_lu and starpu_cholesky:\n"
+          "              modular-heft-prio); STARPU_SCHED, when set, wins" },
         { "-niter", DRIVER_FLAG_INT, &o->niter, 1, NULL, "K", "timed runs, each on a fresh copy of the matrix; default 1" },
         { "-seed", DRIVER_FLAG_INT, &o->seed, 0, NULL, "S", "seed of the random matrices; default 1" },
         { "-prec", DRIVER_FLAG_CHOICE, &o->prec, 0, "sdcz", "P", "precision: s, d, c or z; default d" },
@@ -275,6 +276,7 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     cfg.ncpus = o->ncpus;
     cfg.ngpus = o->ngpus;
     cfg.sched = o->sched;
+    cfg.gpu_sched = o->spec->gpu_sched;
     cfg.nb = o->nb;
     cfg.pin_lapack = !o->nopin;
     cfg.cuda_streams = o->streams;

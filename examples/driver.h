@@ -47,6 +47,9 @@ struct driver_spec {
     double (*flops)(const struct driver_opts *o);
     /* The tile size the library takes for this run (NULL: starsolve_get_nb()). */
     int (*tile_size)(const struct driver_opts *o);
+    /* The scheduling policy with GPUs when neither -sched nor STARPU_SCHED names one
+     * (starsolve_config_t.gpu_sched; NULL: the library's, dmdas). */
+    const char *gpu_sched;
     int out_of_core;     /* 1: the driver takes -ooc and -host-mb (driver_factor_ooc) */
     int distributed;     /* 1: the driver takes -P and runs under mpirun (driver_factor_dist) */
 };

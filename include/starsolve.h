@@ -24,8 +24,11 @@ typedef struct starsolve_config {
     int ncpus;          /* CPU workers; -1: StarPU's choice (STARPU_NCPU, else all cores not driving a GPU,
                            less one left to the calling thread when GPUs are used) */
     int ngpus;          /* CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs) */
-    const char *sched;  /* StarPU scheduling policy; NULL: STARPU_SCHED, else "dmdas" on CPU workers alone
-                           and "modular-heft-prio" with CUDA workers (context.c says why) */
+    const char *sched;  /* StarPU scheduling policy; NULL: STARPU_SCHED, else gpu_sched with CUDA workers,
+                           else "dmdas" */
+    const char *gpu_sched; /* the policy when sched and STARPU_SCHED name none and CUDA workers run; NULL (default):
+                           "dmdas". "modular-heft-prio" makes LU, LU without pivoting and Cholesky 1-9% faster
+                           on an H100, but RBT and batched calls slower (bench/NOTES.md, session 20) */
     int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs, 2048 from order 32768, out of core on CPUs 1024 or 512 where memory allows: context.c) */
     int verbose;        /* 1: explain bad arguments and failures on stderr */
     int gpu_only_tile;  /* with CUDA workers, tasks on tiles of at least this order run only on GPUs

@@ -18,7 +18,7 @@ struct ss_context ss_ctx = { .spike_mixed = -1, .spike_fallback = 1, .spike_maxi
 
 void starsolve_config_init(starsolve_config_t *cfg)
 {
-    *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .nb = 0, .verbose = 0,
+    *cfg = (starsolve_config_t){ .ncpus = -1, .ngpus = -1, .sched = NULL, .gpu_sched = NULL, .nb = 0, .verbose = 0,
                                  .gpu_only_tile = 512, .pin_lapack = 1, .batch_chunk = 0,
                                  .cuda_streams = 2, .gpu_panel_leaf = 0, .update_tiles = 0,
                                  .disk_swap = NULL, .host_memory_mb = 0, .mpi = 0, .gpu_prefetch = 1,
@@ -83,21 +83,19 @@ static int reserved_cores(const starsolve_config_t *cfg)
     return expects_gpus(cfg) ? 1 : 0;
 }
 
-/* The policy when the caller names none. On CPU workers alone dmdas (data- and
- * priority-aware). With GPUs modular-heft-prio: dmdas puts a task in one
- * worker's queue the moment it becomes ready and never moves it, so an LU
- * panel that became ready waited behind a low-priority update already queued
- * on its CUDA worker while the other worker sat idle (183 ms over 13 panels at
- * order 40000). modular-heft-prio keeps ready tasks in one priority queue and
- * moves them, by predicted completion time, into short per-worker queues that
- * are themselves sorted by priority, so a panel passes the updates queued
- * before it. On an H100,
- * same command (bench/NOTES.md, session 20): LU 40000 1.224-1.228 s against
- * dmdas 1.262-1.303, LU 16384 0.167-0.173 against 0.174-0.192, Cholesky and LU
- * without pivoting 1-9% faster, QR 16384 the same. */
+/* The policy when the caller names none: with CUDA workers cfg->gpu_sched if set, else dmdas (data-
+ * and priority-aware). Why a separate choice for GPUs: dmdas puts a task in one worker's queue the
+ * moment it becomes ready and never moves it, so an LU panel that became ready waited behind a
+ * low-priority update already queued on its CUDA worker while the other worker sat idle (183 ms over
+ * 13 panels at order 40000). modular-heft-prio keeps ready tasks in one priority queue and moves them,
+ * by predicted completion time, into short per-worker queues sorted by priority, so a panel passes the
+ * updates queued before it: on an H100 LU 40000 1.224-1.228 s against dmdas 1.262-1.303, Cholesky and
+ * LU without pivoting 1-9% faster. But RBT at 20000 took 0.29-0.48 s against 0.26 and a batched LU of
+ * order 64 on CPU and GPU workers 0.13-0.18 against 0.10-0.11 (bench/NOTES.md, session 20), so it is
+ * not everyone's default: starpu_lu and starpu_cholesky ask for it. */
 static const char *default_scheduler(const starsolve_config_t *cfg)
 {
-    return expects_gpus(cfg) ? "modular-heft-prio" : "dmdas";
+    return expects_gpus(cfg) && cfg->gpu_sched ? cfg->gpu_sched : "dmdas";
 }
 
 /* The tile size when the caller names none: 1024 with GPUs, 256 on CPU workers alone, and out of core
