@@ -185,6 +185,15 @@ for d in "$LU" "$LU -nopiv" "$CHOL" "$QR"; do
     checked_run $d $RUN_FLAGS -sched heteroprio
 done
 
+# starpu_lu asks for modular-heft-prio only for runs with CUDA workers (starsolve_config_t.gpu_sched):
+# on CPU workers alone the library's dmdas runs, and -sched still wins
+run "$LU" -n 200 -nb 64 -ngpus 0 --csv
+if [ "$status" -eq 0 ] && tail -1 "$tmp/out" | awk -F, '{ exit !($9 == "dmdas") }'; then pass
+else fail "$LU -ngpus 0 --csv: exit status $status, or a scheduler other than dmdas: $(tail -1 "$tmp/out")"; fi
+run "$LU" -n 200 -nb 64 -ngpus 0 -sched eager --csv
+if [ "$status" -eq 0 ] && tail -1 "$tmp/out" | awk -F, '{ exit !($9 == "eager") }'; then pass
+else fail "$LU -sched eager --csv: exit status $status, or a scheduler other than eager: $(tail -1 "$tmp/out")"; fi
+
 # -bound: StarPU's lower bound, a number once the perfmodels are calibrated, else "-",
 # and the critical-path bound, a number below the measured time; the CSV has both columns
 run "$CHOL" -n 300 -nb 64 -bound --csv
