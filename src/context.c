@@ -76,11 +76,11 @@ static int expects_gpus(const starsolve_config_t *cfg)
  * thread, an LU of order 40000 on an H100 took 1.44-2.11 s from run to run and
  * its solve 0.64-0.69 s, against 1.44-1.53 s and 0.32 s with one core left
  * free (bench/NOTES.md, session 10). Without GPUs the workers are the work. */
-static int reserved_cores(const starsolve_config_t *cfg)
+static int reserved_cores(const starsolve_config_t *cfg, int gpus)
 {
     if (cfg->ncpus >= 0 || getenv("STARPU_NCPU") || getenv("STARPU_NCPUS"))
         return 0;
-    return expects_gpus(cfg) ? 1 : 0;
+    return gpus ? 1 : 0;
 }
 
 /* The policy when the caller names none: with CUDA workers cfg->gpu_sched if set, else dmdas (data-
@@ -93,9 +93,9 @@ static int reserved_cores(const starsolve_config_t *cfg)
  * LU without pivoting 1-9% faster. But RBT at 20000 took 0.29-0.48 s against 0.26 and a batched LU of
  * order 64 on CPU and GPU workers 0.13-0.18 against 0.10-0.11 (bench/NOTES.md, session 20), so it is
  * not everyone's default: starpu_lu and starpu_cholesky ask for it. */
-static const char *default_scheduler(const starsolve_config_t *cfg)
+static const char *default_scheduler(const starsolve_config_t *cfg, int gpus)
 {
-    return expects_gpus(cfg) && cfg->gpu_sched ? cfg->gpu_sched : "dmdas";
+    return gpus && cfg->gpu_sched ? cfg->gpu_sched : "dmdas";
 }
 
 /* The tile size when the caller names none: 1024 with GPUs, 256 on CPU workers alone, and out of core
@@ -151,9 +151,10 @@ int starsolve_init(const starsolve_config_t *cfg_in)
         }
         conf.ncuda = 0;
     }
-    conf.reserve_ncpus = reserved_cores(&cfg);
+    const int gpus = expects_gpus(&cfg);
+    conf.reserve_ncpus = reserved_cores(&cfg, gpus);
     conf.nopencl = 0;
-    conf.sched_policy_name = cfg.sched ? cfg.sched : default_scheduler(&cfg);
+    conf.sched_policy_name = cfg.sched ? cfg.sched : default_scheduler(&cfg, gpus);
     conf.sched_policy_init = heteroprio_buckets;
     /* A StarPU built with FxT records a trace of every run unless told not to:
      * traces are opt-in (STARPU_FXT_TRACE=1), they cost time and disk. */

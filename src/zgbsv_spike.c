@@ -512,11 +512,17 @@ static void spike_destroy(struct starsolve_spike *head)
     free(s);
 }
 
-/* SPIKE not used: LAPACK's banded LU with partial pivoting on a copy of the band, which every solve
- * uses and says so (*iters -2); `why` goes in the verbose line. Returns gbtrf's info (the factorization
- * is freed unless it is 0) or a negative argument index. */
-static int factor_by_banded_lu(struct spike *s, const char *me, const char *why, starsolve_spike_t **factors)
+/* SPIKE not used: with the fallback off, n + 1 (the factorization freed); else LAPACK's banded LU
+ * with partial pivoting on a copy of the band, which every solve uses and says so (*iters -2); `why`
+ * goes in the verbose line. Returns gbtrf's info (the factorization is freed unless it is 0) or a
+ * negative argument index. */
+static int factor_without_spike(struct spike *s, const char *me, const char *why, starsolve_spike_t **factors)
 {
+    if (!ss_ctx.spike_fallback) {
+        int not_solved = s->n + 1;
+        spike_destroy(&s->head);
+        return not_solved;
+    }
     s->method = -2;
     int info = spike_lu(s);
     if (ss_ctx.verbose)
@@ -561,13 +567,8 @@ int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *A
     /* A partition needs 2K rows (its spike tips are K x K blocks at both ends); a smaller matrix has
      * no partition at all (n = 1 with K = 3 read past the band). A diagonal band (K = 0, taken as 1
      * above) has no tips to reach past. */
-    if (n < 2 * ss_max(kl, ku)) {
-        if (!ss_ctx.spike_fallback) {
-            spike_destroy(&s->head);
-            return n + 1;
-        }
-        return factor_by_banded_lu(s, me, "fewer rows than twice the half-bandwidth", factors);
-    }
+    if (n < 2 * ss_max(kl, ku))
+        return factor_without_spike(s, me, "fewer rows than twice the half-bandwidth", factors);
     partition_count(n, s->K, &s->p, &s->nc);
     if (ss_ctx.verbose)   /* bench/spike.sh reads this line */
         fprintf(stderr, "starsolve: %s: %d partitions of %d..%d rows in %d chunks\n", me, s->p, n / s->p, n / s->p + (n % s->p > 0),
@@ -589,15 +590,11 @@ int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *A
         return 0;
     }
     spike_drop(s);
-    if (!ss_ctx.spike_fallback) {
-        spike_destroy(&s->head);
-        return n + 1;
-    }
     /* far from diagonal dominance or a singular partition */
     char why[96];
     snprintf(why, sizeof why, "%s (smallest row dominance %.3g)", usable == 2 ? "not diagonally dominant" : "a singular partition",
              dominance);
-    return factor_by_banded_lu(s, me, why, factors);
+    return factor_without_spike(s, me, why, factors);
 }
 
 int starsolve_zgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_complex64_t *B, int ldb, int *iters)
