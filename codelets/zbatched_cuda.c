@@ -18,11 +18,13 @@
  * launch; the Cholesky in one launch up to about 128 (d), else left-looking panels of 64 columns
  * (z 32): W = L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H by one GEMM, then the tiled kernel on the panel
  * minus W (its rows below the diagonal block spread over several blocks). By default only
- * Cholesky of order 33..64 takes them: the others ran slower than the paths below on an H100
- * (bench/NOTES.md, session 13); STARSOLVE_BATCH_TILED_* (batched_tiled.cuh) turns them on.
+ * Cholesky of order 33..64 in z takes them: the others ran slower than the paths below on an
+ * H100 (bench/NOTES.md, sessions 13 and 21); STARSOLVE_BATCH_TILED_* (batched_tiled.cuh) turns
+ * them on where the small-size kernel does not apply.
  * Small sizes (max(m, n) <= 32, 64 in s, d, c; potrf square): one launch of the small-size kernel
  * (codelets/cuda/batched_small.cuh, a few lanes of a warp per matrix, registers)
- * does everything, info included.
+ * does everything, info included; for the Cholesky it comes before the tiled kernel (session 21:
+ * 3.2x the vendor's at order 64 in d, where the tiled kernel gave 1.38x).
  * nb (every entry point): 0 = automatic: the small-size kernel where it applies,
  * else panel kernels of the automatic width; nb > 0 forces the panel kernels with
  * panels of nb columns (nb >= min(m, n): the whole matrix as one panel, the path
@@ -64,7 +66,7 @@ size_t ss_zbatch_cuda_work_bytes(int op, int m, int n, int count, int nb)
     int ch;
     if (nb == 0 && op == SS_BATCH_GETRF && ss_cuda_zbatch_getrf_tiled_fits(m, n))
         return 0;   /* the tiled kernel: the whole LU in one launch */
-    if (nb == 0 && op == SS_BATCH_POTRF && m == n) {
+    if (nb == 0 && op == SS_BATCH_POTRF && m == n && !ss_cuda_batch_small_fits(op, m, n, es)) {
         int tjb = ss_cuda_zbatch_potrf_tiled_plan(n, &ch);
         if (tjb > 0)   /* W: L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H of a panel; two L11 */
             return tjb >= n ? 0 : ss_align(c * (size_t)n * tjb * es) + 2 * ss_align(c * (size_t)tjb * tjb * es);
@@ -125,7 +127,8 @@ void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cu
 {
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
     int jbmax = ss_cuda_batch_panel_width(SS_BATCH_POTRF, n, n, sizeof *A, nb), upper = uplo == 'U', ch;
-    int tjb = nb == 0 ? ss_cuda_zbatch_potrf_tiled_plan(n, &ch) : 0;
+    int small = nb == 0 && ss_cuda_batch_small_fits(SS_BATCH_POTRF, n, n, sizeof *A);
+    int tjb = nb == 0 && !small ? ss_cuda_zbatch_potrf_tiled_plan(n, &ch) : 0;
     if (tjb > 0) {   /* the tiled kernel: the whole matrix, or left-looking panels with one GEMM each */
         void *cursor = work;
         cuDoubleComplex *W = NULL, *Ls[2] = { NULL, NULL };
@@ -148,7 +151,7 @@ void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cu
         }
         return;
     }
-    if (nb == 0 && ss_cuda_batch_small_fits(SS_BATCH_POTRF, n, n, sizeof *A)) {
+    if (small) {
         ss_cuda_zbatch_potrf_small(n, upper, A, lda, sA, info, count, s);
         return;
     }

@@ -7,8 +7,9 @@
 // apart so that a host emulation of warps can compile the same text.
 //   getrf: lane r owns row r (NC registers). Partial pivoting without moving
 //     data: each lane keeps its row's position in LAPACK's row order; the pivot
-//     search is a shuffle reduction over the candidate rows (LAPACK's choice:
-//     first position of largest |re| + |im|), the pivot row goes to the segment
+//     search is a reduction over the candidate rows (LAPACK's choice: first
+//     position of largest |re| + |im|; whole warps with the warp-reduce
+//     instructions, segments by shuffles), the pivot row goes to the segment
 //     through shared memory (double buffered: one __syncwarp per column), each
 //     row below scales and updates itself. Rows are stored at their final
 //     positions at the end; ipiv(c) = the position the pivot had at step c.
@@ -17,8 +18,9 @@
 //     Right-looking: column c goes to the segment through shared memory (one
 //     store per lane), row r updates itself: A(r, q) -= A(r, c) conj(A(q, c)) / d.
 //   geqrf: lane q owns column q (loaded and stored through a shared-memory
-//     transpose). Lane c builds reflector c (LAPACK's larfg: norm scaled only when
-//     the plain sum of squares under- or overflows) and puts v and tau in shared
+//     transpose). Lane c builds reflector c (LAPACK's larfg: the norm scaled by a
+//     power of two only when the plain sum of squares under- or overflows; divisions
+//     as multiplications by one reciprocal, see below) and puts v and tau in shared
 //     memory; every lane q > c applies H^H to its own column.
 // NC <= 32: no __syncthreads, segments never talk to each other (seg_sync is
 // __syncwarp); NC = 64: seg_sync is the block's barrier (two warps, one matrix),
@@ -48,27 +50,73 @@ __device__ inline int shfl_xor_w(int v, int off, int w) { return __shfl_xor_sync
 __device__ inline float shfl_xor_w(float v, int off, int w) { return __shfl_xor_sync(0xffffffffu, v, off, w); }
 __device__ inline double shfl_xor_w(double v, int off, int w) { return __shfl_xor_sync(0xffffffffu, v, off, w); }
 
+// LU's pivot search over whole warps (NC >= 32) with the warp reductions of sm_80+ (three
+// instructions where a shuffle tree takes five rounds of three shuffles and a compare):
+// rank: an unsigned order equal to the search's, candidates by |pivot| (the bits of a
+// non-negative float grow with its value), above a NaN candidate (1), above rows that are
+// not candidates (0); the winner is the largest rank, ties to the smallest key.
+__device__ inline unsigned long long pivot_rank(double v)
+{
+    return v >= 0 ? (unsigned long long)__double_as_longlong(v) + 2 : v == -1 ? 1 : 0;
+}
+__device__ inline unsigned long long pivot_rank(float v) { return v >= 0 ? (unsigned long long)__float_as_uint(v) + 2 : v == -1 ? 1 : 0; }
+// the warp's winning key; *best: its rank
+__device__ inline int warp_pivot_key(unsigned long long rank, int key, unsigned long long *best)
+{
+    const unsigned hi = (unsigned)(rank >> 32), lo = (unsigned)rank;
+    const unsigned top_hi = __reduce_max_sync(0xffffffffu, hi);
+    const unsigned top_lo = __reduce_max_sync(0xffffffffu, hi == top_hi ? lo : 0u);
+    *best = (unsigned long long)top_hi << 32 | top_lo;
+    return __reduce_min_sync(0xffffffffu, hi == top_hi && lo == top_lo ? key : 0x7fffffff);
+}
+
 template <typename R> struct small_lim;
 template <> struct small_lim<float> {
     // a sum of squares in [lo, hi] lost nothing to under- or overflow (lo = tiny / eps^2)
     static __device__ inline float lo() { return FLT_MIN / (FLT_EPSILON * FLT_EPSILON); }
     static __device__ inline float hi() { return FLT_MAX; }
+    // powers of two (exact scalings) that bring the squares of a column whose sum over- (down)
+    // or underflowed (up) back into range: |x| <= FLT_MAX gives (x down)^2 <= 1e17, and
+    // |x| < sqrt(lo) ~ 1e-12 gives (x up)^2 <= 1e36; subnormals come up to normal squares
+    static __device__ inline float down() { return 0x1p-100f; }
+    static __device__ inline float up() { return 0x1p100f; }
 };
 template <> struct small_lim<double> {
     static __device__ inline double lo() { return DBL_MIN / (DBL_EPSILON * DBL_EPSILON); }
     static __device__ inline double hi() { return DBL_MAX; }
+    static __device__ inline double down() { return 0x1p-600; }
+    static __device__ inline double up() { return 0x1p600; }
 };
 
+// Divisions and square roots, out of line. The kernels below unroll their column loops,
+// and each inline division or square root is a dozen instructions or more: their copies
+// made the Cholesky's and the QR's speed a matter of instruction fetch (H100, bench/NOTES.md
+// session 21). So each column computes one reciprocal, through these, and multiplies.
+// Cholesky's diagonal d > 0: sqrt(d) and its reciprocal
+template <typename R> struct chol_root {
+    R root, inv;
+};
+template <typename R> __device__ __noinline__ chol_root<R> make_chol_root(R d)
+{
+    const R root = sqrt(d);
+    chol_root<R> c = { root, 1 / root };
+    return c;
+}
+
 // ---- LU with partial pivoting, m x n, max(m, n) <= NC
+// Rows of 32 doubles take 98 registers a lane, 16 warps an SM; asked for 10 blocks (96
+// registers, a 16-byte spill) an H100 runs 20 and the LU of 32 x 32 doubles took 0.91x the
+// time (bench/NOTES.md, session 21; 12 blocks spill 256 bytes and ran slower; single
+// complex, also 8 bytes, would spill 140 bytes at 10 and was not measured)
+#define SMALL_GETRF_MIN_BLOCKS(T, NC) ((NC) == 32 && sizeof(T) == 8 && sizeof(typename real_of<T>::type) == 8 ? 10 : 0)
 template <typename T, int NC>
-__global__ void __launch_bounds__(SMALL_MPB(NC) * NC) getrf_small(int m, int n, T *Aall, int lda, long long sA,
-                                                                  int *ipiv_all, long long sP, int *info_all,
-                                                                  int count)
+__global__ void __launch_bounds__(SMALL_MPB(NC) * NC, SMALL_GETRF_MIN_BLOCKS(T, NC))
+    getrf_small(int m, int n, T *Aall, int lda, long long sA, int *ipiv_all, long long sP, int *info_all, int count)
 {
     typedef typename real_of<T>::type R;
     enum { MPB = SMALL_MPB(NC) };
     __shared__ T bc[MPB][2][2][NC];   // the pivot row (NC 64: each warp's best), double buffered
-    __shared__ typename real_of<T>::type best_v[2][2];   // NC 64: each warp's best |pivot| and key
+    __shared__ unsigned long long best_rank[2][2];   // NC 64: each warp's best pivot_rank and key
     __shared__ int best_key[2][2];
     const int lane = threadIdx.x % NC, seg = threadIdx.x / NC, k = m < n ? m : n;
     const long long mat = (long long)blockIdx.x * MPB + seg;
@@ -90,30 +138,34 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) getrf_small(int m, int n, 
             v = x == x ? x : -1;
         }
         int key = pos * NC + lane;   // ties: the first position wins
-        const int W = NC > 32 ? 32 : NC;   // shuffles stay in a warp
+        unsigned long long rank = 0;
+        if (NC >= 32) {   // whole warps: the warp reductions
+            key = warp_pivot_key(pivot_rank(v), key, &rank);
+        } else {          // segments of a warp: a shuffle tree within each
 #pragma unroll
-        for (int off = W / 2; off > 0; off >>= 1) {
-            R ov = shfl_xor_w(v, off, W);
-            int okey = shfl_xor_w(key, off, W);
-            if (ov > v || (ov == v && okey < key)) {
-                v = ov;
-                key = okey;
+            for (int off = NC / 2; off > 0; off >>= 1) {
+                R ov = shfl_xor_w(v, off, NC);
+                int okey = shfl_xor_w(key, off, NC);
+                if (ov > v || (ov == v && okey < key)) {
+                    v = ov;
+                    key = okey;
+                }
             }
         }
         T *b;
         if (NC > 32) {   // each warp's best row to shared memory, one barrier, the better of the two
             const int half = (threadIdx.x / 32) & 1;
             if (lane == key % NC) {
-                best_v[c & 1][half] = v;
+                best_rank[c & 1][half] = rank;
                 best_key[c & 1][half] = key;
 #pragma unroll
                 for (int q = c; q < NC; q++)
                     bc[0][c & 1][half][q] = a[q];
             }
             __syncthreads();
-            const R v0 = best_v[c & 1][0], v1 = best_v[c & 1][1];
+            const unsigned long long r0 = best_rank[c & 1][0], r1 = best_rank[c & 1][1];
             const int k0 = best_key[c & 1][0], k1 = best_key[c & 1][1];
-            const bool second = v1 > v0 || (v1 == v0 && k1 < k0);
+            const bool second = r1 > r0 || (r1 == r0 && k1 < k0);
             key = second ? k1 : k0;
             b = bc[0][c & 1][second ? 1 : 0];
         } else {
@@ -136,7 +188,7 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) getrf_small(int m, int n, 
         const bool nonzero = !is_zero(d);
         if (!nonzero && info == 0)   // LAPACK goes on; the column below is zero anyway
             info = c + 1;
-        if (pos > c && nonzero) {
+        if (pos > c && nonzero) {   // (inline: out of line, with the call, it ran slower at 16 and 32)
             T l = div_(a[c], d);
             a[c] = l;
 #pragma unroll
@@ -198,11 +250,12 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) potrf_small(int n, T *Aall
         if (info == 0 && !(d > 0))   // not positive, or NaN: leading minor c+1 fails, the matrix stops
             info = c + 1;
         if (info == 0) {
+            const chol_root<R> root = make_chol_root(d);
             if (lane == c) {
-                a[c] = make<T>(sqrt(d), 0);
+                a[c] = make<T>(root.root, 0);
             } else if (lane > c) {
-                const T t = scale(a[c], 1 / d);   // A(r, c) / d: L(r, c) conj(L(q, c)) = A(r, c) conj(A(q, c)) / d
-                a[c] = scale(a[c], 1 / sqrt(d));
+                a[c] = scale(a[c], root.inv);
+                const T t = scale(a[c], root.inv);   // A(r, c) / d: L(r, c) conj(L(q, c)) = A(r, c) conj(A(q, c)) / d
 #pragma unroll
                 for (int q = c + 1; q < NC; q++)
                     a[q] = sub(a[q], mul(t, conj_(b[q])));
@@ -230,6 +283,33 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) potrf_small(int n, T *Aall
     }
     if (live && lane == 0)
         info_all[mat] = info;
+}
+
+// larfg's scalars from alpha and the norm of the rest, (sqrt(ssq) unf): tau, beta and the
+// scale of v; reflect false where H = I (tau 0). Out of line, and with its divisions as
+// multiplications by one reciprocal, for the reason given above make_chol_root.
+template <typename T> struct larfg_scalars {
+    T tau, scale;
+    typename real_of<T>::type beta;
+    bool reflect;
+};
+template <typename T>
+__device__ __noinline__ larfg_scalars<T> make_larfg_scalars(T alpha, typename real_of<T>::type ssq,
+                                                            typename real_of<T>::type unf)
+{
+    typedef typename real_of<T>::type R;
+    larfg_scalars<T> h = { make<T>(0, 0), make<T>(0, 0), 0, false };
+    const R xnorm = sqrt(ssq) * unf, ar = re(alpha), ai = im(alpha);
+    if (xnorm == 0 && ai == 0)
+        return h;
+    const R top = fmax(fabs(ar), fmax(fabs(ai), xnorm)), rtop = 1 / top;   // dlapy3
+    const R x = ar * rtop, y = ai * rtop, z = xnorm * rtop;
+    h.beta = -copysign(top * sqrt(x * x + y * y + z * z), ar);
+    const R rbeta = 1 / h.beta;
+    h.tau = make<T>((h.beta - ar) * rbeta, -ai * rbeta);
+    h.scale = div_(make<T>(1, 0), sub(alpha, make<T>(h.beta, 0)));
+    h.reflect = true;
+    return h;
 }
 
 // ---- QR (LAPACK's geqr2 and larfg), m x n, max(m, n) <= NC; a QR does not fail: info = 0
@@ -264,34 +344,26 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) geqrf_small(int m, int n, 
 #pragma unroll
             for (int r = c + 1; r < NC; r++)
                 part[r % 4] += re(a[r]) * re(a[r]) + im(a[r]) * im(a[r]);
-            R ssq = (part[0] + part[1]) + (part[2] + part[3]);
-            R xnorm = sqrt(ssq);
-            if (ssq > 0 && !(ssq >= small_lim<R>::lo() && ssq <= small_lim<R>::hi())) {   // scaled
-                R big = 0, s2 = 0;
+            R ssq = (part[0] + part[1]) + (part[2] + part[3]), unf = 1;
+            if (ssq > 0 && !(ssq >= small_lim<R>::lo() && ssq <= small_lim<R>::hi())) {   // scaled by 2^k
+                const R f = ssq > 1 ? small_lim<R>::down() : small_lim<R>::up();
+                unf = ssq > 1 ? small_lim<R>::up() : small_lim<R>::down();   // 1 / f
+                ssq = 0;
 #pragma unroll
-                for (int r = c + 1; r < NC; r++)
-                    big = fmax(big, fmax(fabs(re(a[r])), fabs(im(a[r]))));
-                if (big > 0) {
-#pragma unroll
-                    for (int r = c + 1; r < NC; r++) {
-                        R x = re(a[r]) / big, y = im(a[r]) / big;
-                        s2 += x * x + y * y;
-                    }
+                for (int r = c + 1; r < NC; r++) {
+                    R x = re(a[r]) * f, y = im(a[r]) * f;
+                    ssq += x * x + y * y;
                 }
-                xnorm = big * sqrt(s2);
             }
             const T alpha = a[c];
-            const R ar = re(alpha), ai = im(alpha);
-            if (!(xnorm == 0 && ai == 0)) {
-                R top = fmax(fabs(ar), fmax(fabs(ai), xnorm));   // dlapy3
-                R x = ar / top, y = ai / top, z = xnorm / top;
-                R beta = -copysign(top * sqrt(x * x + y * y + z * z), ar);
-                my_tau = make<T>((beta - ar) / beta, -ai / beta);
-                T s = div_(make<T>(1, 0), sub(alpha, make<T>(beta, 0)));
+            const larfg_scalars<T> h = make_larfg_scalars(alpha, ssq, unf);
+            my_tau = h.tau;
+            if (h.reflect) {
+                const T s = h.scale;
 #pragma unroll
                 for (int r = c + 1; r < NC; r++)
                     a[r] = mul(a[r], s);
-                a[c] = make<T>(beta, 0);
+                a[c] = make<T>(h.beta, 0);
             }
             b[c] = my_tau;
 #pragma unroll
@@ -300,10 +372,11 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) geqrf_small(int m, int n, 
         }
         seg_sync<NC>();
         if (lane > c) {   // H^H = I - conj(tau) v v^H on column `lane`, v(c) = 1
-            T s = a[c];
+            T part[4] = { a[c], make<T>(0, 0), make<T>(0, 0), make<T>(0, 0) };   // four chains, as larfg's
 #pragma unroll
             for (int r = c + 1; r < NC; r++)
-                s = add(s, mul(conj_(b[r]), a[r]));
+                part[r % 4] = add(part[r % 4], mul(conj_(b[r]), a[r]));
+            T s = add(add(part[0], part[1]), add(part[2], part[3]));
             s = mul(conj_(b[c]), s);
             a[c] = sub(a[c], s);
 #pragma unroll

@@ -375,7 +375,10 @@ template <typename T> struct tiled_tb {
 // The defaults follow the H100 measurement (double, 1 GiB, ratio to the vendor's, bench/NOTES.md
 // session 13): the tiled potrf won at 64 (1.38 against 1.29) and lost from 128 on (0.55 against
 // 1.19 at 128, 0.97 against 1.23 at 256); the tiled getrf lost at 64 (0.88 against 1.39) and
-// 128 (0.58 against 1.45).
+// 128 (0.58 against 1.45). Session 21: with its divisions and square roots out of line, the
+// small-size Cholesky (batched_small.cuh) won at 64 (3.21 against 1.38) and 48 (2.18); it now
+// comes first wherever it applies (s, d, c to 64), so the tiled Cholesky's default share is
+// z's orders 33..64.
 struct tiled_env { int on, from, tile, potrf_nb, potrf_ch, potrf_max, getrf; };
 static inline tiled_env tiled_settings()
 {
