@@ -104,11 +104,14 @@ template <typename R> __device__ __noinline__ chol_root<R> make_chol_root(R d)
 }
 
 // ---- LU with partial pivoting, m x n, max(m, n) <= NC
-// Rows of 32 doubles take 98 registers a lane, 16 warps an SM; asked for 10 blocks (96
-// registers, a 16-byte spill) an H100 runs 20 and the LU of 32 x 32 doubles took 0.91x the
-// time (bench/NOTES.md, session 21; 12 blocks spill 256 bytes and ran slower; single
-// complex, also 8 bytes, would spill 140 bytes at 10 and was not measured)
-#define SMALL_GETRF_MIN_BLOCKS(T, NC) ((NC) == 32 && sizeof(T) == 8 && sizeof(typename real_of<T>::type) == 8 ? 10 : 0)
+// Register-bound occupancy, for rows of doubles (bench/NOTES.md, session 21, one H100):
+// rows of 32 take 98 registers a lane, 16 warps an SM; asked for 10 blocks (96 registers, a
+// 16-byte spill) it runs 20, and the LU of 32 x 32 took 0.91x the time (12 blocks spill 256
+// bytes and ran slower). Rows of 64 take 176, 8 warps; asked for 6 blocks (168 registers, a
+// 4-byte spill) it runs 12, and the LU of 64 x 64 took 0.77x the time (48 x 48: 0.89x).
+// Single complex, also 8 bytes, would spill 140 bytes at 10 and was not measured.
+#define SMALL_GETRF_MIN_BLOCKS(T, NC)                                                                          \
+    (sizeof(T) != 8 || sizeof(typename real_of<T>::type) != 8 ? 0 : (NC) == 32 ? 10 : (NC) == 64 ? 6 : 0)
 template <typename T, int NC>
 __global__ void __launch_bounds__(SMALL_MPB(NC) * NC, SMALL_GETRF_MIN_BLOCKS(T, NC))
     getrf_small(int m, int n, T *Aall, int lda, long long sA, int *ipiv_all, long long sP, int *info_all, int count)
