@@ -412,10 +412,16 @@ static size_t panel_bytes(int op, int mr, int jb, size_t es)
     return b;
 }
 // The whole matrix as one panel while it takes at most WHOLE_BYTES (several
-// blocks then share an SM); otherwise the widest of 32, 16, 8, 4 columns within
-// PANEL_BYTES; MAX_BYTES, the limit for a width asked for explicitly, stays below
-// what a block may take on sm_90 (227 KB), the kernels' static variables included.
-static const size_t WHOLE_BYTES = 64 << 10, PANEL_BYTES = 96 << 10, MAX_BYTES = 224 << 10;
+// blocks then share an SM; QR only up to 32 columns); otherwise the widest of 32,
+// 16, 8, 4 columns (QR up to 64 columns and Cholesky up to order 256: from 16)
+// within PANEL_BYTES; MAX_BYTES, the limit for a width asked for explicitly, stays
+// below what a block may take on sm_90 (227 KB), the kernels' static variables
+// included. From widths swept on an H100 (double, 1 GiB, bench/NOTES.md session 21,
+// ratio to the vendor): LU of 512 with 32 columns 2.15 where 16 gave 1.55 (PANEL_BYTES
+// was 96 KB); QR of 64 with 16 columns 3.30 where the whole matrix gave 2.15 (48: 2.38
+// against 0.89); Cholesky of 128 with 16 1.34 where 32 gave 1.19 (256: 1.24 and 1.23;
+// 512: 32 columns 1.26, 16 1.11).
+static const size_t WHOLE_BYTES = 64 << 10, PANEL_BYTES = 136 << 10, MAX_BYTES = 224 << 10;
 
 static int threads_for(int mr)
 {
@@ -446,9 +452,10 @@ extern "C" int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int as
         jb = jb < 64 ? jb : 64;
         return panel_bytes(op, m, jb, es) <= MAX_BYTES ? jb : 0;
     }
-    if (panel_bytes(op, m, k, es) <= WHOLE_BYTES)
+    if (panel_bytes(op, m, k, es) <= WHOLE_BYTES && (op != OP_GEQRF || k <= 32))
         return k;
-    for (int jb = 32; jb >= 4; jb /= 2)
+    const int widest = (op == OP_GEQRF && k <= 64) || (op == OP_POTRF && k <= 256) ? 16 : 32;
+    for (int jb = widest; jb >= 4; jb /= 2)
         if (jb < k && panel_bytes(op, m, jb, es) <= PANEL_BYTES)
             return jb;
     return 0;
