@@ -3,8 +3,9 @@
  * matrices already in GPU memory, outside StarPU, so that every chunk runs on
  * the GPU and the times compare with the vendor's measured the same way
  * (BASELINES.md).
- *   test:  sizes 1..32 and a few to 64 (the small-size kernels; z to 32; from 33 the tiled
- *          kernels: LU to 128, Cholesky whole to ~140 and by panels above) and 65 .. 512, rectangular
+ *   test:  sizes 1..32 and a few to 64 (the small-size kernels; z to 32, its Cholesky of 33..64
+ *          in the tiled kernel; the other tiled kernels only where STARSOLVE_BATCH_TILED_* asks for
+ *          them, see zbatched_cuda.c) and 65 .. 512 (panel kernels and GEMMs), rectangular
  *          shapes small and large, padded strided batches with one singular
  *          (getrf), not positive definite (potrf L and U) or zero-subcolumn (geqrf)
  *          member; each member's backward error <= 30, LAPACK's info, the padding

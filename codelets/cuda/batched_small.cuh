@@ -59,7 +59,10 @@ __device__ inline unsigned long long pivot_rank(double v)
 {
     return v >= 0 ? (unsigned long long)__double_as_longlong(v) + 2 : v == -1 ? 1 : 0;
 }
-__device__ inline unsigned long long pivot_rank(float v) { return v >= 0 ? (unsigned long long)__float_as_uint(v) + 2 : v == -1 ? 1 : 0; }
+__device__ inline unsigned long long pivot_rank(float v)
+{
+    return v >= 0 ? (unsigned long long)__float_as_uint(v) + 2 : v == -1 ? 1 : 0;
+}
 // the warp's winning key; *best: its rank
 __device__ inline int warp_pivot_key(unsigned long long rank, int key, unsigned long long *best)
 {
