@@ -24,11 +24,13 @@
 #undef __shared__
 #undef __launch_bounds__
 #undef __host__
+#undef __noinline__
 #define __host__
 #define __global__
 #define __device__
 #define __shared__ static
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
+#define __noinline__
 
 struct emu_dim { unsigned x, y, z; };
 static thread_local emu_dim threadIdx, blockIdx;
@@ -53,6 +55,62 @@ template <typename V> static V emu_exchange(V v, int src)
     __syncwarp();
     V r;
     memcpy(&r, my_warp->buf[src], sizeof r);
+    return r;
+}
+// every lane's v, in lane order (the warp's barrier on both sides: buf is then free again)
+template <typename V> static void emu_all_lanes(V v, V *all)
+{
+    __syncwarp();
+    memcpy(my_warp->buf[my_lane], &v, sizeof v);
+    __syncwarp();
+    for (int l = 0; l < 32; l++)
+        memcpy(&all[l], my_warp->buf[l], sizeof v);
+    __syncwarp();
+}
+static unsigned __reduce_max_sync(unsigned, unsigned v)
+{
+    unsigned all[32], r = 0;
+    emu_all_lanes(v, all);
+    for (int l = 0; l < 32; l++)
+        r = all[l] > r ? all[l] : r;
+    return r;
+}
+static unsigned __reduce_min_sync(unsigned, unsigned v)
+{
+    unsigned all[32], r = ~0u;
+    emu_all_lanes(v, all);
+    for (int l = 0; l < 32; l++)
+        r = all[l] < r ? all[l] : r;
+    return r;
+}
+static int __reduce_min_sync(unsigned, int v)
+{
+    int all[32], r = 0x7fffffff;
+    emu_all_lanes(v, all);
+    for (int l = 0; l < 32; l++)
+        r = all[l] < r ? all[l] : r;
+    return r;
+}
+static unsigned __ballot_sync(unsigned, int pred)
+{
+    int all[32];
+    unsigned r = 0;
+    emu_all_lanes(pred ? 1 : 0, all);
+    for (int l = 0; l < 32; l++)
+        r |= (unsigned)all[l] << l;
+    return r;
+}
+static int __popc(unsigned x) { return __builtin_popcount(x); }
+static long long __double_as_longlong(double x)
+{
+    long long r;
+    memcpy(&r, &x, sizeof r);
+    return r;
+}
+static unsigned __float_as_uint(float x)
+{
+    unsigned r;
+    memcpy(&r, &x, sizeof r);
     return r;
 }
 template <typename V> static V __shfl_xor_sync(unsigned, V v, int off, int w = 32)
