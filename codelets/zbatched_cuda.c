@@ -1,5 +1,6 @@
 /* Batched LU, Cholesky and QR of `count` strided matrices in GPU memory, with
- * our panel kernels (codelets/cuda/batched.cu) and cuBLAS strided-batched GEMMs
+ * our panel kernels (codelets/cuda/batched.cu: LU and Cholesky panels of up to
+ * 512 rows in registers, batched_regpanel.cuh) and cuBLAS strided-batched GEMMs
  * for the updates: Haidar et al.'s batched approach. Everything is queued on
  * `stream` (cuBLAS's handle must be bound to it); nothing waits for the GPU.
  * Called by the CUDA variants of codelet_zbatched.c (the worker's stream and

@@ -125,6 +125,7 @@ template <typename V> static V __shfl_sync(unsigned, V v, int src, int w = 32)
 
 #include "../../codelets/cuda/batched_small.cuh"
 #include "../../codelets/cuda/batched_tiled.cuh"
+#include "../../codelets/cuda/batched_regpanel.cuh"
 
 static void emu_fail(const char *what)
 {
@@ -295,3 +296,113 @@ TILED_ENTRIES(s, float)
 TILED_ENTRIES(d, double)
 TILED_ENTRIES(c, float2)
 TILED_ENTRIES(z, double2)
+
+// ---- the register panels (batched_regpanel.cuh) in zbatched_cuda.c's loops over panels of nb
+// columns, their GEMMs done here on the host; 0 when a panel does not take the register kernel
+template <int NC> struct small_width { enum { value = NC }; };
+template <typename T, typename K>
+static int regpanel_launch(int mr, int jb, unsigned count, K launch)
+{
+    const unsigned threads = (unsigned)(mr + 31) / 32 * 32;
+    switch (regpanel_nc(mr, jb, sizeof(T))) {
+    case 16: emu_launch(count, threads, [&] { launch(small_width<16>()); }); return 1;
+    case 32:
+        if constexpr (sizeof(T) <= 8) {
+            emu_launch(count, threads, [&] { launch(small_width<32>()); });
+            return 1;
+        }
+        return 0;
+    default: return 0;
+    }
+}
+template <typename T>
+static int getrf_regpanel_emu(int m, int n, int nb, void *Av, int lda, long long sA, int *ipiv, long long sP,
+                              int *info, int count)
+{
+    const int k = m < n ? m : n;
+    for (int j0 = 0; j0 < k; j0 += nb)   // every panel must take the register kernel
+        if (!regpanel_nc(m - j0, nb < k - j0 ? nb : k - j0, sizeof(T)))
+            return 0;
+    T *A = (T *)Av;
+    std::vector<T> Linv((size_t)count * nb * nb), U((size_t)nb * n);
+    memset(info, 0, sizeof *info * count);
+    for (int j0 = 0; j0 < k; j0 += nb) {
+        const int jb = nb < k - j0 ? nb : k - j0, n2 = n - j0 - jb, m2 = m - j0 - jb;
+        regpanel_launch<T>(m - j0, jb, count, [&](auto w) {
+            getrf_regpanel<T, decltype(w)::value>(m, n, j0, jb, A, lda, sA, ipiv, sP, info,
+                                                  n2 > 0 ? Linv.data() : nullptr);
+        });
+        for (int b = 0; b < count && n2 > 0; b++) {   // U12 = inv(L11) A12, A22 -= L21 U12
+            T *M = A + b * sA, *Li = Linv.data() + (size_t)b * jb * jb;   // the kernel's stride: jb * jb
+            for (int q = 0; q < n2; q++)
+                for (int r = 0; r < jb; r++) {
+                    T s = make<T>(0, 0);
+                    for (int l = 0; l < jb; l++)
+                        s = add(s, mul(Li[r + (size_t)l * jb], M[(j0 + l) + (size_t)(j0 + jb + q) * lda]));
+                    U[r + (size_t)q * jb] = s;
+                }
+            for (int q = 0; q < n2; q++) {
+                for (int r = 0; r < jb; r++)
+                    M[(j0 + r) + (size_t)(j0 + jb + q) * lda] = U[r + (size_t)q * jb];
+                for (int r = 0; r < m2; r++) {
+                    T s = M[(j0 + jb + r) + (size_t)(j0 + jb + q) * lda];
+                    for (int l = 0; l < jb; l++)
+                        s = sub(s, mul(M[(j0 + jb + r) + (size_t)(j0 + l) * lda], U[l + (size_t)q * jb]));
+                    M[(j0 + jb + r) + (size_t)(j0 + jb + q) * lda] = s;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+template <typename T>
+static int potrf_regpanel_emu(int n, int nb, int upper, void *Av, int lda, long long sA, int *info, int count)
+{
+    for (int j0 = 0; j0 < n; j0 += nb)
+        if (!regpanel_nc(n - j0, nb < n - j0 ? nb : n - j0, sizeof(T)))
+            return 0;
+    T *A = (T *)Av;
+    std::vector<T> D((size_t)count * nb * nb);
+    memset(info, 0, sizeof *info * count);
+    for (int j0 = 0; j0 < n; j0 += nb) {
+        const int jb = nb < n - j0 ? nb : n - j0, rest = n - j0 - jb;
+        for (int b = 0; b < count && j0 > 0; b++) {   // D = L10 L10^H, A21 -= L20 L10^H
+            T *M = A + b * sA;
+            auto L = [&](int i, int c) { return upper ? conj_(M[c + (size_t)i * lda]) : M[i + (size_t)c * lda]; };
+            auto dot = [&](int i, int c) {   // row i of L(:, 0:j0) times row j0 + c's conjugate
+                T s = make<T>(0, 0);
+                for (int l = 0; l < j0; l++)
+                    s = add(s, mul(L(i, l), conj_(L(j0 + c, l))));
+                return s;
+            };
+            for (int q = 0; q < jb; q++) {
+                for (int r = 0; r < jb; r++)
+                    D[(size_t)b * jb * jb + r + (size_t)q * jb] = dot(j0 + r, q);
+                for (int r = 0; r < rest; r++) {
+                    const int i = j0 + jb + r;
+                    const T v = sub(L(i, j0 + q), dot(i, q));
+                    if (upper)
+                        M[(j0 + q) + (size_t)i * lda] = conj_(v);
+                    else
+                        M[i + (size_t)(j0 + q) * lda] = v;
+                }
+            }
+        }
+        regpanel_launch<T>(n - j0, jb, count, [&](auto w) {
+            potrf_regpanel<T, decltype(w)::value>(n, j0, jb, upper, A, lda, sA, j0 > 0 ? D.data() : nullptr, info);
+        });
+    }
+    return 1;
+}
+
+#define REGPANEL_ENTRIES(p, T) \
+extern "C" int ss_cuda_##p##batch_getrf_regpanel_all(int m, int n, int nb, void *A, int lda, long long sA, \
+        int *ipiv, long long sP, int *info, int count) { \
+    return getrf_regpanel_emu<T>(m, n, nb, A, lda, sA, ipiv, sP, info, count); } \
+extern "C" int ss_cuda_##p##batch_potrf_regpanel_all(int n, int nb, int upper, void *A, int lda, long long sA, \
+        int *info, int count) { return potrf_regpanel_emu<T>(n, nb, upper, A, lda, sA, info, count); }
+REGPANEL_ENTRIES(s, float)
+REGPANEL_ENTRIES(d, double)
+REGPANEL_ENTRIES(c, float2)
+REGPANEL_ENTRIES(z, double2)

@@ -3,7 +3,9 @@
  * rectangular ones, padded strided batches with a singular (getrf) / not positive definite
  * (potrf L and U) / zero-subcolumn (geqrf) member; each member's backward error <= 30,
  * LAPACK's info, the padding and the other triangle untouched, getrf's ipiv equal to
- * LAPACK's (random matrices: no ties). Built and run by bench/emu/run.sh. */
+ * LAPACK's (random matrices: no ties); then the tiled kernels' sizes, and the register panels of
+ * the LU and Cholesky in panels of 16 and 32 columns (with the GEMMs between panels on the host).
+ * Built and run by bench/emu/run.sh. */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,12 +28,21 @@ void ss_cuda_zbatch_getrf_tiled(int m, int n, void *A, int lda, long long sA, in
                                 int count, cudaStream_t stream);
 void ss_cuda_zbatch_potrf_tiled_all(int n, int upper, void *A, int lda, long long sA, int *info, int count);
 int ss_cuda_batch_small_fits(int op, int m, int n, size_t es);
+int ss_cuda_zbatch_getrf_regpanel_all(int m, int n, int nb, void *A, int lda, long long sA, int *ipiv, long long sP,
+                                      int *info, int count);
+int ss_cuda_zbatch_potrf_regpanel_all(int n, int nb, int upper, void *A, int lda, long long sA, int *info, int count);
 
-static int failures, checks, tiled_checks;
+static int failures, checks, tiled_checks, regpanel_checks;
+static int regpanel_nb;   /* > 0: the register panels of that width (and the host's GEMMs) instead */
 
 /* the dispatch of zbatched_cuda.c (nb 0) between the tiled and the small kernels; 0: neither */
 static int do_getrf(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info, int count)
 {
+    if (regpanel_nb > 0) {
+        int done = ss_cuda_zbatch_getrf_regpanel_all(m, n, regpanel_nb, A, lda, sA, ipiv, sP, info, count);
+        regpanel_checks += done;
+        return done;
+    }
     if (ss_cuda_zbatch_getrf_tiled_fits(m, n)) {
         ss_cuda_zbatch_getrf_tiled(m, n, A, lda, sA, ipiv, sP, info, count, NULL);
         tiled_checks++;
@@ -46,6 +57,11 @@ static int do_getrf(int m, int n, void *A, int lda, long long sA, int *ipiv, lon
 static int do_potrf(int n, int upper, void *A, int lda, long long sA, int *info, int count)
 {
     int ch;
+    if (regpanel_nb > 0) {
+        int done = ss_cuda_zbatch_potrf_regpanel_all(n, regpanel_nb, upper, A, lda, sA, info, count);
+        regpanel_checks += done;
+        return done;
+    }
     if (ss_cuda_zbatch_potrf_tiled_plan(n, &ch) > 0) {
         ss_cuda_zbatch_potrf_tiled_all(n, upper, A, lda, sA, info, count);
         tiled_checks++;
@@ -190,7 +206,7 @@ int test_zsmall_emu(void)
     static const int shapes[][2] = { { 2, 1 }, { 1, 2 }, { 32, 5 }, { 5, 32 }, { 17, 9 }, { 9, 17 }, { 32, 31 },
                                      { 31, 32 }, { 8, 16 }, { 16, 8 }, { 20, 3 }, { 3, 20 },
                                      { 64, 33 }, { 33, 64 }, { 64, 63 }, { 63, 64 }, { 50, 7 }, { 7, 50 } };
-    failures = checks = tiled_checks = 0;
+    failures = checks = tiled_checks = regpanel_checks = 0;
     int most = sizeof(starsolve_complex64_t) <= 8 ? 64 : 32;   /* the small kernels' reach */
     for (int n = 1; n <= most; n++) {
         test_getrf(n, n);
@@ -217,7 +233,20 @@ int test_zsmall_emu(void)
     }
     for (size_t t = 0; t < sizeof mid_shapes / sizeof *mid_shapes; t++)
         test_getrf(mid_shapes[t][0], mid_shapes[t][1]);
-    printf("small_emu precision z: %d checks (%d through the tiled kernels), %d failed\n", checks, tiled_checks,
-           failures);
+    /* the register panels of the larger sizes, with panels of 16 and 32 columns (z: 16 only) */
+    static const int reg_sizes[] = { 1, 7, 16, 33, 64, 100, 129, 200 };
+    static const int reg_shapes[][2] = { { 128, 100 }, { 100, 128 }, { 40, 128 }, { 128, 40 }, { 300, 20 } };
+    for (regpanel_nb = 16; regpanel_nb <= 32; regpanel_nb *= 2) {
+        for (size_t t = 0; t < sizeof reg_sizes / sizeof *reg_sizes; t++) {
+            test_getrf(reg_sizes[t], reg_sizes[t]);
+            test_potrf('L', reg_sizes[t]);
+            test_potrf('U', reg_sizes[t]);
+        }
+        for (size_t t = 0; t < sizeof reg_shapes / sizeof *reg_shapes; t++)
+            test_getrf(reg_shapes[t][0], reg_shapes[t][1]);
+    }
+    regpanel_nb = 0;
+    printf("small_emu precision z: %d checks (%d through the tiled kernels, %d through the register panels), "
+           "%d failed\n", checks, tiled_checks, regpanel_checks, failures);
     return failures;
 }

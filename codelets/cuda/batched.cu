@@ -26,6 +26,7 @@
 #include "batched_scalar.cuh"
 #include "batched_small.cuh"
 #include "batched_tiled.cuh"
+#include "batched_regpanel.cuh"
 
 // sum over a warp, every lane gets it
 __device__ inline float warp_sum(float v)
@@ -172,8 +173,7 @@ __global__ void __launch_bounds__(256) getrf_panel(int m, int n, int j0, int jb,
         info[blockIdx.x] = j0 + zero_col + 1;
     // The panel's swaps on every other column, all at once: composed into one
     // permutation (row r of the result is row perm[r] before the swaps), which
-    // moves at most 2 jb rows; a warp per column gathers those rows, then writes
-    // them (applied one after the other, the swaps would go at memory latency).
+    // moves at most 2 jb rows (apply_row_moves, batched_regpanel.cuh).
     for (int r = tid; r < mr; r += nt)
         perm[r] = r;
     __syncthreads();
@@ -201,20 +201,8 @@ __global__ void __launch_bounds__(256) getrf_panel(int m, int n, int j0, int jb,
     __syncthreads();
     // At most 128 rows move whenever columns lie outside the panel: panels of <= 64
     // columns move <= 2 jb rows, and a whole wide matrix (m < n, in 64 KB: m < 128)
-    // as one panel moves only its m rows. 4 per lane.
-    for (int col = warp; col < n && nmoved > 0; col += nw) {
-        if (col >= j0 && col < j0 + jb)
-            continue;
-        T *a = A + (size_t)col * lda + j0, v[4];
-        for (int i = 0; i < 4; i++)
-            if (lane + 32 * i < nmoved)
-                v[i] = a[perm[moved[lane + 32 * i]]];
-        __syncwarp();
-        for (int i = 0; i < 4; i++)
-            if (lane + 32 * i < nmoved)
-                a[moved[lane + 32 * i]] = v[i];
-        __syncwarp();
-    }
+    // as one panel moves only its m rows.
+    apply_row_moves(A, lda, n, j0, jb, perm, moved, nmoved);
     if (Linv) {   // inv(L11), unit lower triangular: column q solves L11 x = e_q
         T *Li = Linv + (size_t)blockIdx.x * jb * jb;
         for (int q = tid; q < jb; q += nt) {
@@ -413,14 +401,16 @@ static size_t panel_bytes(int op, int mr, int jb, size_t es)
 }
 // The whole matrix as one panel while it takes at most WHOLE_BYTES (several
 // blocks then share an SM; QR only up to 32 columns); otherwise the widest of 32,
-// 16, 8, 4 columns (QR up to 64 columns and Cholesky up to order 256: from 16)
-// within PANEL_BYTES; MAX_BYTES, the limit for a width asked for explicitly, stays
-// below what a block may take on sm_90 (227 KB), the kernels' static variables
-// included. From widths swept on an H100 (double, 1 GiB, bench/NOTES.md session 21,
-// ratio to the vendor): LU of 512 with 32 columns 2.15 where 16 gave 1.55 (PANEL_BYTES
-// was 96 KB); QR of 64 with 16 columns 3.30 where the whole matrix gave 2.15 (48: 2.38
-// against 0.89); Cholesky of 128 with 16 1.34 where 32 gave 1.19 (256: 1.24 and 1.23;
-// 512: 32 columns 1.26, 16 1.11).
+// 16, 8, 4 columns (QR up to 64 columns, and complex double Cholesky up to order 256:
+// from 16) within PANEL_BYTES; MAX_BYTES, the limit for a width asked for explicitly,
+// stays below what a block may take on sm_90 (227 KB), the kernels' static variables
+// included. From widths swept on an H100 (double, 1 GiB, bench/NOTES.md sessions 21
+// and 22, ratio to the vendor): LU of 512 with 32 columns 2.15 where 16 gave 1.55
+// (PANEL_BYTES was 96 KB); QR of 64 with 16 columns 3.30 where the whole matrix gave
+// 2.15 (48: 2.38 against 0.89). Cholesky with the register panel (up to 32 columns
+// but 16 in complex double): 32 columns 2.02, 1.75, 1.63 at orders 128, 256, 512
+// where 16 gave 1.64, 1.40, 1.22; with the shared-memory panel (session 21, before
+// it) 16 had won up to 256 (128: 1.34 against 1.19 with 32).
 static const size_t WHOLE_BYTES = 64 << 10, PANEL_BYTES = 136 << 10, MAX_BYTES = 224 << 10;
 
 static int threads_for(int mr)
@@ -450,21 +440,42 @@ extern "C" int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int as
     if (asked > 0) {   // at most 64: the LU swaps hold 2 jb rows per warp in registers
         int jb = asked < k ? asked : k;
         jb = jb < 64 ? jb : 64;
-        return panel_bytes(op, m, jb, es) <= MAX_BYTES ? jb : 0;
+        // the first panel has the most rows: if the register kernels take it, they take them all
+        const bool in_registers = op != OP_GEQRF && regpanel_nc(m, jb, es) > 0;
+        return in_registers || panel_bytes(op, m, jb, es) <= MAX_BYTES ? jb : 0;
     }
     if (panel_bytes(op, m, k, es) <= WHOLE_BYTES && (op != OP_GEQRF || k <= 32))
         return k;
-    const int widest = (op == OP_GEQRF && k <= 64) || (op == OP_POTRF && k <= 256) ? 16 : 32;
+    const int widest = (op == OP_GEQRF && k <= 64) || (op == OP_POTRF && k <= 256 && es > 8) ? 16 : 32;
     for (int jb = widest; jb >= 4; jb /= 2)
         if (jb < k && panel_bytes(op, m, jb, es) <= PANEL_BYTES)
             return jb;
     return 0;
 }
 
+// The register panels (batched_regpanel.cuh) wherever they apply: up to 512 rows and
+// 32 columns (complex double: 16), one thread a row; else the shared-memory panels.
+static int regpanel_threads(int mr) { return (mr + 31) / 32 * 32; }
+
 template <typename T>
 static void getrf_panel_launch(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
                                long long sP, int *info, void *Linv, int count, cudaStream_t stream)
 {
+    switch (regpanel_nc(m - j0, jb, sizeof(T))) {
+    case 16:
+        getrf_regpanel<T, 16><<<count, regpanel_threads(m - j0), 0, stream>>>(m, n, j0, jb, (T *)A, lda, sA, ipiv,
+                                                                               sP, info, (T *)Linv);
+        SS_CHECK_LAUNCH("batched getrf register panel kernel launch");
+        return;
+    case 32:
+        if constexpr (sizeof(T) <= 8) {
+            getrf_regpanel<T, 32><<<count, regpanel_threads(m - j0), 0, stream>>>(m, n, j0, jb, (T *)A, lda, sA,
+                                                                                   ipiv, sP, info, (T *)Linv);
+            SS_CHECK_LAUNCH("batched getrf register panel kernel launch");
+            return;
+        }
+        break;
+    }
     size_t bytes = panel_bytes(OP_GETRF, m - j0, jb, sizeof(T));
     launch_setup(getrf_panel<T>, bytes);
     getrf_panel<T><<<count, threads_for(m - j0), bytes, stream>>>(m, n, j0, jb, (T *)A, lda, sA, ipiv, sP, info,
@@ -476,6 +487,21 @@ template <typename T>
 static void potrf_panel_launch(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,
                                int *info, int count, cudaStream_t stream)
 {
+    switch (regpanel_nc(n - j0, jb, sizeof(T))) {
+    case 16:
+        potrf_regpanel<T, 16><<<count, regpanel_threads(n - j0), 0, stream>>>(n, j0, jb, upper, (T *)A, lda, sA,
+                                                                               (const T *)D, info);
+        SS_CHECK_LAUNCH("batched potrf register panel kernel launch");
+        return;
+    case 32:
+        if constexpr (sizeof(T) <= 8) {
+            potrf_regpanel<T, 32><<<count, regpanel_threads(n - j0), 0, stream>>>(n, j0, jb, upper, (T *)A, lda,
+                                                                                   sA, (const T *)D, info);
+            SS_CHECK_LAUNCH("batched potrf register panel kernel launch");
+            return;
+        }
+        break;
+    }
     size_t bytes = panel_bytes(OP_POTRF, n - j0, jb, sizeof(T));
     launch_setup(potrf_panel<T>, bytes);
     potrf_panel<T><<<count, threads_for(n - j0), bytes, stream>>>(n, j0, jb, upper, (T *)A, lda, sA, (const T *)D,
