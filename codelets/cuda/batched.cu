@@ -117,9 +117,10 @@ __global__ void __launch_bounds__(256) getrf_panel(int m, int n, int j0, int jb,
     const int mr = m - j0, tid = threadIdx.x, nt = blockDim.x, lane = tid % 32, warp = tid / 32, nw = nt / 32;
     T *A = Aall + (size_t)blockIdx.x * sA, *S = (T *)smem;
     int *piv = (int *)(S + (size_t)mr * jb), *perm = piv + jb, *moved = perm + mr;
-    __shared__ int pivot_row, zero_col, nmoved;
-    if (tid == 0)
-        zero_col = -1;
+    __shared__ int pivot_row, nmoved;
+    // the first zero pivot: in a register of every thread (all read the same d); a shared
+    // variable that thread 0 sets raced with the others' speculative reads (racecheck, H100)
+    int zero_col = -1;
     load_panel(A, lda, j0, mr, jb, S, false, false);
     __syncthreads();
     for (int c = 0; c < jb; c++) {
@@ -151,7 +152,7 @@ __global__ void __launch_bounds__(256) getrf_panel(int m, int n, int j0, int jb,
         __syncthreads();
         T d = S[c + (size_t)c * mr];
         if (is_zero(d)) {   // LAPACK goes on without scaling; the column below is zero anyway
-            if (tid == 0 && zero_col < 0)
+            if (zero_col < 0)
                 zero_col = c;
         } else {
             for (int r = c + 1 + tid; r < mr; r += nt)
