@@ -36,7 +36,7 @@ typedef struct starsolve_config {
     int pin_lapack;     /* with CUDA workers, page-lock the caller's LAPACK arrays for the duration of a
                            call, so tiles move by DMA and overlap with work; default 1 */
     int batch_chunk;    /* batched routines: matrices per task; 0 (default): chosen from the sizes, so
-                           that a task holds about 20 MFLOP and every worker gets several tasks */
+                           that a task holds about 100 MFLOP and every worker gets several tasks */
     int cuda_streams;   /* CUDA workers per GPU, each with its own stream, so that an LU or Cholesky
                            panel runs beside the updates (STARPU_NWORKER_PER_CUDA, which wins if set);
                            default 2 */

@@ -2,18 +2,24 @@
  * (matrix k at A + k strideA, LAPACK layout). The batch is cut into chunks of
  * consecutive matrices, one task each (codelets/codelet_zbatched.c), so CPU and
  * GPU workers share the batch. Chunk size: starsolve_set_batch_chunk, else about
- * 20 MFLOP per task, with at least 4 tasks per worker when the batch allows.
+ * TASK_FLOPS per task, with at least 4 tasks per worker when the batch allows.
  * Return 0 or a negative argument index; each matrix's LAPACK info goes to info[k]. */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
+
+/* Work a task holds when the chunk is automatic. 100 MFLOP: with 20 MFLOP, on the 2-core
+ * machine against the OpenMP loop of LAPACKE calls, StarPU's cost per task (~10 us there)
+ * left potrf of order 64..256 at 0.93-0.96x; 100 MFLOP gave 0.97-0.99x (bench/NOTES.md,
+ * session 22). Matrices of more than that go one per task. */
+#define TASK_FLOPS 1e8
 
 /* matrices per task for matrices of `flops` (real count) each */
 static int chunk_size(double flops, int batch)
 {
     if (ss_ctx.batch_chunk > 0)
         return ss_min(ss_ctx.batch_chunk, batch);
-    double per_task = 2e7 / (flops > 1 ? flops : 1);
+    double per_task = TASK_FLOPS / (flops > 1 ? flops : 1);
     int chunk = per_task >= batch ? batch : (int)per_task;
     int workers = (int)starpu_worker_get_count(), spread = (batch + 4 * workers - 1) / (4 * workers);
     return ss_max(1, ss_min(chunk, spread));
@@ -225,7 +231,7 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
 }
 
 /* ---- variable sizes: matrix k is m[k] x n[k] at A[k] with leading dimension lda[k].
- * Each matrix is its own handle; chunks of consecutive matrices of about 20 MFLOP
+ * Each matrix is its own handle; chunks of consecutive matrices of about TASK_FLOPS
  * (at least 4 per worker) are one task each, on CPU workers. */
 static double one_flops(int op, int m, int n)
 {
@@ -251,7 +257,7 @@ static void vbatched_run(int op, char uplo, const int *m, const int *n, starsolv
     starpu_data_handle_t *hX = malloc(((size_t)nonempty + 1) * sizeof *hX);
     starpu_data_handle_t *hI = malloc(((size_t)nonempty + 1) * sizeof *hI);
     int workers = (int)starpu_worker_get_count(), nchunks = 0;
-    double target = ss_min(2e7, total / (4.0 * workers));
+    double target = ss_min(TASK_FLOPS, total / (4.0 * workers));
     for (int p = 0; p < nonempty; p++) {
         int b = idx[p];
         hA[p] = ss_register_matrix(A[b], lda[b], m[b], n[b], sizeof **A);
