@@ -61,20 +61,47 @@ static void *piece(void **cursor, size_t bytes)
     return p;
 }
 
+/* The kernels that factor a batch of m x n matrices (nb as the entry points take it), decided
+ * here once for the workspace size and for the factorization itself. */
+enum batch_path { BATCH_SMALL, BATCH_TILED, BATCH_PANELS };
+struct batch_plan {
+    enum batch_path path;
+    int jb;   /* BATCH_PANELS: the panel width (0: too wide for a block); tiled Cholesky: its panel width */
+    int ch;   /* tiled Cholesky: rows of a chunk below the diagonal block */
+};
+
+static struct batch_plan plan_batch(int op, int m, int n, int nb)
+{
+    const size_t es = sizeof(cuDoubleComplex);
+    struct batch_plan p = { BATCH_PANELS, 0, 0 };
+    if (nb == 0 && op == SS_BATCH_GETRF && ss_cuda_zbatch_getrf_tiled_fits(m, n)) {
+        p.path = BATCH_TILED;   /* the whole LU in one launch */
+        return p;
+    }
+    if (nb == 0 && ss_cuda_batch_small_fits(op, m, n, es)) {
+        p.path = BATCH_SMALL;
+        return p;
+    }
+    if (nb == 0 && op == SS_BATCH_POTRF && m == n) {
+        p.jb = ss_cuda_zbatch_potrf_tiled_plan(n, &p.ch);
+        if (p.jb > 0) {
+            p.path = BATCH_TILED;
+            return p;
+        }
+    }
+    p.jb = ss_cuda_batch_panel_width(op, m, n, es, nb);
+    return p;
+}
+
 size_t ss_zbatch_cuda_work_bytes(int op, int m, int n, int count, int nb)
 {
     size_t es = sizeof(cuDoubleComplex), c = (size_t)count;
-    int ch;
-    if (nb == 0 && op == SS_BATCH_GETRF && ss_cuda_zbatch_getrf_tiled_fits(m, n))
-        return 0;   /* the tiled kernel: the whole LU in one launch */
-    if (nb == 0 && op == SS_BATCH_POTRF && m == n && !ss_cuda_batch_small_fits(op, m, n, es)) {
-        int tjb = ss_cuda_zbatch_potrf_tiled_plan(n, &ch);
-        if (tjb > 0)   /* W: L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H of a panel; two L11 */
-            return tjb >= n ? 0 : ss_align(c * (size_t)n * tjb * es) + 2 * ss_align(c * (size_t)tjb * tjb * es);
-    }
-    if (nb == 0 && ss_cuda_batch_small_fits(op, m, n, es))
-        return 0;   /* the small-size kernel needs no workspace */
-    size_t jb = (size_t)ss_cuda_batch_panel_width(op, m, n, es, nb);
+    struct batch_plan plan = plan_batch(op, m, n, nb);
+    size_t jb = (size_t)plan.jb;
+    if (plan.path == BATCH_SMALL || (plan.path == BATCH_TILED && op == SS_BATCH_GETRF))
+        return 0;   /* one launch, no workspace */
+    if (plan.path == BATCH_TILED)   /* W: L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H of a panel; two L11 */
+        return jb >= (size_t)n ? 0 : ss_align(c * (size_t)n * jb * es) + 2 * ss_align(c * jb * jb * es);
     if (jb >= (size_t)n)
         return 0;   /* one panel holds every column: no update, no workspace */
     switch (op) {
@@ -94,12 +121,13 @@ void ss_zbatch_getrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoub
                           int *ipiv, long long sP, int *info, int count, int nb, void *work)
 {
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
-    int k = ss_min(m, n), jbmax = ss_cuda_batch_panel_width(SS_BATCH_GETRF, m, n, sizeof *A, nb);
-    if (nb == 0 && ss_cuda_zbatch_getrf_tiled_fits(m, n)) {
+    struct batch_plan plan = plan_batch(SS_BATCH_GETRF, m, n, nb);
+    int k = ss_min(m, n), jbmax = plan.jb;
+    if (plan.path == BATCH_TILED) {
         ss_cuda_zbatch_getrf_tiled(m, n, A, lda, sA, ipiv, sP, info, count, s);
         return;
     }
-    if (nb == 0 && ss_cuda_batch_small_fits(SS_BATCH_GETRF, m, n, sizeof *A)) {
+    if (plan.path == BATCH_SMALL) {
         ss_cuda_zbatch_getrf_small(m, n, A, lda, sA, ipiv, sP, info, count, s);
         return;
     }
@@ -127,10 +155,10 @@ void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cu
                           long long sA, int *info, int count, int nb, void *work)
 {
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
-    int jbmax = ss_cuda_batch_panel_width(SS_BATCH_POTRF, n, n, sizeof *A, nb), upper = uplo == 'U', ch;
-    int small = nb == 0 && ss_cuda_batch_small_fits(SS_BATCH_POTRF, n, n, sizeof *A);
-    int tjb = nb == 0 && !small ? ss_cuda_zbatch_potrf_tiled_plan(n, &ch) : 0;
-    if (tjb > 0) {   /* the tiled kernel: the whole matrix, or left-looking panels with one GEMM each */
+    struct batch_plan plan = plan_batch(SS_BATCH_POTRF, n, n, nb);
+    int upper = uplo == 'U';
+    if (plan.path == BATCH_TILED) {   /* the tiled kernel: the whole matrix, or left-looking panels with one GEMM each */
+        const int tjb = plan.jb, ch = plan.ch;
         void *cursor = work;
         cuDoubleComplex *W = NULL, *Ls[2] = { NULL, NULL };
         if (tjb < n) {
@@ -152,10 +180,11 @@ void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cu
         }
         return;
     }
-    if (small) {
+    if (plan.path == BATCH_SMALL) {
         ss_cuda_zbatch_potrf_small(n, upper, A, lda, sA, info, count, s);
         return;
     }
+    const int jbmax = plan.jb;
     STARPU_ASSERT_MSG(jbmax > 0, "batched potrf on the GPU: order %d does not fit in shared memory", n);
     cuDoubleComplex *D = work;
     SS_CUDA(cudaMemsetAsync(info, 0, (size_t)count * sizeof *info, s));
@@ -180,8 +209,9 @@ void ss_zbatch_geqrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoub
                           cuDoubleComplex *tau, long long sT, int *info, int count, int nb, void *work)
 {
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
-    int k = ss_min(m, n), jbmax = ss_cuda_batch_panel_width(SS_BATCH_GEQRF, m, n, sizeof *A, nb);
-    if (nb == 0 && ss_cuda_batch_small_fits(SS_BATCH_GEQRF, m, n, sizeof *A)) {
+    struct batch_plan plan = plan_batch(SS_BATCH_GEQRF, m, n, nb);
+    int k = ss_min(m, n), jbmax = plan.jb;
+    if (plan.path == BATCH_SMALL) {
         ss_cuda_zbatch_geqrf_small(m, n, A, lda, sA, tau, sT, info, count, s);
         return;
     }
