@@ -88,6 +88,49 @@ __device__ inline void update_batched(int count, F entry, T *x)
     }
 }
 
+// gbtf2 below by one thread, in LAPACK's order: for the narrowest bands (kl + ku <= 2: K = 1),
+// where a step has one or two multipliers and the block's barriers and shared variables cost more
+// than the step (H100, n = 1e6, K = 1, bench/NOTES.md session 22: the factor task 1.8 -> 1.5 ms).
+// Same pivots (the first entry of largest |re| + |im|), factors and info as gbtf2_block.
+template <typename T>
+__device__ int gbtf2_serial(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
+{
+    const int kv = ku + kl, n = m;
+    int ju = 0, info = 0;
+    for (int j = 0; j < n; j++) {
+        T *abj = ab + (size_t)j * ldab;   // column j
+        const int km = min(kl, m - 1 - j);
+        int jp = 0;
+        double best = abs1(abj[kv]);
+        for (int i = 1; i <= km; i++) {
+            const double v = abs1(abj[kv + i]);
+            if (v > best) { best = v; jp = i; }
+        }
+        ipiv[j] = jp + j + 1;
+        if (is_zero(abj[kv + jp])) {
+            if (info == 0) info = j + 1;
+            continue;
+        }
+        ju = max(ju, min(j + ku + jp, n - 1));
+        if (jp != 0)   // swap rows j and j + jp over columns j .. ju
+            for (int c = 0; c <= ju - j; c++) {
+                T *a = abj + (kv + jp - c) + (size_t)c * ldab, *b = abj + (kv - c) + (size_t)c * ldab;
+                const T t = *a; *a = *b; *b = t;
+            }
+        if (km > 0) {
+            const T piv = abj[kv];
+            for (int i = 1; i <= km; i++)
+                abj[kv + i] = div_(abj[kv + i], piv);
+            for (int c = 1; c <= ju - j; c++) {   // rows j+1 .. j+km of column j + c
+                const T u = abj[(kv - c) + (size_t)c * ldab];
+                for (int i = 1; i <= km; i++)
+                    abj[(kv - c + i) + (size_t)c * ldab] = sub(abj[(kv - c + i) + (size_t)c * ldab], mul(abj[kv + i], u));
+            }
+        }
+    }
+    return info;
+}
+
 // LAPACK's gbtf2 (unblocked band LU with partial pivoting): 0-based transcription of dgbtf2 (kv =
 // kl + ku; column j's diagonal at ab[kv + j ldab]); ipiv 1-based; returns the first zero pivot
 // (1-based) or 0, the same in every thread.
@@ -96,6 +139,14 @@ __device__ int gbtf2_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
 {
     const int kv = ku + kl, n = m;
     __shared__ int s_jp, s_ju, s_ok, s_info;
+    if (kl + ku <= 2) {   // one thread (see gbtf2_serial)
+        if (threadIdx.x == 0)
+            s_info = gbtf2_serial(m, kl, ku, ab, ldab, ipiv);
+        __syncthreads();
+        const int info = s_info;
+        __syncthreads();   // every thread has read s_info before a next call sets it
+        return info;
+    }
     if (threadIdx.x == 0) { s_info = 0; s_ju = 0; }
     __syncthreads();
     for (int j = 0; j < n; j++) {
