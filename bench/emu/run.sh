@@ -1,5 +1,6 @@
-#!/bin/sh
-# Build and run the host emulation of the small-size and tiled batched kernels (no GPU needed):
+#!/bin/bash
+# Build and run the host emulation of the small-size, tiled and register-panel batched kernels (no GPU
+# needed; make check runs it through tests/test_emu.sh in d and z):
 #   bash bench/emu/run.sh BUILD [PRECS]
 # BUILD: a configured build directory whose gen/checks exists (make has run there);
 # PRECS: some of sdcz (default all). Two passes: the default choices, then the tiled kernels'
