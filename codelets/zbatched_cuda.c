@@ -30,7 +30,8 @@
  * else panel kernels of the automatic width; nb > 0 forces the panel kernels with
  * panels of nb columns (nb >= min(m, n): the whole matrix as one panel, the path
  * small sizes took before the small-size kernels), e.g. to compare both in one run
- * (bench/batched_gpu prints that as the "panel" column). */
+ * (bench/batched_gpu prints that as the "panel" column). plan_batch below makes these choices
+ * once, for the workspace size and for the factorization. */
 #include "codelets.h"
 
 #ifdef STARSOLVE_USE_CUDA

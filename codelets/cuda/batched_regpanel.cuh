@@ -23,8 +23,8 @@
 #include "batched_scalar.cuh"
 #include "batched_small.cuh"   // pivot_rank, warp_pivot_key, make_chol_root
 
-// rows a register panel holds: one per thread, and at 32 registers of doubles a row the
-// 128 registers a thread of a 512-thread block may have are enough
+// rows a register panel holds, one per thread: a thread of a 512-thread block may have 128
+// registers, enough for a row of 32 doubles (64 registers; ptxas gives the LU 104, no spill)
 #define REGPANEL_THREADS 512
 #define REGPANEL_WARPS (REGPANEL_THREADS / 32)
 
