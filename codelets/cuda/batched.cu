@@ -20,6 +20,7 @@
 // Each matrix's info is LAPACK's: a zero pivot or a failing minor is recorded
 // in its own info and touches no other matrix. One source for all precisions.
 #include <cuda_runtime.h>
+#include <type_traits>
 #include "cuda_check.cuh"
 #include <cuComplex.h>
 
@@ -495,7 +496,10 @@ static void potrf_panel_launch(int n, int j0, int jb, int upper, void *A, int ld
         SS_CHECK_LAUNCH("batched potrf register panel kernel launch");
         return;
     case 32:
-        if constexpr (sizeof(T) <= 8) {
+        // real types only: rows of 32 complex floats spill (280 bytes), and on an H100 that panel ran
+        // slower than the shared-memory one (c, 32 columns, 512 MiB: 0.98 / 0.93 / 0.92 against 1.11 /
+        // 1.11 / 1.07x cuSOLVER at orders 128 / 256 / 512; bench/NOTES.md session 22)
+        if constexpr (sizeof(T) <= 8 && std::is_same<T, typename real_of<T>::type>::value) {
             potrf_regpanel<T, 32><<<count, regpanel_threads(n - j0), 0, stream>>>(n, j0, jb, upper, (T *)A, lda,
                                                                                    sA, (const T *)D, info);
             SS_CHECK_LAUNCH("batched potrf register panel kernel launch");
