@@ -457,26 +457,38 @@ extern "C" int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int as
 
 // The register panels (batched_regpanel.cuh) wherever they apply: up to 512 rows and
 // 32 columns (complex double: 16), one thread a row; else the shared-memory panels.
+// launch(small_width<NC>()) for the register panel of mr rows and jb columns of T, one
+// thread a row (WIDE false: not the 32-column one); false when none takes the panel.
+template <int NC> struct small_width { enum { value = NC }; };
+template <typename T, bool WIDE, typename F>
+static bool regpanel_dispatch(int mr, int jb, F launch)
+{
+    switch (regpanel_nc(mr, jb, sizeof(T))) {
+    case 16:
+        launch(small_width<16>());
+        return true;
+    case 32:
+        if constexpr (sizeof(T) <= 8 && WIDE) {
+            launch(small_width<32>());
+            return true;
+        }
+        return false;
+    default:
+        return false;
+    }
+}
 static int regpanel_threads(int mr) { return (mr + 31) / 32 * 32; }
 
 template <typename T>
 static void getrf_panel_launch(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
                                long long sP, int *info, void *Linv, int count, cudaStream_t stream)
 {
-    switch (regpanel_nc(m - j0, jb, sizeof(T))) {
-    case 16:
-        getrf_regpanel<T, 16><<<count, regpanel_threads(m - j0), 0, stream>>>(m, n, j0, jb, (T *)A, lda, sA, ipiv,
-                                                                               sP, info, (T *)Linv);
+    if (regpanel_dispatch<T, true>(m - j0, jb, [&](auto w) {
+            getrf_regpanel<T, decltype(w)::value><<<count, regpanel_threads(m - j0), 0, stream>>>(
+                m, n, j0, jb, (T *)A, lda, sA, ipiv, sP, info, (T *)Linv);
+        })) {
         SS_CHECK_LAUNCH("batched getrf register panel kernel launch");
         return;
-    case 32:
-        if constexpr (sizeof(T) <= 8) {
-            getrf_regpanel<T, 32><<<count, regpanel_threads(m - j0), 0, stream>>>(m, n, j0, jb, (T *)A, lda, sA,
-                                                                                   ipiv, sP, info, (T *)Linv);
-            SS_CHECK_LAUNCH("batched getrf register panel kernel launch");
-            return;
-        }
-        break;
     }
     size_t bytes = panel_bytes(OP_GETRF, m - j0, jb, sizeof(T));
     launch_setup(getrf_panel<T>, bytes);
@@ -489,23 +501,16 @@ template <typename T>
 static void potrf_panel_launch(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,
                                int *info, int count, cudaStream_t stream)
 {
-    switch (regpanel_nc(n - j0, jb, sizeof(T))) {
-    case 16:
-        potrf_regpanel<T, 16><<<count, regpanel_threads(n - j0), 0, stream>>>(n, j0, jb, upper, (T *)A, lda, sA,
-                                                                               (const T *)D, info);
+    // 32 columns for real types only: rows of 32 complex floats spill (280 bytes), and on an H100
+    // that panel ran slower than the shared-memory one (c, 32 columns, 512 MiB: 0.98 / 0.93 / 0.92
+    // against 1.11 / 1.11 / 1.07x cuSOLVER at orders 128 / 256 / 512; bench/NOTES.md session 22)
+    constexpr bool wide = std::is_same<T, typename real_of<T>::type>::value;
+    if (regpanel_dispatch<T, wide>(n - j0, jb, [&](auto w) {
+            potrf_regpanel<T, decltype(w)::value><<<count, regpanel_threads(n - j0), 0, stream>>>(
+                n, j0, jb, upper, (T *)A, lda, sA, (const T *)D, info);
+        })) {
         SS_CHECK_LAUNCH("batched potrf register panel kernel launch");
         return;
-    case 32:
-        // real types only: rows of 32 complex floats spill (280 bytes), and on an H100 that panel ran
-        // slower than the shared-memory one (c, 32 columns, 512 MiB: 0.98 / 0.93 / 0.92 against 1.11 /
-        // 1.11 / 1.07x cuSOLVER at orders 128 / 256 / 512; bench/NOTES.md session 22)
-        if constexpr (sizeof(T) <= 8 && std::is_same<T, typename real_of<T>::type>::value) {
-            potrf_regpanel<T, 32><<<count, regpanel_threads(n - j0), 0, stream>>>(n, j0, jb, upper, (T *)A, lda,
-                                                                                   sA, (const T *)D, info);
-            SS_CHECK_LAUNCH("batched potrf register panel kernel launch");
-            return;
-        }
-        break;
     }
     size_t bytes = panel_bytes(OP_POTRF, n - j0, jb, sizeof(T));
     launch_setup(potrf_panel<T>, bytes);
@@ -565,7 +570,6 @@ static unsigned small_blocks(int count, int nc)
 
 // launch(small_width<NC>()) with the segment width m x n needs: one switch for every small
 // kernel (NC 64 only instantiated for elements of at most 8 bytes: small_fits keeps z out)
-template <int NC> struct small_width { enum { value = NC }; };
 template <typename T, typename F>
 static void small_dispatch(int m, int n, F launch)
 {

@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(REGPANEL_THREADS)
 
 // Registers a row (NC) of the register kernels for a panel of mr rows and jb columns of
 // es-byte elements; 0: they do not take it. Rows of 32 complex doubles would take 128
-// registers and spill.
+// registers and spill (batched.cu also keeps complex float's Cholesky off the 32-column one).
 inline int regpanel_nc(int mr, int jb, size_t es)
 {
     if (mr < 1 || mr > REGPANEL_THREADS || jb < 1)
