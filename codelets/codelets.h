@@ -154,22 +154,40 @@ void ss_cuda_zgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u
                         int transposed, cudaStream_t stream);
 /* Panel kernels of the batched factorizations (codelets/cuda/batched.cu; the loops
  * around them in zbatched_cuda.c): one thread block per matrix of a strided batch,
- * the panel (rows j0.., columns j0..j0+jb-1) in shared memory.
- * getrf: pivots to ipiv (1-based, global), the swaps on every other column, info if
- *        a pivot is zero; Linv (jb x jb per matrix) gets inv(L11) unless NULL;
+ * the panel (rows j0.., columns j0..j0+jb-1) in registers or shared memory.
+ * getrf: pivots to ipiv (1-based, global), the swaps on the columns c0..c1-1 outside the
+ *        panel, info if a pivot is zero; Linv (ld ldl, stride sL per matrix) gets inv(L11)
+ *        unless NULL;
+ * laswp: the interchanges ipiv[first..k-1] composed and applied at once, on ny column blocks
+ *        of every matrix: block y has columns c0 + y cw .. min(c0 + (y + 1) cw, c1) - 1 and
+ *        first = p0 + y pstep (batched_laswp.cuh); ss_cuda_batch_laswp_fits: 1 when m rows of
+ *        es-byte elements fit its block;
  * potrf: uplo U through the conjugate transpose (upper = 1); D (jb x jb per matrix,
  *        NULL at j0 = 0) is subtracted from the diagonal block; a matrix whose info
  *        is set is skipped;
  * geqrf: tau (stride sT), and unless NULL, V (mr x jb per matrix, mr = m - j0, unit
  *        diagonal and zeros explicit) and larft's T (jb x jb per matrix). */
-void ss_cuda_sbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                long long sP, int *info, void *Linv, int count, cudaStream_t stream);
-void ss_cuda_dbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                long long sP, int *info, void *Linv, int count, cudaStream_t stream);
-void ss_cuda_cbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                long long sP, int *info, void *Linv, int count, cudaStream_t stream);
-void ss_cuda_zbatch_getrf_panel(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                                long long sP, int *info, void *Linv, int count, cudaStream_t stream);
+void ss_cuda_sbatch_getrf_panel(int m, int j0, int jb, int c0, int c1, void *A, int lda, long long sA, int *ipiv,
+                                long long sP, int *info, void *Linv, int ldl, long long sL, int count,
+                                cudaStream_t stream);
+void ss_cuda_dbatch_getrf_panel(int m, int j0, int jb, int c0, int c1, void *A, int lda, long long sA, int *ipiv,
+                                long long sP, int *info, void *Linv, int ldl, long long sL, int count,
+                                cudaStream_t stream);
+void ss_cuda_cbatch_getrf_panel(int m, int j0, int jb, int c0, int c1, void *A, int lda, long long sA, int *ipiv,
+                                long long sP, int *info, void *Linv, int ldl, long long sL, int count,
+                                cudaStream_t stream);
+void ss_cuda_zbatch_getrf_panel(int m, int j0, int jb, int c0, int c1, void *A, int lda, long long sA, int *ipiv,
+                                long long sP, int *info, void *Linv, int ldl, long long sL, int count,
+                                cudaStream_t stream);
+void ss_cuda_sbatch_laswp(int m, int k, int p0, int pstep, int c0, int cw, int c1, int ny, void *A, int lda,
+                          long long sA, const int *ipiv, long long sP, int count, cudaStream_t stream);
+void ss_cuda_dbatch_laswp(int m, int k, int p0, int pstep, int c0, int cw, int c1, int ny, void *A, int lda,
+                          long long sA, const int *ipiv, long long sP, int count, cudaStream_t stream);
+void ss_cuda_cbatch_laswp(int m, int k, int p0, int pstep, int c0, int cw, int c1, int ny, void *A, int lda,
+                          long long sA, const int *ipiv, long long sP, int count, cudaStream_t stream);
+void ss_cuda_zbatch_laswp(int m, int k, int p0, int pstep, int c0, int cw, int c1, int ny, void *A, int lda,
+                          long long sA, const int *ipiv, long long sP, int count, cudaStream_t stream);
+int ss_cuda_batch_laswp_fits(int m, size_t es);
 void ss_cuda_sbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,
                                 int *info, int count, cudaStream_t stream);
 void ss_cuda_dbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,
@@ -257,7 +275,7 @@ int ss_cuda_zbatch_potrf_tiled_plan(int n, int *ch);
 /* The panel width for op (SS_BATCH_GETRF, _POTRF, _GEQRF) on m x n matrices of es-byte
  * elements: `asked` (at most 64) if > 0 and its panel fits, else min(m, n) when the whole matrix fits
  * in 64 KB of shared memory, else the widest of 32, 16, 8, 4 columns whose m-row panel
- * fits in 96 KB; 0 when none fits. */
+ * fits in 140 KB of shared memory; 0 when none fits. */
 int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int asked);
 /* count strided m x n copies src -> dst (GPU memory) of es-byte elements */
 void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int lds, long long ss, void *dst, int ldd,

@@ -6,8 +6,11 @@
  * Called by the CUDA variants of codelet_zbatched.c (the worker's stream and
  * handle) and by bench/batched_gpu.c (its own). When one panel holds the whole
  * matrix (small sizes), the panel kernel is the whole factorization.
- *   getrf: panel (pivots, all its swaps on the other columns, inv(L11)); then
- *          U12 = inv(L11) A12 as a GEMM (into W, copied back) and A22 -= L21 U12;
+ *   getrf: nested (see getrf_nest below): outer blocks of a few panels factored by
+ *          halves, each panel (pivots, its swaps on its outer block's columns at once,
+ *          inv(L11)) followed by U12 = inv(L11) A12 as a GEMM (into W, copied back) and
+ *          A22 -= L21 U12; the outer block's pivots then reach the columns right of it at
+ *          once, and its trailing update is one GEMM of the block's depth;
  *   potrf: left-looking, so that no GEMM writes the triangle LAPACK leaves alone:
  *          D = L10 L10^H and A21 -= L20 L10^H (uplo U: the conjugate transposes),
  *          then the panel kernel (diagonal block minus D, factored, and L21);
@@ -69,12 +72,26 @@ struct batch_plan {
     enum batch_path path;
     int jb;   /* BATCH_PANELS: the panel width (0: too wide for a block); tiled Cholesky: its panel width */
     int ch;   /* tiled Cholesky: rows of a chunk below the diagonal block */
+    int nbo;  /* BATCH_PANELS, getrf: the nested LU's outer blocks (0: not nested) */
 };
+
+/* The nested LU's outer block for k columns in panels of jb: 64 columns up to k = 128, 128 up to 512,
+ * else 256, rounded down to whole panels (0: not nested). H100, double, 1 GiB (bench/NOTES.md
+ * session 23; ratio to cuBLAS, outer widths 0 / 64 / 128 / 256): k = 128 2.42 / 2.48 / 2.26 / 1.86,
+ * 256 3.2 / 3.61 / 3.82 / 3.35, 512 2.58 / 3.23 / 3.74 / 3.64, 1024 (panels of 16) 1.56 / 2.58 /
+ * - / 3.58. STARSOLVE_BATCH_GETRF_NEST=N asks for N columns (0: not nested). */
+static int getrf_nest_width(int k, int jb)
+{
+    const char *env = getenv("STARSOLVE_BATCH_GETRF_NEST");
+    int nbo = env ? atoi(env) : k <= 128 ? 64 : k <= 512 ? 128 : 256;
+    nbo = nbo / jb * jb;
+    return nbo > jb ? nbo : 0;
+}
 
 static struct batch_plan plan_batch(int op, int m, int n, int nb)
 {
     const size_t es = sizeof(cuDoubleComplex);
-    struct batch_plan p = { BATCH_PANELS, 0, 0 };
+    struct batch_plan p = { BATCH_PANELS, 0, 0, 0 };
     if (nb == 0 && op == SS_BATCH_GETRF && ss_cuda_zbatch_getrf_tiled_fits(m, n)) {
         p.path = BATCH_TILED;   /* the whole LU in one launch */
         return p;
@@ -91,6 +108,8 @@ static struct batch_plan plan_batch(int op, int m, int n, int nb)
         }
     }
     p.jb = ss_cuda_batch_panel_width(op, m, n, es, nb);
+    if (op == SS_BATCH_GETRF && nb == 0 && p.jb > 0 && ss_min(m, n) > p.jb && ss_cuda_batch_laswp_fits(m, es))
+        p.nbo = getrf_nest_width(ss_min(m, n), p.jb);
     return p;
 }
 
@@ -106,7 +125,10 @@ size_t ss_zbatch_cuda_work_bytes(int op, int m, int n, int count, int nb)
     if (jb >= (size_t)n)
         return 0;   /* one panel holds every column: no update, no workspace */
     switch (op) {
-    case SS_BATCH_GETRF: return ss_align(c * jb * jb * es) + ss_align(c * jb * (size_t)n * es);
+    case SS_BATCH_GETRF:   /* Linv and W (nbo x nbo, nbo x n), nested X (nbo x nbo) */
+        if (plan.nbo > 0)
+            return 2 * ss_align(c * plan.nbo * plan.nbo * es) + ss_align(c * plan.nbo * (size_t)n * es);
+        return ss_align(c * jb * jb * es) + ss_align(c * jb * (size_t)n * es);
     case SS_BATCH_POTRF: return ss_align(c * jb * jb * es);
     case SS_BATCH_GEQRF: return ss_align(c * (size_t)m * jb * es) + ss_align(c * jb * jb * es) + 2 * ss_align(c * jb * (size_t)n * es);
     default: return 0;
@@ -118,12 +140,82 @@ int ss_zbatch_cuda_applies(int op, int m, int n, int nb)
     return ss_cuda_batch_panel_width(op, m, n, sizeof(cuDoubleComplex), nb) > 0;
 }
 
+/* ---- the LU by panels, nested (Haidar et al.'s recursive nested blocking): outer blocks of
+ * nbo columns, each factored by halves down to the panel kernels. A panel's row moves stay
+ * inside its outer block; the block's pivots reach the columns right of it at once
+ * (batch_laswp) before its trailing update, a GEMM of depth nbo; every block's L columns take
+ * the later blocks' pivots in one pass at the end. Each update is a TRSM through the inverted
+ * diagonal block: U12 = inv(L11) A12 by a GEMM. The inverses of a block's pieces are assembled
+ * from the panels' inv(L11) by GEMMs, [A 0; L21 B]^-1 = [inv(A) 0; -inv(B) L21 inv(A) inv(B)],
+ * in an nbo x nbo array per matrix whose strict upper part stays zero.
+ * Without nesting (nbo = 0: nb asked, or STARSOLVE_BATCH_GETRF_NEST=0) every panel is an outer
+ * block of its own: its moves on every column at once, an update of depth jb. */
+struct getrf_nest {
+    cublasHandle_t h;
+    cudaStream_t s;
+    int m, n, jb, count;
+    cuDoubleComplex *A;
+    int lda;
+    long long sA;
+    int *ipiv;
+    long long sP;
+    int *info;
+    int ob0, ob1;           /* the outer block's columns: its panels' moves stay there */
+    int nbo;                /* Linv's order */
+    cuDoubleComplex *Linv;  /* nbo x nbo per matrix; inv of the piece from column j0 at (j0 - ob0)(1 + nbo) */
+    cuDoubleComplex *W;     /* U12 of an update, up to nbo x n per matrix */
+    cuDoubleComplex *X;     /* L21 inv(A) of an assembly, up to nbo x nbo per matrix */
+};
+
+static cuDoubleComplex *nest_inv(const struct getrf_nest *g, int j0)
+{
+    return g->Linv + (size_t)(j0 - g->ob0) * (1 + g->nbo);
+}
+
+/* columns c..c+nc-1 after the piece j0..j0+w-1: U12 = inv(L11) A12 (through W: a GEMM cannot
+ * write its input), then A22 -= L21 U12 on the rows below the piece */
+static void nest_update(const struct getrf_nest *g, int j0, int w, int c, int nc)
+{
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
+    const long long sL = (long long)g->nbo * g->nbo, sW = (long long)w * nc;
+    cuDoubleComplex *A12 = g->A + j0 + (size_t)c * g->lda;
+    gemm_batch(g->h, 'N', 'N', w, nc, w, &one, nest_inv(g, j0), g->nbo, sL, A12, g->lda, g->sA, &zero, g->W, w, sW,
+               g->count);
+    ss_cuda_batch_copy(sizeof *g->A, w, nc, g->W, w, sW, A12, g->lda, g->sA, g->count, g->s);
+    gemm_batch(g->h, 'N', 'N', g->m - j0 - w, nc, w, &mone, g->A + (j0 + w) + (size_t)j0 * g->lda, g->lda, g->sA, g->W,
+               w, sW, &one, g->A + (j0 + w) + (size_t)c * g->lda, g->lda, g->sA, g->count);
+}
+
+/* LU of columns j0..j0+w-1 (rows j0..m-1): a panel kernel, or the left half, the right half's
+ * update, the right half; with need_inv, the piece's inverse in Linv */
+static void nest_factor(const struct getrf_nest *g, int j0, int w, int need_inv)
+{
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
+    const long long sL = (long long)g->nbo * g->nbo;
+    if (w <= g->jb) {
+        ss_cuda_zbatch_getrf_panel(g->m, j0, w, g->ob0, g->ob1, g->A, g->lda, g->sA, g->ipiv, g->sP, g->info,
+                                   need_inv ? nest_inv(g, j0) : NULL, g->nbo, sL, g->count, g->s);
+        return;
+    }
+    const int w1 = (w / 2 + g->jb - 1) / g->jb * g->jb, w2 = w - w1;   /* whole panels on the left */
+    nest_factor(g, j0, w1, 1);
+    nest_update(g, j0, w1, j0 + w1, w2);
+    nest_factor(g, j0 + w1, w2, need_inv);
+    if (!need_inv)
+        return;
+    /* the lower left block of the inverse: -inv(B) (L21 inv(A)), L21 rows j0+w1.. of columns j0.. */
+    const long long sX = (long long)w2 * w1;
+    gemm_batch(g->h, 'N', 'N', w2, w1, w1, &one, g->A + (j0 + w1) + (size_t)j0 * g->lda, g->lda, g->sA,
+               nest_inv(g, j0), g->nbo, sL, &zero, g->X, w2, sX, g->count);
+    gemm_batch(g->h, 'N', 'N', w2, w1, w2, &mone, nest_inv(g, j0 + w1), g->nbo, sL, g->X, w2, sX, &zero,
+               nest_inv(g, j0) + w1, g->nbo, sL, g->count);
+}
+
 void ss_zbatch_getrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoubleComplex *A, int lda, long long sA,
                           int *ipiv, long long sP, int *info, int count, int nb, void *work)
 {
-    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
     struct batch_plan plan = plan_batch(SS_BATCH_GETRF, m, n, nb);
-    int k = ss_min(m, n), jbmax = plan.jb;
+    const int k = ss_min(m, n);
     if (plan.path == BATCH_TILED) {
         ss_cuda_zbatch_getrf_tiled(m, n, A, lda, sA, ipiv, sP, info, count, s);
         return;
@@ -132,24 +224,33 @@ void ss_zbatch_getrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoub
         ss_cuda_zbatch_getrf_small(m, n, A, lda, sA, ipiv, sP, info, count, s);
         return;
     }
-    STARPU_ASSERT_MSG(jbmax > 0, "batched getrf on the GPU: %d rows do not fit in shared memory", m);
+    STARPU_ASSERT_MSG(plan.jb > 0, "batched getrf on the GPU: %d rows do not fit in shared memory", m);
+    const int nested = plan.nbo > 0, nbo = nested ? plan.nbo : plan.jb;
     void *cursor = work;
-    cuDoubleComplex *Linv = piece(&cursor, (size_t)count * jbmax * jbmax * sizeof *A);
-    cuDoubleComplex *W = piece(&cursor, (size_t)count * jbmax * n * sizeof *A);
+    struct getrf_nest g = { h, s, m, n, plan.jb, count, A, lda, sA, ipiv, sP, info, 0, 0, nbo, NULL, NULL, NULL };
+    g.Linv = piece(&cursor, (size_t)count * nbo * nbo * sizeof *A);
+    g.W = piece(&cursor, (size_t)count * nbo * n * sizeof *A);
+    g.X = nested ? piece(&cursor, (size_t)count * nbo * nbo * sizeof *A) : NULL;
     SS_CUDA(cudaMemsetAsync(info, 0, (size_t)count * sizeof *info, s));
-    for (int j0 = 0; j0 < k; j0 += jbmax) {
-        int jb = ss_min(jbmax, k - j0), n2 = n - j0 - jb, m2 = m - j0 - jb;
-        ss_cuda_zbatch_getrf_panel(m, n, j0, jb, A, lda, sA, ipiv, sP, info, n2 > 0 ? Linv : NULL, count, s);
-        if (n2 <= 0)
+    if (nested && k > plan.jb)   /* the inverses' strict upper parts */
+        SS_CUDA(cudaMemsetAsync(g.Linv, 0, (size_t)count * nbo * nbo * sizeof *A, s));
+    for (int ob0 = 0; ob0 < k; ob0 += nbo) {
+        const int w = ss_min(nbo, k - ob0), right = n - ob0 - w;
+        g.ob0 = ob0;
+        g.ob1 = ob0 + w;
+        if (nested)
+            nest_factor(&g, ob0, w, right > 0);
+        else   /* one panel, its moves on every column */
+            ss_cuda_zbatch_getrf_panel(m, ob0, w, 0, n, A, lda, sA, ipiv, sP, info, right > 0 ? g.Linv : NULL, nbo,
+                                       (long long)nbo * nbo, count, s);
+        if (right <= 0)
             continue;
-        cuDoubleComplex *A12 = A + j0 + (size_t)(j0 + jb) * lda;
-        long long sW = (long long)jb * n2;
-        /* U12 = inv(L11) A12: a GEMM cannot write its own input, so through W */
-        gemm_batch(h, 'N', 'N', jb, n2, jb, &one, Linv, jb, (long long)jb * jb, A12, lda, sA, &zero, W, jb, sW, count);
-        ss_cuda_batch_copy(sizeof *A, jb, n2, W, jb, sW, A12, lda, sA, count, s);
-        gemm_batch(h, 'N', 'N', m2, n2, jb, &mone, A + (j0 + jb) + (size_t)j0 * lda, lda, sA, W, jb, sW, &one,
-                    A + (j0 + jb) + (size_t)(j0 + jb) * lda, lda, sA, count);
+        if (nested)   /* the block's pivots on the columns right of it */
+            ss_cuda_zbatch_laswp(m, ob0 + w, ob0, 0, ob0 + w, right, n, 1, A, lda, sA, ipiv, sP, count, s);
+        nest_update(&g, ob0, w, ob0 + w, right);
     }
+    if (nested && k > nbo)   /* block y's L columns take the pivots from block y + 1 on */
+        ss_cuda_zbatch_laswp(m, k, nbo, nbo, 0, nbo, k, (k - 1) / nbo, A, lda, sA, ipiv, sP, count, s);
 }
 
 void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cuDoubleComplex *A, int lda,

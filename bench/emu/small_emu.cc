@@ -91,6 +91,10 @@ static int __reduce_min_sync(unsigned, int v)
         r = all[l] < r ? all[l] : r;
     return r;
 }
+static int atomicAdd(int *a, int v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
+// a kernel's dynamic shared memory: one buffer, the blocks run one after the other
+static unsigned char *emu_dynamic_smem;
+#define SS_DYNAMIC_SHARED(name) unsigned char *name = emu_dynamic_smem
 static unsigned __ballot_sync(unsigned, int pred)
 {
     int all[32];
@@ -134,7 +138,7 @@ static void emu_fail(const char *what)
 }
 
 struct emu_thread_arg {
-    unsigned tid, bid;
+    unsigned tid, bid, bidy;
     emu_warp *warp;
     const std::function<void()> *body;
 };
@@ -143,14 +147,14 @@ static void *emu_thread(void *p)
 {
     emu_thread_arg *a = (emu_thread_arg *)p;
     threadIdx = { a->tid, 0, 0 };
-    blockIdx = { a->bid, 0, 0 };
+    blockIdx = { a->bid, a->bidy, 0 };
     my_warp = a->warp;
     my_lane = (int)(a->tid % 32);
     (*a->body)();
     return nullptr;
 }
 
-static void emu_launch(unsigned grid, unsigned block, const std::function<void()> &body)
+static void emu_launch(unsigned grid, unsigned block, const std::function<void()> &body, unsigned grid_y = 1)
 {
     if (block % 32)
         emu_fail("block not a multiple of 32");
@@ -158,12 +162,13 @@ static void emu_launch(unsigned grid, unsigned block, const std::function<void()
     std::vector<emu_warp> warps(block / 32);
     std::vector<pthread_t> th(block);
     std::vector<emu_thread_arg> args(block);
-    for (unsigned b = 0; b < grid; b++) {
+    for (unsigned bb = 0; bb < grid * grid_y; bb++) {
+        const unsigned b = bb % grid, by = bb / grid;
         for (auto &w : warps)
             pthread_barrier_init(&w.bar, nullptr, 32);
         pthread_barrier_init(&emu_block_bar, nullptr, block);
         for (unsigned t = 0; t < block; t++) {
-            args[t] = { t, b, &warps[t / 32], &body };
+            args[t] = { t, b, by, &warps[t / 32], &body };
             if (pthread_create(&th[t], nullptr, emu_thread, &args[t]))
                 emu_fail("pthread_create");
         }
@@ -315,11 +320,14 @@ static int regpanel_launch(int mr, int jb, unsigned count, K launch)
     default: return 0;
     }
 }
+// The LU's row moves as the nested LU in zbatched_cuda.c defers them: outer blocks of two panels,
+// a panel's moves on the columns from its outer block's first on (so both sides of a panel are
+// exercised), and at the end batch_laswp gives every outer block's columns the later pivots.
 template <typename T>
 static int getrf_regpanel_emu(int m, int n, int nb, void *Av, int lda, long long sA, int *ipiv, long long sP,
                               int *info, int count)
 {
-    const int k = m < n ? m : n;
+    const int k = m < n ? m : n, nbo = 2 * nb;
     for (int j0 = 0; j0 < k; j0 += nb)   // every panel must take the register kernel
         if (!regpanel_nc(m - j0, nb < k - j0 ? nb : k - j0, sizeof(T)))
             return 0;
@@ -329,11 +337,11 @@ static int getrf_regpanel_emu(int m, int n, int nb, void *Av, int lda, long long
     for (int j0 = 0; j0 < k; j0 += nb) {
         const int jb = nb < k - j0 ? nb : k - j0, n2 = n - j0 - jb, m2 = m - j0 - jb;
         regpanel_launch<T>(m - j0, jb, count, [&](auto w) {
-            getrf_regpanel<T, decltype(w)::value>(m, n, j0, jb, A, lda, sA, ipiv, sP, info,
-                                                  n2 > 0 ? Linv.data() : nullptr);
+            getrf_regpanel<T, decltype(w)::value>(m, j0 / nbo * nbo, n, j0, jb, A, lda, sA, ipiv, sP, info,
+                                                  n2 > 0 ? Linv.data() : nullptr, jb, (long long)jb * jb);
         });
         for (int b = 0; b < count && n2 > 0; b++) {   // U12 = inv(L11) A12, A22 -= L21 U12
-            T *M = A + b * sA, *Li = Linv.data() + (size_t)b * jb * jb;   // the kernel's stride: jb * jb
+            T *M = A + b * sA, *Li = Linv.data() + (size_t)b * jb * jb;   // stride jb * jb, as asked
             for (int q = 0; q < n2; q++)
                 for (int r = 0; r < jb; r++) {
                     T s = make<T>(0, 0);
@@ -352,6 +360,15 @@ static int getrf_regpanel_emu(int m, int n, int nb, void *Av, int lda, long long
                 }
             }
         }
+    }
+    const int ny = (k - 1) / nbo;   // outer block y's columns take the pivots from block y + 1 on
+    if (ny > 0) {
+        std::vector<unsigned char> smem(batch_laswp_bytes(m - nbo, sizeof(T)));
+        emu_dynamic_smem = smem.data();
+        emu_launch(count, LASWP_THREADS, [&] {
+            batch_laswp<T>(m, k, nbo, nbo, 0, nbo, k, A, lda, sA, ipiv, sP);
+        }, ny);
+        emu_dynamic_smem = nullptr;
     }
     return 1;
 }

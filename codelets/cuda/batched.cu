@@ -108,10 +108,11 @@ __device__ void store_panel(T *A, int lda, int j0, int mr, int jb, const T *S, b
 
 // ---- LU panel. Shared memory: S (mr x jb), then ints: jb panel pivots, the
 // composed permutation of the panel's rows (mr), the rows it moves (<= 2 jb).
-// Linv (jb x jb per matrix, or null when no columns follow the panel): inv(L11).
+// The row moves go to columns c0..c1-1 (outside the panel); Linv (ld ldl, stride sL per
+// matrix, or null when not wanted): inv(L11).
 template <typename T>
-__global__ void __launch_bounds__(256) getrf_panel(int m, int n, int j0, int jb, T *Aall, int lda, long long sA,
-                                                   int *ipiv_all, long long sP, int *info, T *Linv)
+__global__ void __launch_bounds__(256) getrf_panel(int m, int c0, int c1, int j0, int jb, T *Aall, int lda, long long sA,
+                                                   int *ipiv_all, long long sP, int *info, T *Linv, int ldl, long long sL)
 {
     typedef typename real_of<T>::type R;
     extern __shared__ __align__(16) unsigned char smem[];
@@ -173,7 +174,7 @@ __global__ void __launch_bounds__(256) getrf_panel(int m, int n, int j0, int jb,
         ipiv[j0 + c] = j0 + piv[c] + 1;
     if (tid == 0 && zero_col >= 0 && info[blockIdx.x] == 0)   // an earlier panel's zero pivot comes first
         info[blockIdx.x] = j0 + zero_col + 1;
-    // The panel's swaps on every other column, all at once: composed into one
+    // The panel's swaps on the other columns asked for, all at once: composed into one
     // permutation (row r of the result is row perm[r] before the swaps), which
     // moves at most 2 jb rows (apply_row_moves, batched_regpanel.cuh).
     for (int r = tid; r < mr; r += nt)
@@ -204,15 +205,15 @@ __global__ void __launch_bounds__(256) getrf_panel(int m, int n, int j0, int jb,
     // At most 128 rows move whenever columns lie outside the panel: panels of <= 64
     // columns move <= 2 jb rows, and a whole wide matrix (m < n, in 64 KB: m < 128)
     // as one panel moves only its m rows.
-    apply_row_moves(A, lda, n, j0, jb, perm, moved, nmoved);
+    apply_row_moves(A, lda, c0, c1, j0, jb, perm, moved, nmoved);
     if (Linv) {   // inv(L11), unit lower triangular: column q solves L11 x = e_q
-        T *Li = Linv + (size_t)blockIdx.x * jb * jb;
+        T *Li = Linv + (size_t)blockIdx.x * sL;
         for (int q = tid; q < jb; q += nt) {
             for (int r = 0; r < jb; r++) {
                 T x = make<T>(r == q ? 1 : 0, 0);
                 for (int l = q; l < r; l++)
-                    x = sub(x, mul(S[r + (size_t)l * mr], Li[l + (size_t)q * jb]));
-                Li[r + (size_t)q * jb] = x;
+                    x = sub(x, mul(S[r + (size_t)l * mr], Li[l + (size_t)q * ldl]));
+                Li[r + (size_t)q * ldl] = x;
             }
         }
     }
@@ -412,8 +413,9 @@ static size_t panel_bytes(int op, int mr, int jb, size_t es)
 // 2.15 (48: 2.38 against 0.89). Cholesky with the register panel (up to 32 columns
 // but 16 in complex double): 32 columns 2.02, 1.75, 1.63 at orders 128, 256, 512
 // where 16 gave 1.64, 1.40, 1.22; with the shared-memory panel (session 21, before
-// it) 16 had won up to 256 (128: 1.34 against 1.19 with 32).
-static const size_t WHOLE_BYTES = 64 << 10, PANEL_BYTES = 136 << 10, MAX_BYTES = 224 << 10;
+// it) 16 had won up to 256 (128: 1.34 against 1.19 with 32). QR of 512 with 32 columns
+// (137 KB) 0.0148 s where 16 gave 0.0184 (session 23): PANEL_BYTES was 136 KB.
+static const size_t WHOLE_BYTES = 64 << 10, PANEL_BYTES = 140 << 10, MAX_BYTES = 224 << 10;
 
 static int threads_for(int mr)
 {
@@ -455,6 +457,12 @@ extern "C" int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int as
     return 0;
 }
 
+// 1 when batch_laswp's shared memory (rows from 0 of an m-row matrix) fits in a block
+extern "C" int ss_cuda_batch_laswp_fits(int m, size_t es)
+{
+    return m >= 1 && batch_laswp_bytes(m, es) <= MAX_BYTES;
+}
+
 // The register panels (batched_regpanel.cuh) wherever they apply: up to 512 rows and
 // 32 columns (complex double: 16), one thread a row; else the shared-memory panels.
 // launch(small_width<NC>()) for the register panel of mr rows and jb columns of T, one
@@ -480,21 +488,38 @@ static bool regpanel_dispatch(int mr, int jb, F launch)
 static int regpanel_threads(int mr) { return (mr + 31) / 32 * 32; }
 
 template <typename T>
-static void getrf_panel_launch(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,
-                               long long sP, int *info, void *Linv, int count, cudaStream_t stream)
+static void getrf_panel_launch(int m, int j0, int jb, int c0, int c1, void *A, int lda, long long sA, int *ipiv,
+                               long long sP, int *info, void *Linv, int ldl, long long sL, int count,
+                               cudaStream_t stream)
 {
     if (regpanel_dispatch<T, true>(m - j0, jb, [&](auto w) {
             getrf_regpanel<T, decltype(w)::value><<<count, regpanel_threads(m - j0), 0, stream>>>(
-                m, n, j0, jb, (T *)A, lda, sA, ipiv, sP, info, (T *)Linv);
+                m, c0, c1, j0, jb, (T *)A, lda, sA, ipiv, sP, info, (T *)Linv, ldl, sL);
         })) {
         SS_CHECK_LAUNCH("batched getrf register panel kernel launch");
         return;
     }
     size_t bytes = panel_bytes(OP_GETRF, m - j0, jb, sizeof(T));
     launch_setup(getrf_panel<T>, bytes);
-    getrf_panel<T><<<count, threads_for(m - j0), bytes, stream>>>(m, n, j0, jb, (T *)A, lda, sA, ipiv, sP, info,
-                                                                  (T *)Linv);
+    getrf_panel<T><<<count, threads_for(m - j0), bytes, stream>>>(m, c0, c1, j0, jb, (T *)A, lda, sA, ipiv, sP,
+                                                                  info, (T *)Linv, ldl, sL);
     SS_CHECK_LAUNCH("batched getrf panel kernel launch");
+}
+
+// batch_laswp (batched_laswp.cuh) over ny column blocks of every matrix
+template <typename T>
+static void laswp_launch(int m, int k, int p0, int pstep, int c0, int cw, int c1, int ny, void *A, int lda,
+                         long long sA, const int *ipiv, long long sP, int count, cudaStream_t stream)
+{
+    if (ny <= 0 || count <= 0 || p0 >= k)
+        return;
+    if (ny > 65535)
+        ss_cuda_fail("batched laswp: too many column blocks", ny, __FILE__, __LINE__);
+    const size_t bytes = batch_laswp_bytes(m - p0, sizeof(T));
+    launch_setup(batch_laswp<T>, bytes);
+    batch_laswp<T><<<dim3((unsigned)count, (unsigned)ny), LASWP_THREADS, bytes, stream>>>(m, k, p0, pstep, c0, cw, c1,
+                                                                                        (T *)A, lda, sA, ipiv, sP);
+    SS_CHECK_LAUNCH("batched laswp kernel launch");
 }
 
 template <typename T>
@@ -638,11 +663,18 @@ static void geqrf_small_launch(int m, int n, void *A, int lda, long long sA, voi
 
 // The entry points of one precision, as the codelets name them: one body for the four
 // precisions, each name written out where the precision's set is made (a grep finds them).
-#define SS_BATCH_ENTRY_POINTS(T, GETRF_PANEL, POTRF_PANEL, GEQRF_PANEL, GETRF_SMALL, POTRF_SMALL, GEQRF_SMALL)     \
-    extern "C" void GETRF_PANEL(int m, int n, int j0, int jb, void *A, int lda, long long sA, int *ipiv,            \
-                                long long sP, int *info, void *Linv, int count, cudaStream_t stream)                \
+#define SS_BATCH_ENTRY_POINTS(T, GETRF_PANEL, LASWP, POTRF_PANEL, GEQRF_PANEL, GETRF_SMALL, POTRF_SMALL,         \
+                              GEQRF_SMALL)                                                                          \
+    extern "C" void GETRF_PANEL(int m, int j0, int jb, int c0, int c1, void *A, int lda, long long sA, int *ipiv,  \
+                                long long sP, int *info, void *Linv, int ldl, long long sL, int count,              \
+                                cudaStream_t stream)                                                                \
     {                                                                                                               \
-        getrf_panel_launch<T>(m, n, j0, jb, A, lda, sA, ipiv, sP, info, Linv, count, stream);                       \
+        getrf_panel_launch<T>(m, j0, jb, c0, c1, A, lda, sA, ipiv, sP, info, Linv, ldl, sL, count, stream);         \
+    }                                                                                                               \
+    extern "C" void LASWP(int m, int k, int p0, int pstep, int c0, int cw, int c1, int ny, void *A, int lda,        \
+                          long long sA, const int *ipiv, long long sP, int count, cudaStream_t stream)              \
+    {                                                                                                               \
+        laswp_launch<T>(m, k, p0, pstep, c0, cw, c1, ny, A, lda, sA, ipiv, sP, count, stream);                      \
     }                                                                                                               \
     extern "C" void POTRF_PANEL(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,    \
                                 int *info, int count, cudaStream_t stream)                                          \
@@ -670,14 +702,14 @@ static void geqrf_small_launch(int m, int n, void *A, int lda, long long sA, voi
         geqrf_small_launch<T>(m, n, A, lda, sA, tau, sT, info, count, stream);                                      \
     }
 
-SS_BATCH_ENTRY_POINTS(float, ss_cuda_sbatch_getrf_panel, ss_cuda_sbatch_potrf_panel, ss_cuda_sbatch_geqrf_panel,
-                      ss_cuda_sbatch_getrf_small, ss_cuda_sbatch_potrf_small, ss_cuda_sbatch_geqrf_small)
-SS_BATCH_ENTRY_POINTS(double, ss_cuda_dbatch_getrf_panel, ss_cuda_dbatch_potrf_panel, ss_cuda_dbatch_geqrf_panel,
-                      ss_cuda_dbatch_getrf_small, ss_cuda_dbatch_potrf_small, ss_cuda_dbatch_geqrf_small)
-SS_BATCH_ENTRY_POINTS(float2, ss_cuda_cbatch_getrf_panel, ss_cuda_cbatch_potrf_panel, ss_cuda_cbatch_geqrf_panel,
-                      ss_cuda_cbatch_getrf_small, ss_cuda_cbatch_potrf_small, ss_cuda_cbatch_geqrf_small)
-SS_BATCH_ENTRY_POINTS(double2, ss_cuda_zbatch_getrf_panel, ss_cuda_zbatch_potrf_panel, ss_cuda_zbatch_geqrf_panel,
-                      ss_cuda_zbatch_getrf_small, ss_cuda_zbatch_potrf_small, ss_cuda_zbatch_geqrf_small)
+SS_BATCH_ENTRY_POINTS(float, ss_cuda_sbatch_getrf_panel, ss_cuda_sbatch_laswp, ss_cuda_sbatch_potrf_panel,
+                      ss_cuda_sbatch_geqrf_panel, ss_cuda_sbatch_getrf_small, ss_cuda_sbatch_potrf_small, ss_cuda_sbatch_geqrf_small)
+SS_BATCH_ENTRY_POINTS(double, ss_cuda_dbatch_getrf_panel, ss_cuda_dbatch_laswp, ss_cuda_dbatch_potrf_panel,
+                      ss_cuda_dbatch_geqrf_panel, ss_cuda_dbatch_getrf_small, ss_cuda_dbatch_potrf_small, ss_cuda_dbatch_geqrf_small)
+SS_BATCH_ENTRY_POINTS(float2, ss_cuda_cbatch_getrf_panel, ss_cuda_cbatch_laswp, ss_cuda_cbatch_potrf_panel,
+                      ss_cuda_cbatch_geqrf_panel, ss_cuda_cbatch_getrf_small, ss_cuda_cbatch_potrf_small, ss_cuda_cbatch_geqrf_small)
+SS_BATCH_ENTRY_POINTS(double2, ss_cuda_zbatch_getrf_panel, ss_cuda_zbatch_laswp, ss_cuda_zbatch_potrf_panel,
+                      ss_cuda_zbatch_geqrf_panel, ss_cuda_zbatch_getrf_small, ss_cuda_zbatch_potrf_small, ss_cuda_zbatch_geqrf_small)
 
 // ---- middle sizes (batched_tiled.cuh): one block per matrix, register tiles
 template <typename T>

@@ -22,42 +22,19 @@
 #define STARSOLVE_BATCHED_REGPANEL_CUH
 #include "batched_scalar.cuh"
 #include "batched_small.cuh"   // pivot_rank, warp_pivot_key, make_chol_root
+#include "batched_laswp.cuh"   // apply_row_moves
 
 // rows a register panel holds, one per thread: a thread of a 512-thread block may have 128
 // registers, enough for a row of 32 doubles (64 registers; ptxas gives the LU 104, no spill)
 #define REGPANEL_THREADS 512
 #define REGPANEL_WARPS (REGPANEL_THREADS / 32)
 
-// The panel's row moves on the columns outside it (0..j0-1 and j0+jb..n-1), all at
-// once: after the panel, row r of the rows from j0 is the one perm[r] was before;
-// moved[0..nmoved-1] lists the rows r with perm[r] != r (at most 2 jb <= 128: 4 a
-// lane). A warp per column gathers those rows, then writes them (applied one after
-// the other, the swaps would go at memory latency).
-template <typename T>
-__device__ void apply_row_moves(T *A, int lda, int n, int j0, int jb, const int *perm, const int *moved, int nmoved)
-{
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
-    for (int col = warp; col < n && nmoved > 0; col += nw) {
-        if (col >= j0 && col < j0 + jb)
-            continue;
-        T *a = A + (size_t)col * lda + j0, v[4];
-        for (int i = 0; i < 4; i++)
-            if (lane + 32 * i < nmoved)
-                v[i] = a[perm[moved[lane + 32 * i]]];
-        __syncwarp();
-        for (int i = 0; i < 4; i++)
-            if (lane + 32 * i < nmoved)
-                a[moved[lane + 32 * i]] = v[i];
-        __syncwarp();
-    }
-}
-
-// ---- LU panel with partial pivoting; Linv (jb x jb per matrix, or null when no columns
-// follow the panel) gets inv(L11)
+// ---- LU panel with partial pivoting; its row moves go to columns c0..c1-1 (outside the
+// panel); Linv (ld ldl, stride sL per matrix, or null when not wanted) gets inv(L11)
 template <typename T, int NC>
 __global__ void __launch_bounds__(REGPANEL_THREADS)
-    getrf_regpanel(int m, int n, int j0, int jb, T *Aall, int lda, long long sA, int *ipiv_all, long long sP,
-                   int *info, T *Linv)
+    getrf_regpanel(int m, int c0, int c1, int j0, int jb, T *Aall, int lda, long long sA, int *ipiv_all, long long sP,
+                   int *info, T *Linv, int ldl, long long sL)
 {
     typedef typename real_of<T>::type R;
     __shared__ T cand_row[2][REGPANEL_WARPS][NC];   // each warp's candidate pivot row, double buffered
@@ -129,7 +106,7 @@ __global__ void __launch_bounds__(REGPANEL_THREADS)
         ipiv_all[(size_t)blockIdx.x * sP + j0 + tid] = j0 + my_piv + 1;
     if (tid == 0 && zero_col >= 0 && info[blockIdx.x] == 0)   // an earlier panel's zero pivot comes first
         info[blockIdx.x] = j0 + zero_col + 1;
-    if (n == jb && !Linv)   // no other column
+    if (!Linv && c0 >= j0 && c1 <= j0 + jb)   // no other column
         return;
     __syncthreads();
     // the positions whose row came from elsewhere, in order: a ballot per warp, then the
@@ -153,7 +130,7 @@ __global__ void __launch_bounds__(REGPANEL_THREADS)
     if (moves)
         moved[before + __popc(mask & ((1u << lane) - 1))] = tid;
     __syncthreads();
-    apply_row_moves(A, lda, n, j0, jb, perm, moved, nmoved);
+    apply_row_moves(A, lda, c0, c1, j0, jb, perm, moved, nmoved);
     if (!Linv)
         return;
     // column tid of inv(L11), unit lower triangular: x(r) = [r == tid] - sum over l in
@@ -178,9 +155,9 @@ __global__ void __launch_bounds__(REGPANEL_THREADS)
                 L11[r + tid * NC] = x[r];
     }
     __syncthreads();
-    T *Li = Linv + (size_t)blockIdx.x * jb * jb;
+    T *Li = Linv + (size_t)blockIdx.x * sL;
     for (int e = tid; e < jb * jb; e += blockDim.x)
-        Li[e] = L11[e % jb + (e / jb) * NC];
+        Li[e % jb + (size_t)(e / jb) * ldl] = L11[e % jb + (e / jb) * NC];
 }
 
 // ---- Cholesky panel in lower terms (upper: through the conjugate transpose). Rows
