@@ -165,8 +165,9 @@ void ss_cuda_zgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u
  * potrf: uplo U through the conjugate transpose (upper = 1); D (jb x jb per matrix,
  *        NULL at j0 = 0) is subtracted from the diagonal block; a matrix whose info
  *        is set is skipped;
- * geqrf: tau (stride sT), and unless NULL, V (mr x jb per matrix, mr = m - j0, unit
- *        diagonal and zeros explicit) and larft's T (jb x jb per matrix). */
+ * geqrf: tau (stride sT), and unless NULL, V (mr x jb, mr = m - j0, unit diagonal and
+ *        zeros explicit; ld ldv, stride sV per matrix) and larft's T (jb x jb, zeros below;
+ *        ld ldt, stride sTm). */
 void ss_cuda_sbatch_getrf_panel(int m, int j0, int jb, int c0, int c1, void *A, int lda, long long sA, int *ipiv,
                                 long long sP, int *info, void *Linv, int ldl, long long sL, int count,
                                 cudaStream_t stream);
@@ -197,13 +198,17 @@ void ss_cuda_cbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int l
 void ss_cuda_zbatch_potrf_panel(int n, int j0, int jb, int upper, void *A, int lda, long long sA, const void *D,
                                 int *info, int count, cudaStream_t stream);
 void ss_cuda_sbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
-                                void *V, void *Tm, int count, cudaStream_t stream);
+                                void *V, int ldv, long long sV, void *Tm, int ldt, long long sTm, int count,
+                                cudaStream_t stream);
 void ss_cuda_dbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
-                                void *V, void *Tm, int count, cudaStream_t stream);
+                                void *V, int ldv, long long sV, void *Tm, int ldt, long long sTm, int count,
+                                cudaStream_t stream);
 void ss_cuda_cbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
-                                void *V, void *Tm, int count, cudaStream_t stream);
+                                void *V, int ldv, long long sV, void *Tm, int ldt, long long sTm, int count,
+                                cudaStream_t stream);
 void ss_cuda_zbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
-                                void *V, void *Tm, int count, cudaStream_t stream);
+                                void *V, int ldv, long long sV, void *Tm, int ldt, long long sTm, int count,
+                                cudaStream_t stream);
 /* Small-size kernels of the batched factorizations (codelets/cuda/batched_small.cuh):
  * max(m, n) <= 32, or <= 64 for es <= 8 (s, d, c) (potrf: square), a segment of 8,
  * 16 or 32 lanes of a warp (64: two warps) per matrix holding it in registers,

@@ -14,8 +14,10 @@
  *   potrf: left-looking, so that no GEMM writes the triangle LAPACK leaves alone:
  *          D = L10 L10^H and A21 -= L20 L10^H (uplo U: the conjugate transposes),
  *          then the panel kernel (diagonal block minus D, factored, and L21);
- *   geqrf: panel (reflectors, tau, explicit V and T), then
- *          A2 -= V (T^H (V^H A2)) in three GEMMs.
+ *   geqrf: panel (reflectors, tau, explicit V and T), then A2 -= V (T^H (V^H A2)) in
+ *          three GEMMs; from 256 columns nested (see ss_zbatch_geqrf_cuda): the panels of an
+ *          outer block update its columns, their T merged into the block's by GEMMs, and the
+ *          block's trailing update is one such product of the block's depth.
  * info[k] is LAPACK's for matrix k: zeroed here, set by the panel kernels.
  * Middle sizes (from 33: LU up to 128 in s, d, 64 in c, z; Cholesky up to 1024): the tiled
  * kernels (codelets/cuda/batched_tiled.cuh, register tiles, one block per matrix): the LU in one
@@ -88,6 +90,19 @@ static int getrf_nest_width(int k, int jb)
     return nbo > jb ? nbo : 0;
 }
 
+/* The nested QR's outer block for k columns in panels of jb: none up to k = 128, 64 columns up
+ * to 256, else 128, rounded down to whole panels (0: not nested). H100, double, 1 GiB (bench/NOTES.md
+ * session 23; ratio to cuBLAS, outer widths 0 / 64 / 128 / 256): k = 64 3.28 / 3.05, 128 4.54 / 4.30 /
+ * 4.27, 256 9.71 / 9.98 / 9.71 / 9.18, 512 35.0 / 39.9 / 41.7 / 37.5, 1024 98 / 193 / 201 / 169.
+ * STARSOLVE_BATCH_GEQRF_NEST=N asks for N columns (0: not nested). */
+static int geqrf_nest_width(int k, int jb)
+{
+    const char *env = getenv("STARSOLVE_BATCH_GEQRF_NEST");
+    int nbo = env ? atoi(env) : k <= 128 ? 0 : k <= 256 ? 64 : 128;
+    nbo = nbo / jb * jb;
+    return nbo > jb ? nbo : 0;
+}
+
 static struct batch_plan plan_batch(int op, int m, int n, int nb)
 {
     const size_t es = sizeof(cuDoubleComplex);
@@ -110,6 +125,8 @@ static struct batch_plan plan_batch(int op, int m, int n, int nb)
     p.jb = ss_cuda_batch_panel_width(op, m, n, es, nb);
     if (op == SS_BATCH_GETRF && nb == 0 && p.jb > 0 && ss_min(m, n) > p.jb && ss_cuda_batch_laswp_fits(m, es))
         p.nbo = getrf_nest_width(ss_min(m, n), p.jb);
+    if (op == SS_BATCH_GEQRF && nb == 0 && p.jb > 0 && ss_min(m, n) > p.jb)
+        p.nbo = geqrf_nest_width(ss_min(m, n), p.jb);
     return p;
 }
 
@@ -130,7 +147,9 @@ size_t ss_zbatch_cuda_work_bytes(int op, int m, int n, int count, int nb)
             return 2 * ss_align(c * plan.nbo * plan.nbo * es) + ss_align(c * plan.nbo * (size_t)n * es);
         return ss_align(c * jb * jb * es) + ss_align(c * jb * (size_t)n * es);
     case SS_BATCH_POTRF: return ss_align(c * jb * jb * es);
-    case SS_BATCH_GEQRF: return ss_align(c * (size_t)m * jb * es) + ss_align(c * jb * jb * es) + 2 * ss_align(c * jb * (size_t)n * es);
+    case SS_BATCH_GEQRF:   /* V, T, W, W2 of the outer block (nbo = jb: not nested) */
+        jb = plan.nbo > 0 ? (size_t)plan.nbo : jb;
+        return ss_align(c * (size_t)m * jb * es) + ss_align(c * jb * jb * es) + 2 * ss_align(c * jb * (size_t)n * es);
     default: return 0;
     }
 }
@@ -307,34 +326,64 @@ void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cu
     }
 }
 
+/* QR by outer blocks of nbo columns (Haidar et al.'s nested blocking): inside a block, each
+ * panel (reflectors into the block's V, its larft T on the block's T diagonal) updates the
+ * block's later columns with A2 -= V T^H V^H A2, and its T joins the block's by blocks,
+ * T12 = -T11 (V1^H V2) T22 (three GEMMs: larft assembled from the panels' T); then the block's
+ * trailing update is one such product of depth nbo. nbo = jb: one panel a block. */
+static void geqrf_apply(cublasHandle_t h, int mr, int w, int c, int nc, cuDoubleComplex *A, int lda, long long sA,
+                        const cuDoubleComplex *V, int ldv, long long sV, const cuDoubleComplex *T, int ldt, long long sT,
+                        cuDoubleComplex *W, cuDoubleComplex *W2, int j0, int count)
+{
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
+    cuDoubleComplex *A2 = A + j0 + (size_t)c * lda;   /* rows j0.., columns c..c+nc-1: Q^H A2 = (I - V T^H V^H) A2 */
+    const long long sW = (long long)w * nc;
+    gemm_batch(h, 'C', 'N', w, nc, mr, &one, V, ldv, sV, A2, lda, sA, &zero, W, w, sW, count);
+    gemm_batch(h, 'C', 'N', w, nc, w, &one, T, ldt, sT, W, w, sW, &zero, W2, w, sW, count);
+    gemm_batch(h, 'N', 'N', mr, nc, w, &mone, V, ldv, sV, W2, w, sW, &one, A2, lda, sA, count);
+}
+
 void ss_zbatch_geqrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoubleComplex *A, int lda, long long sA,
                           cuDoubleComplex *tau, long long sT, int *info, int count, int nb, void *work)
 {
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
     struct batch_plan plan = plan_batch(SS_BATCH_GEQRF, m, n, nb);
-    int k = ss_min(m, n), jbmax = plan.jb;
+    const int k = ss_min(m, n), jb = plan.jb, nbo = plan.nbo > 0 ? plan.nbo : plan.jb;
     if (plan.path == BATCH_SMALL) {
         ss_cuda_zbatch_geqrf_small(m, n, A, lda, sA, tau, sT, info, count, s);
         return;
     }
-    STARPU_ASSERT_MSG(jbmax > 0, "batched geqrf on the GPU: %d rows do not fit in shared memory", m);
+    STARPU_ASSERT_MSG(jb > 0, "batched geqrf on the GPU: %d rows do not fit in shared memory", m);
     void *cursor = work;
-    cuDoubleComplex *V = piece(&cursor, (size_t)count * m * jbmax * sizeof *A);
-    cuDoubleComplex *T = piece(&cursor, (size_t)count * jbmax * jbmax * sizeof *A);
-    cuDoubleComplex *W = piece(&cursor, (size_t)count * jbmax * n * sizeof *A);
-    cuDoubleComplex *W2 = piece(&cursor, (size_t)count * jbmax * n * sizeof *A);
+    cuDoubleComplex *V = piece(&cursor, (size_t)count * m * nbo * sizeof *A);
+    cuDoubleComplex *T = piece(&cursor, (size_t)count * nbo * nbo * sizeof *A);
+    cuDoubleComplex *W = piece(&cursor, (size_t)count * nbo * n * sizeof *A);
+    cuDoubleComplex *W2 = piece(&cursor, (size_t)count * nbo * n * sizeof *A);
     SS_CUDA(cudaMemsetAsync(info, 0, (size_t)count * sizeof *info, s));   /* a QR does not fail */
-    for (int j0 = 0; j0 < k; j0 += jbmax) {
-        int jb = ss_min(jbmax, k - j0), n2 = n - j0 - jb, mr = m - j0;
-        ss_cuda_zbatch_geqrf_panel(m, j0, jb, A, lda, sA, tau, sT, n2 > 0 ? V : NULL, n2 > 0 ? T : NULL, count, s);
-        if (n2 <= 0)
-            continue;
-        cuDoubleComplex *A2 = A + j0 + (size_t)(j0 + jb) * lda;
-        long long sV = (long long)mr * jb, sTm = (long long)jb * jb, sW = (long long)jb * n2;
-        /* Q^H A2 = (I - V T^H V^H) A2 */
-        gemm_batch(h, 'C', 'N', jb, n2, mr, &one, V, mr, sV, A2, lda, sA, &zero, W, jb, sW, count);
-        gemm_batch(h, 'C', 'N', jb, n2, jb, &one, T, jb, sTm, W, jb, sW, &zero, W2, jb, sW, count);
-        gemm_batch(h, 'N', 'N', mr, n2, jb, &mone, V, mr, sV, W2, jb, sW, &one, A2, lda, sA, count);
+    for (int ob0 = 0; ob0 < k; ob0 += nbo) {
+        const int w = ss_min(nbo, k - ob0), mo = m - ob0, right = n - ob0 - w;
+        const long long sV = (long long)mo * w, sTm = (long long)w * w;
+        if (w > jb)   /* V's zeros above a later panel's rows, T's below its diagonal */
+            SS_CUDA(cudaMemsetAsync(V, 0, (size_t)count * sV * sizeof *A, s));
+        if (w > jb)
+            SS_CUDA(cudaMemsetAsync(T, 0, (size_t)count * sTm * sizeof *A, s));
+        for (int j0 = ob0; j0 < ob0 + w; j0 += jb) {
+            const int b = ss_min(jb, ob0 + w - j0), p = j0 - ob0, inner = ob0 + w - j0 - b;
+            cuDoubleComplex *Vj = V + p + (size_t)p * mo, *Tj = T + p + (size_t)p * w;
+            const int want = inner > 0 || right > 0;
+            ss_cuda_zbatch_geqrf_panel(m, j0, b, A, lda, sA, tau, sT, want ? Vj : NULL, mo, sV, want ? Tj : NULL, w,
+                                       sTm, count, s);
+            if (inner > 0)   /* the block's later columns */
+                geqrf_apply(h, m - j0, b, j0 + b, inner, A, lda, sA, Vj, mo, sV, Tj, w, sTm, W, W2, j0, count);
+            if (p > 0 && right > 0) {   /* T(0:p, p:p+b) = -T(0:p, 0:p) (V1^H V2) T(p:p+b, p:p+b); V2 is zero above row p */
+                const long long sG = (long long)p * b;
+                gemm_batch(h, 'C', 'N', p, b, mo - p, &one, V + p, mo, sV, Vj, mo, sV, &zero, W, p, sG, count);
+                gemm_batch(h, 'N', 'N', p, b, p, &one, T, w, sTm, W, p, sG, &zero, W2, p, sG, count);
+                gemm_batch(h, 'N', 'N', p, b, b, &mone, W2, p, sG, Tj, w, sTm, &zero, T + (size_t)p * w, w, sTm, count);
+            }
+        }
+        if (right > 0)   /* the block's trailing update, depth w */
+            geqrf_apply(h, mo, w, ob0 + w, right, A, lda, sA, V, mo, sV, T, w, sTm, W, W2, ob0, count);
     }
 }
 

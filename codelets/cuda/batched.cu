@@ -278,12 +278,14 @@ __global__ void __launch_bounds__(256) potrf_panel(int n, int j0, int jb, int up
 // ---- QR panel: LAPACK's geqr2 on rows j0..m-1 of columns j0..j0+jb-1, tau of
 // each reflector as zlarfg makes it (without its rescaling loop for
 // |beta| < safmin, which only subnormal columns reach). With V and Tm non-null
-// (columns follow the panel): V (mr x jb, ld mr per matrix) gets the reflectors
-// with the unit diagonal and the zeros above it, Tm (jb x jb) larft's T.
+// (columns follow the panel): V (mr x jb, ld ldv, stride sV per matrix) gets the
+// reflectors with the unit diagonal and the zeros above it, Tm (jb x jb, ld ldt, stride
+// sTm) larft's T (upper triangular, zeros below).
 // Shared memory: S (mr x jb), tau (jb), w (jb), T (jb x jb), 33 reals.
 template <typename T>
 __global__ void __launch_bounds__(256) geqrf_panel(int m, int j0, int jb, T *Aall, int lda, long long sA,
-                                                   T *tau_all, long long sT, T *V, T *Tm)
+                                                   T *tau_all, long long sT, T *V, int ldv, long long sV, T *Tm,
+                                                   int ldt, long long sTm)
 {
     typedef typename real_of<T>::type R;
     extern __shared__ __align__(16) unsigned char smem[];
@@ -346,10 +348,10 @@ __global__ void __launch_bounds__(256) geqrf_panel(int m, int j0, int jb, T *Aal
         tk[c] = tau[c];
     if (!V)
         return;
-    T *Vk = V + (size_t)blockIdx.x * mr * jb;
+    T *Vk = V + (size_t)blockIdx.x * sV;
     for (int q = warp; q < jb; q += nw)
         for (int r = lane; r < mr; r += 32)
-            Vk[r + (size_t)q * mr] = r < q ? make<T>(0, 0) : r == q ? make<T>(1, 0) : S[r + (size_t)q * mr];
+            Vk[r + (size_t)q * ldv] = r < q ? make<T>(0, 0) : r == q ? make<T>(1, 0) : S[r + (size_t)q * mr];
     // larft, forward columnwise: T(0:i, i) = -tau(i) T(0:i, 0:i) V(:, 0:i)^H v_i, T(i, i) = tau(i)
     for (int i = 0; i < jb; i++) {
         for (int l = warp; l < i; l += nw) {   // w(l) = v_l^H v_i over rows i.. (v_i(i) = 1, zero above)
@@ -374,9 +376,9 @@ __global__ void __launch_bounds__(256) geqrf_panel(int m, int j0, int jb, T *Aal
         }
         __syncthreads();
     }
-    T *Tk = Tm + (size_t)blockIdx.x * jb * jb;
+    T *Tk = Tm + (size_t)blockIdx.x * sTm;
     for (int e = tid; e < jb * jb; e += nt)
-        Tk[e] = Ts[e];
+        Tk[e % jb + (size_t)(e / jb) * ldt] = Ts[e];
 }
 
 // ---- a strided batch of m x n copies (the TRSM result back into the matrices),
@@ -546,12 +548,13 @@ static void potrf_panel_launch(int n, int j0, int jb, int upper, void *A, int ld
 
 template <typename T>
 static void geqrf_panel_launch(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,
-                               void *V, void *Tm, int count, cudaStream_t stream)
+                               void *V, int ldv, long long sV, void *Tm, int ldt, long long sTm, int count,
+                               cudaStream_t stream)
 {
     size_t bytes = panel_bytes(OP_GEQRF, m - j0, jb, sizeof(T));
     launch_setup(geqrf_panel<T>, bytes);
     geqrf_panel<T><<<count, threads_for(m - j0), bytes, stream>>>(m, j0, jb, (T *)A, lda, sA, (T *)tau, sT, (T *)V,
-                                                                  (T *)Tm);
+                                                                  ldv, sV, (T *)Tm, ldt, sTm);
     SS_CHECK_LAUNCH("batched geqrf panel kernel launch");
 }
 
@@ -682,9 +685,10 @@ static void geqrf_small_launch(int m, int n, void *A, int lda, long long sA, voi
         potrf_panel_launch<T>(n, j0, jb, upper, A, lda, sA, D, info, count, stream);                                \
     }                                                                                                               \
     extern "C" void GEQRF_PANEL(int m, int j0, int jb, void *A, int lda, long long sA, void *tau, long long sT,      \
-                                void *V, void *Tm, int count, cudaStream_t stream)                                  \
+                                void *V, int ldv, long long sV, void *Tm, int ldt, long long sTm, int count,        \
+                                cudaStream_t stream)                                                                \
     {                                                                                                               \
-        geqrf_panel_launch<T>(m, j0, jb, A, lda, sA, tau, sT, V, Tm, count, stream);                                \
+        geqrf_panel_launch<T>(m, j0, jb, A, lda, sA, tau, sT, V, ldv, sV, Tm, ldt, sTm, count, stream);             \
     }                                                                                                               \
     extern "C" void GETRF_SMALL(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,    \
                                 int count, cudaStream_t stream)                                                     \
