@@ -74,7 +74,7 @@ struct batch_plan {
     enum batch_path path;
     int jb;   /* BATCH_PANELS: the panel width (0: too wide for a block); tiled Cholesky: its panel width */
     int ch;   /* tiled Cholesky: rows of a chunk below the diagonal block */
-    int nbo;  /* BATCH_PANELS, getrf: the nested LU's outer blocks (0: not nested) */
+    int nbo;  /* BATCH_PANELS, getrf and geqrf: the nested outer blocks' width (0: not nested) */
 };
 
 /* The nested LU's outer block for k columns in panels of jb: 64 columns up to k = 128, 128 up to 512,
@@ -165,7 +165,7 @@ int ss_zbatch_cuda_applies(int op, int m, int n, int nb)
  * (batch_laswp) before its trailing update, a GEMM of depth nbo; every block's L columns take
  * the later blocks' pivots in one pass at the end. Each update is a TRSM through the inverted
  * diagonal block: U12 = inv(L11) A12 by a GEMM. The inverses of a block's pieces are assembled
- * from the panels' inv(L11) by GEMMs, [A 0; L21 B]^-1 = [inv(A) 0; -inv(B) L21 inv(A) inv(B)],
+ * from the panels' inv(L11) by GEMMs, [A 0; L21 B]^-1 = [inv(A) 0; -inv(B) L21 inv(A), inv(B)],
  * in an nbo x nbo array per matrix whose strict upper part stays zero.
  * Without nesting (nbo = 0: nb asked, or STARSOLVE_BATCH_GETRF_NEST=0) every panel is an outer
  * block of its own: its moves on every column at once, an update of depth jb. */
@@ -363,10 +363,10 @@ void ss_zbatch_geqrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoub
     for (int ob0 = 0; ob0 < k; ob0 += nbo) {
         const int w = ss_min(nbo, k - ob0), mo = m - ob0, right = n - ob0 - w;
         const long long sV = (long long)mo * w, sTm = (long long)w * w;
-        if (w > jb)   /* V's zeros above a later panel's rows, T's below its diagonal */
+        if (w > jb) {   /* V's zeros above a later panel's rows, T's below its diagonal */
             SS_CUDA(cudaMemsetAsync(V, 0, (size_t)count * sV * sizeof *A, s));
-        if (w > jb)
             SS_CUDA(cudaMemsetAsync(T, 0, (size_t)count * sTm * sizeof *A, s));
+        }
         for (int j0 = ob0; j0 < ob0 + w; j0 += jb) {
             const int b = ss_min(jb, ob0 + w - j0), p = j0 - ob0, inner = ob0 + w - j0 - b;
             cuDoubleComplex *Vj = V + p + (size_t)p * mo, *Tj = T + p + (size_t)p * w;
