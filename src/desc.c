@@ -268,6 +268,15 @@ void starsolve_desc_destroy(starsolve_desc_t *A)
 
 void ss_desc_discard(starsolve_desc_t *A)
 {
+    if (A && A->ooc && A->P * A->Q == 1 && !A->base) {
+        /* no home and one process: nothing goes anywhere, so each tile goes once the tasks
+         * submitted on it are done, and the caller does not wait for StarPU to free its copies */
+        for (size_t t = 0; t < (size_t)A->mt * A->nt; t++)
+            starpu_data_unregister_submit(A->tiles[t]);
+        free(A->tiles);
+        free(A);
+        return;
+    }
     desc_destroy(A, 0);
 }
 

@@ -63,7 +63,9 @@ void ss_tile_send_home(const starsolve_desc_t *A, int i, int j);
  * H100 had its GPU 12-68% busy for the first 100 ms (bench/NOTES.md, session 14). No-op for
  * out-of-core and distributed descriptors. */
 void ss_desc_prefetch_gpu(const starsolve_desc_t *A, char part);
-/* starsolve_desc_destroy for a workspace whose contents are not wanted: no tile is brought home */
+/* starsolve_desc_destroy for a workspace whose contents are not wanted: no tile is brought home;
+ * a descriptor without home copies in one process goes without waiting (its tiles are released
+ * once the tasks already submitted on them are done) */
 void ss_desc_discard(starsolve_desc_t *A);
 /* Where tile (i, j) of A starts in a LAPACK column-major array (leading dimension lda). */
 static inline char *ss_lapack_tile(const starsolve_desc_t *A, char *lapack, size_t lda, int i, int j)

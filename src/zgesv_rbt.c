@@ -181,8 +181,10 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     /* F the randomized matrix, X the iterate (N rows, the padding included), Xbest the best
      * one so far, W a correction, R a residual (n rows) */
     starsolve_desc_t *F = NULL, *X = NULL, *Xbest = NULL, *W = NULL, *R = NULL;
-    if (!wu || !normvals || !hcol || workspace(A, &F, N, N, 1) || workspace(A, &X, N, nrhs, 0)
-        || workspace(A, &Xbest, N, nrhs, 0) || workspace(A, &W, N, nrhs, 0) || workspace(A, &R, n, nrhs, 0)) {
+    /* none has a home copy: only tasks touch them (B gets Xbest by one), and no pinned host memory
+     * is allocated or freed per call */
+    if (!wu || !normvals || !hcol || workspace(A, &F, N, N, 1) || workspace(A, &X, N, nrhs, 1)
+        || workspace(A, &Xbest, N, nrhs, 1) || workspace(A, &W, N, nrhs, 1) || workspace(A, &R, n, nrhs, 1)) {
         free(wu); free(normvals); free(hcol);
         starsolve_desc_destroy(F); starsolve_desc_destroy(X); starsolve_desc_destroy(Xbest);
         starsolve_desc_destroy(W); starsolve_desc_destroy(R);
@@ -278,12 +280,12 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     }
     for (size_t h = 0; h < 2 * P * R->nt + (size_t)A->mt * Q; h++)
         starpu_data_unregister(hcol[h]);
-    starsolve_desc_destroy(R); starsolve_desc_destroy(W);
-    starsolve_desc_destroy(Xbest); starsolve_desc_destroy(X);
-    /* F's contents are not wanted any more: nothing to bring anywhere when its tiles go. (It was
-     * starpu_data_invalidate_submit on each tile, then the unregistering at once: the invalidation's
-     * callback, on a StarPU thread, could still touch a tile that the unregistering freed; a suspect
-     * for the rare test_rbt crash of bench/NOTES.md, session 17.) */
+    /* The workspaces' contents are not wanted any more: nothing to bring anywhere when their tiles
+     * go. (F's was starpu_data_invalidate_submit on each tile, then the unregistering at once: the
+     * invalidation's callback, on a StarPU thread, could still touch a tile that the unregistering
+     * freed; a suspect for the rare test_rbt crash of bench/NOTES.md, session 17.) */
+    ss_desc_discard(R); ss_desc_discard(W);
+    ss_desc_discard(Xbest); ss_desc_discard(X);
     ss_desc_discard(F);
     free(wu); free(normvals); free(hcol);
     if (times)
