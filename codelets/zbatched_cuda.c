@@ -328,9 +328,9 @@ void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cu
 
 /* QR by outer blocks of nbo columns (Haidar et al.'s nested blocking): inside a block, each
  * panel (reflectors into the block's V, its larft T on the block's T diagonal) updates the
- * block's later columns with A2 -= V T^H V^H A2, and its T joins the block's by blocks,
- * T12 = -T11 (V1^H V2) T22 (three GEMMs: larft assembled from the panels' T); then the block's
- * trailing update is one such product of depth nbo. nbo = jb: one panel a block. */
+ * block's later columns with A2 -= V T^H V^H A2; the block's T is then assembled from the
+ * panels' by recursive halves (larft_merge), and the block's trailing update is one such
+ * product of depth nbo. nbo = jb: one panel a block. */
 static void geqrf_apply(cublasHandle_t h, int mr, int w, int c, int nc, cuDoubleComplex *A, int lda, long long sA,
                         const cuDoubleComplex *V, int ldv, long long sV, const cuDoubleComplex *T, int ldt, long long sT,
                         cuDoubleComplex *W, cuDoubleComplex *W2, int j0, int count)
@@ -343,10 +343,29 @@ static void geqrf_apply(cublasHandle_t h, int mr, int w, int c, int nc, cuDouble
     gemm_batch(h, 'N', 'N', mr, nc, w, &mone, V, ldv, sV, W2, w, sW, &one, A2, lda, sA, count);
 }
 
+/* larft by recursive halves, from the panels' T already on the diagonal of T (ld ldt): the
+ * block's columns p..p+w-1 take T12 = -T11 (V1^H V2) T22 for their halves V1, V2 (three GEMMs;
+ * V2 is zero above its first row, so the product runs over the rows from there). W, W2: scratch. */
+static void larft_merge(cublasHandle_t h, const cuDoubleComplex *V, int ldv, long long sV, cuDoubleComplex *T, int ldt,
+                        long long sT, cuDoubleComplex *W, cuDoubleComplex *W2, int p, int w, int jb, int count)
+{
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
+    if (w <= jb)
+        return;
+    const int w1 = (w / 2 + jb - 1) / jb * jb, w2 = w - w1, q = p + w1;   /* whole panels on the left */
+    larft_merge(h, V, ldv, sV, T, ldt, sT, W, W2, p, w1, jb, count);
+    larft_merge(h, V, ldv, sV, T, ldt, sT, W, W2, q, w2, jb, count);
+    const long long sG = (long long)w1 * w2;
+    gemm_batch(h, 'C', 'N', w1, w2, ldv - q, &one, V + q + (size_t)p * ldv, ldv, sV, V + q + (size_t)q * ldv, ldv, sV,
+               &zero, W, w1, sG, count);
+    gemm_batch(h, 'N', 'N', w1, w2, w1, &one, T + p + (size_t)p * ldt, ldt, sT, W, w1, sG, &zero, W2, w1, sG, count);
+    gemm_batch(h, 'N', 'N', w1, w2, w2, &mone, W2, w1, sG, T + q + (size_t)q * ldt, ldt, sT, &zero,
+               T + p + (size_t)q * ldt, ldt, sT, count);
+}
+
 void ss_zbatch_geqrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoubleComplex *A, int lda, long long sA,
                           cuDoubleComplex *tau, long long sT, int *info, int count, int nb, void *work)
 {
-    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
     struct batch_plan plan = plan_batch(SS_BATCH_GEQRF, m, n, nb);
     const int k = ss_min(m, n), jb = plan.jb, nbo = plan.nbo > 0 ? plan.nbo : plan.jb;
     if (plan.path == BATCH_SMALL) {
@@ -375,13 +394,9 @@ void ss_zbatch_geqrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoub
                                        sTm, count, s);
             if (inner > 0)   /* the block's later columns */
                 geqrf_apply(h, m - j0, b, j0 + b, inner, A, lda, sA, Vj, mo, sV, Tj, w, sTm, W, W2, j0, count);
-            if (p > 0 && right > 0) {   /* T(0:p, p:p+b) = -T(0:p, 0:p) (V1^H V2) T(p:p+b, p:p+b); V2 is zero above row p */
-                const long long sG = (long long)p * b;
-                gemm_batch(h, 'C', 'N', p, b, mo - p, &one, V + p, mo, sV, Vj, mo, sV, &zero, W, p, sG, count);
-                gemm_batch(h, 'N', 'N', p, b, p, &one, T, w, sTm, W, p, sG, &zero, W2, p, sG, count);
-                gemm_batch(h, 'N', 'N', p, b, b, &mone, W2, p, sG, Tj, w, sTm, &zero, T + (size_t)p * w, w, sTm, count);
-            }
         }
+        if (right > 0)   /* the block's T from its panels' */
+            larft_merge(h, V, mo, sV, T, w, sTm, W, W2, 0, w, jb, count);
         if (right > 0)   /* the block's trailing update, depth w */
             geqrf_apply(h, mo, w, ob0 + w, right, A, lda, sA, V, mo, sV, T, w, sTm, W, W2, ob0, count);
     }
