@@ -395,10 +395,10 @@ void ss_zbatch_geqrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoub
             if (inner > 0)   /* the block's later columns */
                 geqrf_apply(h, m - j0, b, j0 + b, inner, A, lda, sA, Vj, mo, sV, Tj, w, sTm, W, W2, j0, count);
         }
-        if (right > 0)   /* the block's T from its panels' */
+        if (right > 0) {   /* the block's T from its panels', then its trailing update of depth w */
             larft_merge(h, V, mo, sV, T, w, sTm, W, W2, 0, w, jb, count);
-        if (right > 0)   /* the block's trailing update, depth w */
             geqrf_apply(h, mo, w, ob0 + w, right, A, lda, sA, V, mo, sV, T, w, sTm, W, W2, ob0, count);
+        }
     }
 }
 
