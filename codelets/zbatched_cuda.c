@@ -179,7 +179,8 @@ struct getrf_nest {
     int *ipiv;
     long long sP;
     int *info;
-    int ob0, ob1;           /* the outer block's columns: its panels' moves stay there */
+    int ob0;                /* the outer block's first column: Linv's origin */
+    int c0, c1;             /* the columns the panels' row moves go to (the outer block's, nested) */
     int nbo;                /* Linv's order */
     cuDoubleComplex *Linv;  /* nbo x nbo per matrix; inv of the piece from column j0 at (j0 - ob0)(1 + nbo) */
     cuDoubleComplex *W;     /* U12 of an update, up to nbo x n per matrix */
@@ -212,7 +213,7 @@ static void nest_factor(const struct getrf_nest *g, int j0, int w, int need_inv)
     SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, zero = 0.0, mone = -1.0;
     const long long sL = (long long)g->nbo * g->nbo;
     if (w <= g->jb) {
-        ss_cuda_zbatch_getrf_panel(g->m, j0, w, g->ob0, g->ob1, g->A, g->lda, g->sA, g->ipiv, g->sP, g->info,
+        ss_cuda_zbatch_getrf_panel(g->m, j0, w, g->c0, g->c1, g->A, g->lda, g->sA, g->ipiv, g->sP, g->info,
                                    need_inv ? nest_inv(g, j0) : NULL, g->nbo, sL, g->count, g->s);
         return;
     }
@@ -246,7 +247,7 @@ void ss_zbatch_getrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoub
     STARPU_ASSERT_MSG(plan.jb > 0, "batched getrf on the GPU: %d rows do not fit in shared memory", m);
     const int nested = plan.nbo > 0, nbo = nested ? plan.nbo : plan.jb;
     void *cursor = work;
-    struct getrf_nest g = { h, s, m, n, plan.jb, count, A, lda, sA, ipiv, sP, info, 0, 0, nbo, NULL, NULL, NULL };
+    struct getrf_nest g = { h, s, m, n, plan.jb, count, A, lda, sA, ipiv, sP, info, 0, 0, 0, nbo, NULL, NULL, NULL };
     g.Linv = piece(&cursor, (size_t)count * nbo * nbo * sizeof *A);
     g.W = piece(&cursor, (size_t)count * nbo * n * sizeof *A);
     g.X = nested ? piece(&cursor, (size_t)count * nbo * nbo * sizeof *A) : NULL;
@@ -256,12 +257,9 @@ void ss_zbatch_getrf_cuda(cublasHandle_t h, cudaStream_t s, int m, int n, cuDoub
     for (int ob0 = 0; ob0 < k; ob0 += nbo) {
         const int w = ss_min(nbo, k - ob0), right = n - ob0 - w;
         g.ob0 = ob0;
-        g.ob1 = ob0 + w;
-        if (nested)
-            nest_factor(&g, ob0, w, right > 0);
-        else   /* one panel, its moves on every column */
-            ss_cuda_zbatch_getrf_panel(m, ob0, w, 0, n, A, lda, sA, ipiv, sP, info, right > 0 ? g.Linv : NULL, nbo,
-                                       (long long)nbo * nbo, count, s);
+        g.c0 = nested ? ob0 : 0;       /* not nested: one panel, its moves on every column */
+        g.c1 = nested ? ob0 + w : n;
+        nest_factor(&g, ob0, w, right > 0);
         if (right <= 0)
             continue;
         if (nested)   /* the block's pivots on the columns right of it */

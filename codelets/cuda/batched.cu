@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(256) getrf_panel(int m, int c0, int c1, int j0
         info[blockIdx.x] = j0 + zero_col + 1;
     // The panel's swaps on the other columns asked for, all at once: composed into one
     // permutation (row r of the result is row perm[r] before the swaps), which
-    // moves at most 2 jb rows (apply_row_moves, batched_regpanel.cuh).
+    // moves at most 2 jb rows (apply_row_moves, batched_laswp.cuh).
     for (int r = tid; r < mr; r += nt)
         perm[r] = r;
     __syncthreads();

@@ -54,9 +54,10 @@ __device__ void apply_row_moves(T *A, int lda, int c0, int c1, int j0, int jb, c
 // threads of a batch_laswp block, and its shared memory for rows m - first: the permutation,
 // the moved rows, and a gather buffer per warp
 #define LASWP_THREADS 128
+__host__ __device__ inline size_t batch_laswp_index_bytes(int mr) { return (2 * (size_t)mr * sizeof(int) + 15) & ~(size_t)15; }
 inline size_t batch_laswp_bytes(int mr, size_t es)
 {
-    return ((2 * (size_t)mr * sizeof(int) + 15) & ~(size_t)15) + (size_t)(LASWP_THREADS / 32) * mr * es;
+    return batch_laswp_index_bytes(mr) + (size_t)(LASWP_THREADS / 32) * mr * es;
 }
 
 // LAPACK's interchanges ipiv[first..k-1] (1-based, global rows, applied in order) on columns
@@ -75,7 +76,7 @@ __global__ void __launch_bounds__(LASWP_THREADS)
         return;
     const int mr = m - first, tid = threadIdx.x, lane = tid % 32, warp = tid / 32, nw = blockDim.x / 32;
     int *perm = (int *)smem, *moved = perm + mr;
-    T *buf = (T *)(smem + ((2 * (size_t)mr * sizeof(int) + 15) & ~(size_t)15)) + (size_t)warp * mr;
+    T *buf = (T *)(smem + batch_laswp_index_bytes(mr)) + (size_t)warp * mr;
     const int *ipiv = ipiv_all + (size_t)blockIdx.x * sP;
     T *A = Aall + (size_t)blockIdx.x * sA;
     for (int r = tid; r < mr; r += blockDim.x)
