@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <lapacke.h>
 #include <omp.h>
 #include <starpu.h>
@@ -31,6 +32,17 @@ static void reference(enum batched_op op, int m, int n, starsolve_complex64_t *A
         else
             info[b] = LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, Ab, m, tau + (size_t)b * k);
     }
+}
+
+/* Let the cores go quiet before a timed section. After the reference's parallel loop,
+ * libgomp's threads spin (GOMP_SPINCOUNT, 300000 iterations of a pause by default: several
+ * milliseconds on these CPUs) before they sleep; a starsolve run started at once shared a
+ * core with one of them. 2 cores, potrf m = 256, batch 64: starsolve 5.5-8.1 ms right
+ * after the reference, 4.5-4.7 ms with OMP_WAIT_POLICY=passive (bench/NOTES.md, session 24). */
+static void settle(void)
+{
+    struct timespec pause = { 0, 50 * 1000 * 1000 };
+    nanosleep(&pause, NULL);
 }
 
 static void generate(enum batched_op op, int m, int n, starsolve_complex64_t *A, long sA, int batch, unsigned seed)
@@ -102,6 +114,8 @@ int run_zbatched(const struct driver_opts *o)
             memcpy(A, A0, asize * sizeof *A);
         else
             generate(op, m, n, A, sA, batch, (unsigned)o->seed);
+        if (o->vendor)
+            settle();
         driver_bound_begin(o);   /* -trace, -bound */
         driver_time_t t0 = driver_now();
         int ret = op == OP_GETRF ? starsolve_zgetrf_batched(m, n, A, m, sA, ipiv, k, info, batch)
@@ -125,6 +139,7 @@ int run_zbatched(const struct driver_opts *o)
             /* the reference right after, on the same data: both see the same machine.
              * StarPU's idle workers poll their cores: paused, the reference gets the cores alone */
             memcpy(A, A0, asize * sizeof *A);
+            settle();
             double t;
             if (starsolve_ngpus() > 0) {
                 starsolve_set_batch_vendor(1);
