@@ -1,16 +1,14 @@
 /* LU without pivoting of one tile. CPU: a recursive LU built on BLAS
  * (LAPACK has no unpivoted getrf); CUDA: cuSOLVER getrf with no pivot array.
- * An exactly zero U(i,i) is reported to the request as offset + i.
- * Optionally the task also leaves L^-1, the inverse of the unit lower
- * triangle, for the updates right of the tile (codelet_zgetrf_update.c), and
- * U^-1, the inverse of the upper triangle, for the tiles below it
- * (codelet_ztrsm_column.c). */
+ * An exactly zero U(i,i) is reported to the request as offset + i. The TRSMs
+ * right of the tile and below it solve with its triangles themselves, not with
+ * inverses, which lose accuracy without pivoting (codelet_ztrsm_column.c). */
 #include <complex.h>
 #include <stdlib.h>
 #include "codelets.h"
 
-/* buffers: the tile, the scratch, then L^-1 if with_linv, then U^-1 if with_uinv */
-struct zgetrf_nopiv_args { int offset, with_linv, with_uinv; starsolve_request_t *req; };
+/* buffers: the tile, the scratch */
+struct zgetrf_nopiv_args { int offset; starsolve_request_t *req; };
 
 /* Recursive right-looking LU of the m x n block A (m >= n). Returns the first
  * zero pivot (1-based) or 0; like LAPACK it goes on past a zero pivot. */
@@ -49,13 +47,6 @@ static void zgetrf_nopiv_cpu(void *buffers[], void *cl_arg)
     }
     if (info > 0)
         ss_request_report(a->req, a->offset + info);
-    if (a->with_linv)
-        cpu_ztriangular_inverse('L', 'U', k, A, lda, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[2]),
-                                SS_LD(buffers[2]));
-    if (a->with_uinv) {
-        void *uinv = buffers[2 + a->with_linv];
-        cpu_ztriangular_inverse('U', 'N', k, A, lda, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(uinv), SS_LD(uinv));
-    }
 }
 
 #ifdef STARSOLVE_USE_CUDA
@@ -76,13 +67,6 @@ static void zgetrf_nopiv_cuda(void *buffers[], void *cl_arg)
     int *dinfo = (int *)STARPU_VECTOR_GET_PTR(buffers[1]);
     SS_CUSOLVER(cusolverDnZgetrf(h, m, n, A, lda, (cuDoubleComplex *)(dinfo + 4), NULL, dinfo));
     ss_cuda_report_info_async(dinfo, a->offset, a->req, stream);
-    if (a->with_linv)
-        cuda_ztriangular_inverse('L', 'U', ss_min(m, n), A, lda, (void *)STARPU_MATRIX_GET_PTR(buffers[2]),
-                                 SS_LD(buffers[2]));
-    if (a->with_uinv) {
-        void *uinv = buffers[2 + a->with_linv];
-        cuda_ztriangular_inverse('U', 'N', ss_min(m, n), A, lda, (void *)STARPU_MATRIX_GET_PTR(uinv), SS_LD(uinv));
-    }
     ss_cuda_urgent_end();
 }
 #endif
@@ -106,28 +90,23 @@ static struct starpu_codelet cl_zgetrf_nopiv = {
     .cuda_funcs = { zgetrf_nopiv_cuda },
     .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-    .nbuffers = STARPU_VARIABLE_NBUFFERS,   /* the tile; cuSOLVER's info and workspace; L^-1, U^-1 if asked */
+    .nbuffers = 2,   /* the tile; cuSOLVER's info and workspace */
+    .modes = { STARPU_RW, STARPU_SCRATCH },
     .model = &model_zgetrf_nopiv,
     .name = "zgetrf_nopiv",
     .callback_func = ss_trace_task_done,
 };
 
-void insert_zgetrf_nopiv(starpu_data_handle_t A, starpu_data_handle_t linv, starpu_data_handle_t uinv,
-                         starpu_data_handle_t scratch, int offset, starsolve_request_t *req, int prio)
+void insert_zgetrf_nopiv(starpu_data_handle_t A, starpu_data_handle_t scratch, int offset, starsolve_request_t *req,
+                         int prio)
 {
     struct zgetrf_nopiv_args *a = malloc(sizeof *a);
-    *a = (struct zgetrf_nopiv_args){ offset, linv != NULL, uinv != NULL, req };
-    struct starpu_data_descr descr[4] = { { A, STARPU_RW }, { scratch, STARPU_SCRATCH } };
-    int nbuffers = 2;
-    if (linv)
-        descr[nbuffers++] = (struct starpu_data_descr){ linv, STARPU_W };
-    if (uinv)
-        descr[nbuffers++] = (struct starpu_data_descr){ uinv, STARPU_W };
+    *a = (struct zgetrf_nopiv_args){ offset, req };
     double m = starpu_matrix_get_nx(A), n = starpu_matrix_get_ny(A);
     double k = m < n ? m : n;
     int ret = ss_task_insert(&cl_zgetrf_nopiv,
                                  STARPU_CL_ARGS, a, sizeof *a,
-                                 STARPU_DATA_MODE_ARRAY, descr, nbuffers,
+                                 STARPU_RW, A, STARPU_SCRATCH, scratch,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
                                  STARPU_NAME, "zgetrf_nopiv",
                                  STARPU_FLOPS, SS_FLOP_SCALE * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),

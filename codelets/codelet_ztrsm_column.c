@@ -1,15 +1,24 @@
-/* TRSM through the inverse of the triangle, for whole tile columns (GPUs).
+/* A panel's TRSMs for whole tile columns (GPUs), as one task, in two forms.
  *
- * On an H100, cuBLAS's TRSM of a 2048 tile ran at a few TF/s beside the GEMMs
- * of the other stream (Cholesky at n = 40000: 190 TRSM tasks took 410 ms of
- * stream time; the same flops as GEMMs take about 30 ms, bench/NOTES.md). So
- * the diagonal tile's factorization also leaves the inverse of its triangle
- * (ztriangular_inverse below), and one task per panel multiplies every tile of
- * the column (row) by it: B = B op(X) (side 'R') or op(X) B (side 'L'), each a
- * GEMM into a scratch tile and a copy back, since GEMM is out of place.
- * Inverting the diagonal block is how MAGMA's and the batched solvers' TRSM
- * run on GPUs; the residual tests bound what it does to the backward error.
- * The LU panel's unit lower inverse comes from here too. */
+ * Through the inverse of the triangle (insert_ztrsm_column). On an H100,
+ * cuBLAS's TRSM of a 2048 tile ran at a few TF/s beside the GEMMs of the other
+ * stream (Cholesky at n = 40000: 190 TRSM tasks took 410 ms of stream time; the
+ * same flops as GEMMs take about 30 ms, bench/NOTES.md). So the diagonal tile's
+ * factorization also leaves the inverse of its triangle (ztriangular_inverse
+ * below), and one task per panel multiplies every tile of the column (row) by
+ * it: B = B op(X) (side 'R') or op(X) B (side 'L'), each a GEMM into a scratch
+ * tile and a copy back, since GEMM is out of place. Inverting the diagonal
+ * block is how MAGMA's and the batched solvers' TRSM run on GPUs; its error
+ * grows with the triangle's condition number, which Cholesky's factor (the
+ * square root of the tile's) and partial pivoting's L (entries at most 1 in
+ * modulus) keep moderate. The LU panel's unit lower inverse comes from here too.
+ *
+ * With the triangle itself (insert_ztrsm_column_solve), blocked TRSMs with
+ * no inverse (cpu_ztrsm_blocked below). LU without pivoting needs it: its
+ * triangles have no such bound (bench/NOTES.md, session 24: RBT's randomized
+ * matrices at n = 40000 on an H100 left a residual 1e4 times larger through the
+ * whole tiles' inverses, and five refinement steps instead of one; even the
+ * inverses of 64-wide diagonal blocks left 100 times TRSM's residual). */
 #include <complex.h>
 #include <stdlib.h>
 #include "codelets.h"
@@ -140,5 +149,142 @@ void insert_ztrsm_column(char side, char trans, int ntiles, const starpu_data_ha
                                  STARPU_FLOPS, SS_FLOP_SCALE * flops,
                                  0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert ztrsm_column");
+    free(descr);
+}
+
+/* ---- with the triangle itself: tiles[t] = tiles[t] T^-1 (side 'R', T upper) or T^-1 tiles[t]
+ * (side 'L', T lower), blocked as LAPACK's TRSMs are: a TRSM with each SS_TRSM_BLOCK diagonal
+ * block of T on the tile's block of columns (rows), then a GEMM with T's block row (column) on the
+ * rest. As accurate as one TRSM (no inverse anywhere), with most flops in GEMMs: cuBLAS's TRSM of
+ * whole tiles ran at a few TF/s on an H100 (above). */
+
+/* B (m x n) = B T^-1 (side 'R') or T^-1 B (side 'L'); diag 'U': T unit triangular */
+void cpu_ztrsm_blocked(char side, char diag, int m, int n, const starsolve_complex64_t *T, int ldt,
+                       starsolve_complex64_t *B, int ldb)
+{
+    const starsolve_complex64_t one = 1.0, mone = -1.0;
+    int k = side == 'R' ? n : m;
+    for (int b = 0; b < k; b += SS_TRSM_BLOCK) {
+        int w = ss_min(SS_TRSM_BLOCK, k - b), rest = k - b - w;
+        const starsolve_complex64_t *D = T + b + (size_t)b * ldt;
+        if (side == 'R') {   /* B(:, b) = B(:, b) D^-1, then B(:, after) -= B(:, b) T(b, after) */
+            starsolve_complex64_t *Bb = B + (size_t)b * ldb;
+            cblas_ztrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, ss_cblas_diag(diag), m, w,
+                        CBLAS_SADDR(one), D, ldt, Bb, ldb);
+            if (rest > 0)
+                cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, rest, w, CBLAS_SADDR(mone), Bb, ldb,
+                            D + (size_t)w * ldt, ldt, CBLAS_SADDR(one), Bb + (size_t)w * ldb, ldb);
+        } else {             /* B(b, :) = D^-1 B(b, :), then B(after, :) -= T(after, b) B(b, :) */
+            starsolve_complex64_t *Bb = B + b;
+            cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, ss_cblas_diag(diag), w, n,
+                        CBLAS_SADDR(one), D, ldt, Bb, ldb);
+            if (rest > 0)
+                cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rest, n, w, CBLAS_SADDR(mone), D + w, ldt,
+                            Bb, ldb, CBLAS_SADDR(one), Bb + w, ldb);
+        }
+    }
+}
+
+#ifdef STARSOLVE_USE_CUDA
+/* the same on the calling worker's stream */
+void cuda_ztrsm_blocked(char side, char diag, int m, int n, const void *T, int ldt, void *B, int ldb)
+{
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, mone = -1.0;
+    const cuDoubleComplex *t = T, *pone = (const cuDoubleComplex *)&one, *pmone = (const cuDoubleComplex *)&mone;
+    cuDoubleComplex *b0 = B;
+    cublasHandle_t h = ss_cublas_handle();
+    cublasDiagType_t cdiag = diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+    int k = side == 'R' ? n : m;
+    for (int b = 0; b < k; b += SS_TRSM_BLOCK) {
+        int w = ss_min(SS_TRSM_BLOCK, k - b), rest = k - b - w;
+        const cuDoubleComplex *D = t + b + (size_t)b * ldt;
+        if (side == 'R') {
+            cuDoubleComplex *Bb = b0 + (size_t)b * ldb;
+            SS_CUBLAS(cublasZtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, cdiag, m, w, pone, D, ldt,
+                                  Bb, ldb));
+            if (rest > 0)
+                SS_CUBLAS(cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, rest, w, pmone, Bb, ldb, D + (size_t)w * ldt, ldt,
+                                      pone, Bb + (size_t)w * ldb, ldb));
+        } else {
+            cuDoubleComplex *Bb = b0 + b;
+            SS_CUBLAS(cublasZtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, cdiag, w, n, pone, D, ldt,
+                                  Bb, ldb));
+            if (rest > 0)
+                SS_CUBLAS(cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rest, n, w, pmone, D + w, ldt, Bb, ldb, pone, Bb + w,
+                                      ldb));
+        }
+    }
+}
+#endif
+
+struct ztrsm_column_solve_args { char side, diag; int ntiles; };
+
+/* buffers: [0] T, [1 .. ntiles] the tiles */
+static void ztrsm_column_solve_cpu(void *buffers[], void *cl_arg)
+{
+    const struct ztrsm_column_solve_args *a = cl_arg;
+    for (int t = 1; t <= a->ntiles; t++)
+        cpu_ztrsm_blocked(a->side, a->diag, SS_ROWS(buffers[t]), SS_COLS(buffers[t]),
+                          (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
+                          (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[t]), SS_LD(buffers[t]));
+}
+
+#ifdef STARSOLVE_USE_CUDA
+/* on the urgent stream, as the inverse's form */
+static void ztrsm_column_solve_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ztrsm_column_solve_args *a = cl_arg;
+    ss_cuda_urgent_begin();
+    for (int t = 1; t <= a->ntiles; t++)
+        cuda_ztrsm_blocked(a->side, a->diag, SS_ROWS(buffers[t]), SS_COLS(buffers[t]),
+                           (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
+                           (void *)STARPU_MATRIX_GET_PTR(buffers[t]), SS_LD(buffers[t]));
+    ss_cuda_urgent_end();
+}
+#endif
+
+static struct starpu_perfmodel model_ztrsm_column_solve = {
+    .type = STARPU_NL_REGRESSION_BASED,
+    .size_base = ss_perfmodel_matrix_elements,
+    .symbol = "starsolve_ztrsm_column_solve",
+};
+
+static struct starpu_codelet cl_ztrsm_column_solve = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
+    .cpu_funcs = { ztrsm_column_solve_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { ztrsm_column_solve_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &model_ztrsm_column_solve,
+    .name = "ztrsm_column_solve",
+    .callback_func = ss_trace_task_done,
+};
+
+void insert_ztrsm_column_solve(char side, char diag, int ntiles, const starpu_data_handle_t *tiles,
+                               starpu_data_handle_t T, int prio)
+{
+    struct ztrsm_column_solve_args *a = malloc(sizeof *a);
+    *a = (struct ztrsm_column_solve_args){ side, diag, ntiles };
+    int nbuffers = ntiles + 1;
+    struct starpu_data_descr *descr = malloc((size_t)nbuffers * sizeof *descr);
+    descr[0] = (struct starpu_data_descr){ T, STARPU_R };
+    double flops = 0;
+    for (int t = 0; t < ntiles; t++) {
+        descr[t + 1] = (struct starpu_data_descr){ tiles[t], STARPU_RW };
+        double m = starpu_matrix_get_nx(tiles[t]), n = starpu_matrix_get_ny(tiles[t]);
+        flops += m * n * (side == 'R' ? n : m);
+    }
+    int ret = ss_task_insert(&cl_ztrsm_column_solve,
+                                 STARPU_CL_ARGS, a, sizeof *a,
+                                 STARPU_DATA_MODE_ARRAY, descr, nbuffers,
+                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
+                                 STARPU_EXECUTE_ON_DATA, tiles[0],
+                                 STARPU_NAME, "ztrsm_column_solve",
+                                 STARPU_FLOPS, SS_FLOP_SCALE * flops,
+                                 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert ztrsm_column_solve");
     free(descr);
 }

@@ -100,7 +100,7 @@ static void submit_update(struct getrf_step *s, int k, int j)
             s->lcolumn[i - k - 1] = s->copy_panel ? s->lcopy[i - k - 1] : ss_tile(A, i, k);
     }
     if (s->fused) {
-        insert_zgetrf_update(ntiles, s->column, s->lcolumn, s->linv[k], s->piv->panels[k], s->update_scratch, prio);
+        insert_zgetrf_update(ntiles, s->column, s->lcolumn, s->linv[k], 1, s->piv->panels[k], s->update_scratch, prio);
         return;
     }
     submit_swaps(s, k, j, prio);

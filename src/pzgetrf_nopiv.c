@@ -1,9 +1,18 @@
 /* Right-looking tile LU without pivoting: the textbook tile loop (the GEMMs of
  * a tile column in one task or several: starsolve_config_t.update_tiles).
  * With whole-column updates (GPUs) the TRSM of U(k,j) and the GEMMs below it
- * are one task (codelet_zgetrf_update.c), which solves with the inverse of
- * L(k,k) that the diagonal tile's LU leaves; the TRSMs of the tiles below the
- * diagonal are one task as well, GEMMs with U(k,k)^-1 (codelet_ztrsm_column.c). */
+ * are one task (codelet_zgetrf_update.c), and the TRSMs of the tiles below the
+ * diagonal are one task as well (codelet_ztrsm_column.c).
+ *
+ * Every TRSM solves with the diagonal tile's triangles themselves (on GPUs
+ * blocked, codelet_ztrsm_column.c), not with their inverses as the LU with
+ * partial pivoting and Cholesky do on GPUs: without pivoting nothing bounds
+ * L(k,k) or U(k,k), and multiplying by their inverses cost accuracy. Measured
+ * (bench/NOTES.md, session 24): RBT at n = 8000, nb = 1000 on 2 cores,
+ * ||b - Ax|| / (||x|| ||A|| eps sqrt(n)) before refinement 5.6e5 with the
+ * inverses, 29 with TRSMs (3.2e3 even with inverses of 64-wide diagonal
+ * blocks); on an H100 at n = 40000, 9.1e6 against 339, and 5 refinement steps
+ * against 1. */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
@@ -16,40 +25,31 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
     starpu_data_handle_t scratch = ss_scratch_buffer(ss_zgetrf_nopiv_scratch_bytes(A->nb));
     starpu_data_handle_t *lcolumn = malloc((size_t)A->mt * sizeof *lcolumn);
     starpu_data_handle_t *column = malloc((size_t)A->mt * sizeof *column);
-    int fused = ss_ctx.update_tiles > 1;
-    starpu_data_handle_t update_scratch = fused ? ss_scratch_buffer(ss_zgetrf_update_scratch_bytes(A->nb, 0)) : NULL;
-    int by_inverse = ss_panel_trsm_by_inverse();
-    starpu_data_handle_t trsm_scratch = by_inverse ? ss_scratch_buffer(ss_ztrsm_column_scratch_bytes(A->nb)) : NULL;
+    int fused = ss_ctx.update_tiles > 1, panel_task = ss_column_tasks();
     for (int k = 0; k < kt; k++) {
         int panel_prio = ss_prio_panel(A->nt, k);
-        int npiv = ss_min(ss_tile_rows(A, k), ss_tile_cols(A, k));
-        /* L(k,k)^-1 and U(k,k)^-1, one per step: the next diagonal tile writes its own while this step's tasks read them */
-        starpu_data_handle_t linv = fused && k + 1 < A->nt ? ss_workspace_tile(A, k, k, npiv, npiv) : NULL;
-        starpu_data_handle_t uinv = by_inverse && k + 1 < A->mt ? ss_workspace_tile(A, k, k, npiv, npiv) : NULL;
-        insert_zgetrf_nopiv(ss_tile(A, k, k), linv, uinv, scratch, k * A->nb, req, panel_prio);
+        starpu_data_handle_t Akk = ss_tile(A, k, k);
+        insert_zgetrf_nopiv(Akk, scratch, k * A->nb, req, panel_prio);
+        /* A(i,k) = A(i,k) U(k,k)^-1 for i > k */
         for (int i = k + 1; i < A->mt; i++) {
-            if (!uinv)
-                insert_ztrsm_panel('R', 'U', 'N', 'N', one, ss_tile(A, k, k), ss_tile(A, i, k), panel_prio);
+            if (!panel_task)
+                insert_ztrsm_panel('R', 'U', 'N', 'N', one, Akk, ss_tile(A, i, k), panel_prio);
             lcolumn[i - k - 1] = ss_tile(A, i, k);
         }
-        if (uinv) {   /* A(i,k) = A(i,k) U(k,k)^-1 */
-            insert_ztrsm_column('R', 'N', A->mt - k - 1, lcolumn, uinv, trsm_scratch, panel_prio);
-            ss_workspace_release(uinv);
-        }
+        if (panel_task && k + 1 < A->mt)
+            insert_ztrsm_column_solve('R', 'N', A->mt - k - 1, lcolumn, Akk, panel_prio);
         for (int j = k + 1; j < A->nt; j++) {
             int prio = ss_prio_update(A->nt, j);
             for (int i = k; i < A->mt; i++)
                 column[i - k] = ss_tile(A, i, j);
             if (fused) {
-                insert_zgetrf_update(A->mt - k, column, lcolumn, linv, NULL, update_scratch, prio);
+                insert_zgetrf_update(A->mt - k, column, lcolumn, Akk, 0, NULL, NULL, prio);
                 continue;
             }
-            insert_ztrsm('L', 'L', 'N', 'U', one, ss_tile(A, k, k), ss_tile(A, k, j), prio);
+            insert_ztrsm('L', 'L', 'N', 'U', one, Akk, ss_tile(A, k, j), prio);
             /* A(i,j) -= L(i,k) U(k,j) for i > k */
             insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, A->mt - k - 1, lcolumn, one, column + 1, prio);
         }
-        if (linv)
-            ss_workspace_release(linv);
         for (int i = k + 1; i < A->mt; i++)
             starpu_data_wont_use(ss_tile(A, i, k));
         /* row k of U and column k of L are final */
@@ -59,10 +59,6 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
             ss_tile_send_home(A, i, k);
     }
     ss_workspace_release(scratch);
-    if (update_scratch)
-        ss_workspace_release(update_scratch);
-    if (trsm_scratch)
-        ss_workspace_release(trsm_scratch);
     free(lcolumn);
     free(column);
 }

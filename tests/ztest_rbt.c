@@ -32,6 +32,36 @@ static void rbt_random(int n, int nrhs, int nb, int depth, int pad, unsigned see
     free(A0); free(A); free(B0); free(X);
 }
 
+/* ||b - Ax|| / (||A|| ||x|| n eps) of RBT without refinement (max_refine 0: B gets the
+ * first solution) with update_tiles tiles per update task */
+static double rbt_unrefined(int n, int nb, int update_tiles, unsigned seed)
+{
+    starsolve_complex64_t *A = test_znew_matrix(n, n), *B0 = test_znew_matrix(n, 1), *X = test_znew_matrix(n, 1);
+    gen_zmatrix(n, n, A, n, seed);
+    gen_zmatrix(n, 1, B0, n, seed + 1);
+    test_zcopy_matrix(n, 1, B0, n, X, n);
+    testing_set_nb(nb);
+    starsolve_set_update_tiles(update_tiles);
+    int iters = -1, info = starsolve_zgesv_rbt(n, 1, A, n, X, n, 2, 0, &iters);
+    double r = check_zsolve('N', n, 1, A, n, X, n, B0, n);
+    TEST_CHECK((info == 0 || info == n + 1) && iters == 0, "starsolve_zgesv_rbt n=%d max_refine=0: info = %d, iters = %d",
+               n, info, iters);
+    free(A); free(B0); free(X);
+    return r;
+}
+
+/* The whole-column tasks that GPUs run (starsolve_config_t.update_tiles) must factor as
+ * accurately as the tile tasks: LU without pivoting solves with its diagonal tiles'
+ * triangles there too, not with their inverses, which nothing bounds without pivoting
+ * (src/pzgetrf_nopiv.c; the inverses left residuals ~100x larger at this size). */
+static void rbt_column_tasks_accuracy(int n, int nb)
+{
+    double tiles = rbt_unrefined(n, nb, 1, 700), columns = rbt_unrefined(n, nb, 1000, 700);
+    TEST_CHECK(columns <= 4 * tiles, "starsolve_zgesv_rbt n=%d nb=%d, no refinement: residual %.3g with whole-column "
+               "tasks against %.3g with tile tasks", n, nb, columns, tiles);
+    starsolve_set_update_tiles(0);
+}
+
 /* A(1:k, 1:k) = 0: the first pivot of LU without pivoting is exactly zero */
 static void rbt_zero_block(int n, int nb)
 {
@@ -110,6 +140,7 @@ int test_zrbt(void)
         rbt_random(257, 2, 32, 2, 0, 601 + 10 * (unsigned)u);
     }
     TEST_CHECK(starsolve_set_update_tiles(0) == 0, "starsolve_set_update_tiles(0)");
+    rbt_column_tasks_accuracy(1000, 250);
     rbt_zero_block(120, 32);
     rbt_nan(90, 32);
     rbt_bad_arguments();
