@@ -43,7 +43,8 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
     const struct driver_flag list[] = {
         { "-n", DRIVER_FLAG_INT, &o->n, 1, NULL, "N", "order of A; default 4096" },
         { "-nb", DRIVER_FLAG_INT, &o->nb, 0, NULL, "NB", "tile size; 0: the library's default (256 CPU-only, 1024 with GPUs, 2048 with GPUs from order\n"
-          "              32768, 512 out of core where memory allows)" },
+          "              32768 (LU with partial pivoting: 2048 from 12288, 3072 from 32768), 512 out of core where\n"
+          "              memory allows)" },
         { "-nrhs", DRIVER_FLAG_INT, &o->nrhs, 0, NULL, "R", "right-hand sides; 0: factorization only; default 1" },
         { "-ncpus", DRIVER_FLAG_INT, &o->ncpus, -1, NULL, "C", "CPU workers; -1: StarPU's choice (STARPU_NCPU, else all free cores, one left to the\n"
           "              program with GPUs)" },

@@ -29,7 +29,7 @@ typedef struct starsolve_config {
     const char *gpu_sched; /* the policy when sched and STARPU_SCHED name none and CUDA workers run; NULL (default):
                            "dmdas". "modular-heft-prio" makes LU, LU without pivoting and Cholesky 1-9% faster
                            on an H100, but RBT and batched calls slower (bench/NOTES.md, session 20) */
-    int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs, 2048 from order 32768, out of core on CPUs 1024 or 512 where memory allows: context.c) */
+    int nb;             /* tile size used by the LAPACK-layout routines; <= 0: default (256 CPU-only, 1024 with GPUs, 2048 from order 32768 (LU with partial pivoting: 2048 from 12288, 3072 from 32768), out of core on CPUs 1024 or 512 where memory allows: context.c) */
     int verbose;        /* 1: explain bad arguments and failures on stderr */
     int gpu_only_tile;  /* with CUDA workers, tasks on tiles of at least this order run only on GPUs
                            (a CPU core needs ~1000x longer for a 1024 GEMM); 0: CPUs may take any; default 512 */

@@ -317,10 +317,14 @@ int starsolve_get_nb_for(starsolve_factorization_t factorization, int n)
      * 2048 beat 39 of 1024: 1.27-1.31 s against 1.41-1.43 s, 1536 1.42 s, 1280 1.37 s
      * (bench/NOTES.md, session 18; session 5's code had lost with 2048, 2.74 against 2.24 s).
      * Its 13 steps of 3072 are shorter still: 1.245-1.264 s at 40000, 3584 1.28 s, 4096
-     * 1.29 s; at 32768 3072 and 2048 tie, 2560 is slower (session 19). */
+     * 1.29 s; at 32768 3072 and 2048 tie, 2560 is slower (session 19). Below 32768 too,
+     * gesv with 2048 against 1024: 12288 0.103 / 0.107 s, 16384 0.176 / 0.178, 20000
+     * 0.263 / 0.277, 24576 0.389 / 0.435, 28672 0.553 / 0.638 (3072: 0.559; session 24). */
+    if (factorization == STARSOLVE_GETRF && n >= 12288)
+        return n >= 32768 ? 3072 : 2048;
     if (n < 32768)
         return ss_ctx.nb;
-    return factorization == STARSOLVE_GETRF ? 3072 : 2048;
+    return 2048;
 }
 
 int starsolve_get_nb_rbt(int n, int depth)
