@@ -124,32 +124,42 @@ static struct starpu_codelet cl_ztrsm_column = {
     .callback_func = ss_trace_task_done,
 };
 
-void insert_ztrsm_column(char side, char trans, int ntiles, const starpu_data_handle_t *tiles,
-                         starpu_data_handle_t X, starpu_data_handle_t scratch, int prio)
+/* One task of cl on X (read), the column's tiles (read-write) and, if not NULL, a scratch
+ * buffer; flops_per: the products' flops per m n k of a tile (k: n for side 'R', else m).
+ * Its tiles may belong to several processes (StarPU-MPI): it runs where the first lives. */
+static void insert_column_task(struct starpu_codelet *cl, void *args, size_t args_size, char side, int ntiles,
+                               const starpu_data_handle_t *tiles, starpu_data_handle_t X, starpu_data_handle_t scratch,
+                               double flops_per, int prio)
 {
-    struct ztrsm_column_args *a = malloc(sizeof *a);
-    *a = (struct ztrsm_column_args){ side, trans, ntiles };
-    int nbuffers = ntiles + 2;
+    int nbuffers = ntiles + 1 + (scratch != NULL);
     struct starpu_data_descr *descr = malloc((size_t)nbuffers * sizeof *descr);
     descr[0] = (struct starpu_data_descr){ X, STARPU_R };
     double flops = 0;
     for (int t = 0; t < ntiles; t++) {
         descr[t + 1] = (struct starpu_data_descr){ tiles[t], STARPU_RW };
         double m = starpu_matrix_get_nx(tiles[t]), n = starpu_matrix_get_ny(tiles[t]);
-        flops += 2.0 * m * n * (side == 'R' ? n : m);
+        flops += flops_per * m * n * (side == 'R' ? n : m);
     }
-    descr[ntiles + 1] = (struct starpu_data_descr){ scratch, STARPU_SCRATCH };
-    int ret = ss_task_insert(&cl_ztrsm_column,
-                                 STARPU_CL_ARGS, a, sizeof *a,
+    if (scratch)
+        descr[ntiles + 1] = (struct starpu_data_descr){ scratch, STARPU_SCRATCH };
+    int ret = ss_task_insert(cl,
+                                 STARPU_CL_ARGS, args, args_size,
                                  STARPU_DATA_MODE_ARRAY, descr, nbuffers,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
-                                 /* its tiles may belong to several processes (StarPU-MPI): run it where the first lives */
                                  STARPU_EXECUTE_ON_DATA, tiles[0],
-                                 STARPU_NAME, "ztrsm_column",
+                                 STARPU_NAME, cl->name,
                                  STARPU_FLOPS, SS_FLOP_SCALE * flops,
                                  0);
-    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert ztrsm_column");
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert %s", cl->name);
     free(descr);
+}
+
+void insert_ztrsm_column(char side, char trans, int ntiles, const starpu_data_handle_t *tiles,
+                         starpu_data_handle_t X, starpu_data_handle_t scratch, int prio)
+{
+    struct ztrsm_column_args *a = malloc(sizeof *a);
+    *a = (struct ztrsm_column_args){ side, trans, ntiles };
+    insert_column_task(&cl_ztrsm_column, a, sizeof *a, side, ntiles, tiles, X, scratch, 2.0, prio);
 }
 
 /* ---- with the triangle itself: tiles[t] = tiles[t] T^-1 (side 'R', T upper) or T^-1 tiles[t]
@@ -268,23 +278,5 @@ void insert_ztrsm_column_solve(char side, char diag, int ntiles, const starpu_da
 {
     struct ztrsm_column_solve_args *a = malloc(sizeof *a);
     *a = (struct ztrsm_column_solve_args){ side, diag, ntiles };
-    int nbuffers = ntiles + 1;
-    struct starpu_data_descr *descr = malloc((size_t)nbuffers * sizeof *descr);
-    descr[0] = (struct starpu_data_descr){ T, STARPU_R };
-    double flops = 0;
-    for (int t = 0; t < ntiles; t++) {
-        descr[t + 1] = (struct starpu_data_descr){ tiles[t], STARPU_RW };
-        double m = starpu_matrix_get_nx(tiles[t]), n = starpu_matrix_get_ny(tiles[t]);
-        flops += m * n * (side == 'R' ? n : m);
-    }
-    int ret = ss_task_insert(&cl_ztrsm_column_solve,
-                                 STARPU_CL_ARGS, a, sizeof *a,
-                                 STARPU_DATA_MODE_ARRAY, descr, nbuffers,
-                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
-                                 STARPU_EXECUTE_ON_DATA, tiles[0],
-                                 STARPU_NAME, "ztrsm_column_solve",
-                                 STARPU_FLOPS, SS_FLOP_SCALE * flops,
-                                 0);
-    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert ztrsm_column_solve");
-    free(descr);
+    insert_column_task(&cl_ztrsm_column_solve, a, sizeof *a, side, ntiles, tiles, T, NULL, 1.0, prio);
 }
