@@ -13,8 +13,8 @@
  * square root of the tile's) and partial pivoting's L (entries at most 1 in
  * modulus) keep moderate. The LU panel's unit lower inverse comes from here too.
  *
- * With the triangle itself (insert_ztrsm_column_solve), blocked TRSMs with
- * no inverse (cpu_ztrsm_blocked below). LU without pivoting needs it: its
+ * With the triangle itself (insert_ztrsm_column_solve), TRSMs with no
+ * inverse. LU without pivoting needs it: its
  * triangles have no such bound (bench/NOTES.md, session 24: RBT's randomized
  * matrices at n = 40000 on an H100 left a residual 1e4 times larger through the
  * whole tiles' inverses, and five refinement steps instead of one; even the
@@ -163,69 +163,9 @@ void insert_ztrsm_column(char side, char trans, int ntiles, const starpu_data_ha
 }
 
 /* ---- with the triangle itself: tiles[t] = tiles[t] T^-1 (side 'R', T upper) or T^-1 tiles[t]
- * (side 'L', T lower), blocked as LAPACK's TRSMs are: a TRSM with each SS_TRSM_BLOCK diagonal
- * block of T on the tile's block of columns (rows), then a GEMM with T's block row (column) on the
- * rest. As accurate as one TRSM (no inverse anywhere), with most flops in GEMMs: cuBLAS's TRSM of
- * whole tiles ran at a few TF/s on an H100 (above). */
-
-/* B (m x n) = B T^-1 (side 'R') or T^-1 B (side 'L'); diag 'U': T unit triangular */
-void cpu_ztrsm_blocked(char side, char diag, int m, int n, const starsolve_complex64_t *T, int ldt,
-                       starsolve_complex64_t *B, int ldb)
-{
-    const starsolve_complex64_t one = 1.0, mone = -1.0;
-    int k = side == 'R' ? n : m;
-    for (int b = 0; b < k; b += SS_TRSM_BLOCK) {
-        int w = ss_min(SS_TRSM_BLOCK, k - b), rest = k - b - w;
-        const starsolve_complex64_t *D = T + b + (size_t)b * ldt;
-        if (side == 'R') {   /* B(:, b) = B(:, b) D^-1, then B(:, after) -= B(:, b) T(b, after) */
-            starsolve_complex64_t *Bb = B + (size_t)b * ldb;
-            cblas_ztrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, ss_cblas_diag(diag), m, w,
-                        CBLAS_SADDR(one), D, ldt, Bb, ldb);
-            if (rest > 0)
-                cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, rest, w, CBLAS_SADDR(mone), Bb, ldb,
-                            D + (size_t)w * ldt, ldt, CBLAS_SADDR(one), Bb + (size_t)w * ldb, ldb);
-        } else {             /* B(b, :) = D^-1 B(b, :), then B(after, :) -= T(after, b) B(b, :) */
-            starsolve_complex64_t *Bb = B + b;
-            cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, ss_cblas_diag(diag), w, n,
-                        CBLAS_SADDR(one), D, ldt, Bb, ldb);
-            if (rest > 0)
-                cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rest, n, w, CBLAS_SADDR(mone), D + w, ldt,
-                            Bb, ldb, CBLAS_SADDR(one), Bb + w, ldb);
-        }
-    }
-}
-
-#ifdef STARSOLVE_USE_CUDA
-/* the same on the calling worker's stream */
-void cuda_ztrsm_blocked(char side, char diag, int m, int n, const void *T, int ldt, void *B, int ldb)
-{
-    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, mone = -1.0;
-    const cuDoubleComplex *t = T, *pone = (const cuDoubleComplex *)&one, *pmone = (const cuDoubleComplex *)&mone;
-    cuDoubleComplex *b0 = B;
-    cublasHandle_t h = ss_cublas_handle();
-    cublasDiagType_t cdiag = diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
-    int k = side == 'R' ? n : m;
-    for (int b = 0; b < k; b += SS_TRSM_BLOCK) {
-        int w = ss_min(SS_TRSM_BLOCK, k - b), rest = k - b - w;
-        const cuDoubleComplex *D = t + b + (size_t)b * ldt;
-        if (side == 'R') {
-            cuDoubleComplex *Bb = b0 + (size_t)b * ldb;
-            SS_CUBLAS(cublasZtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, cdiag, m, w, pone, D, ldt,
-                                  Bb, ldb));
-            if (rest > 0)
-                SS_CUBLAS(cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, rest, w, pmone, Bb, ldb, D + (size_t)w * ldt, ldt,
-                                      pone, Bb + (size_t)w * ldb, ldb));
-        } else {
-            cuDoubleComplex *Bb = b0 + b;
-            SS_CUBLAS(cublasZtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, cdiag, w, n, pone, D, ldt,
-                                  Bb, ldb));
-            if (rest > 0)
-                SS_CUBLAS(cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rest, n, w, pmone, D + w, ldt, Bb, ldb, pone, Bb + w,
-                                      ldb));
-        }
-    }
-}
-#endif
+ * (side 'L', T lower), a TRSM per tile, in place. Blocking these TRSMs by 256 columns with GEMMs
+ * for the rest bought no speed on an H100 (LU-nopiv 40000: 1.061-1.074 s against 1.067 s,
+ * bench/NOTES.md, session 24), so cuBLAS's own TRSM does the whole tile. */
 
 struct ztrsm_column_solve_args { char side, diag; int ntiles; };
 
@@ -233,10 +173,12 @@ struct ztrsm_column_solve_args { char side, diag; int ntiles; };
 static void ztrsm_column_solve_cpu(void *buffers[], void *cl_arg)
 {
     const struct ztrsm_column_solve_args *a = cl_arg;
+    const starsolve_complex64_t one = 1.0;
     for (int t = 1; t <= a->ntiles; t++)
-        cpu_ztrsm_blocked(a->side, a->diag, SS_ROWS(buffers[t]), SS_COLS(buffers[t]),
-                          (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
-                          (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[t]), SS_LD(buffers[t]));
+        cblas_ztrsm(CblasColMajor, ss_cblas_side(a->side), a->side == 'R' ? CblasUpper : CblasLower, CblasNoTrans,
+                    ss_cblas_diag(a->diag), SS_ROWS(buffers[t]), SS_COLS(buffers[t]), CBLAS_SADDR(one),
+                    (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
+                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[t]), SS_LD(buffers[t]));
 }
 
 #ifdef STARSOLVE_USE_CUDA
@@ -245,10 +187,14 @@ static void ztrsm_column_solve_cuda(void *buffers[], void *cl_arg)
 {
     const struct ztrsm_column_solve_args *a = cl_arg;
     ss_cuda_urgent_begin();
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0;
     for (int t = 1; t <= a->ntiles; t++)
-        cuda_ztrsm_blocked(a->side, a->diag, SS_ROWS(buffers[t]), SS_COLS(buffers[t]),
-                           (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
-                           (void *)STARPU_MATRIX_GET_PTR(buffers[t]), SS_LD(buffers[t]));
+        SS_CUBLAS(cublasZtrsm(ss_cublas_handle(), a->side == 'R' ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT,
+                              a->side == 'R' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                              a->diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, SS_ROWS(buffers[t]),
+                              SS_COLS(buffers[t]), (const cuDoubleComplex *)&one,
+                              (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
+                              (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[t]), SS_LD(buffers[t])));
     ss_cuda_urgent_end();
 }
 #endif

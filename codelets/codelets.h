@@ -416,10 +416,6 @@ enum { SS_MV_RES, SS_MV_V, SS_MV_T };                /* matvec: r = b - A x; v =
 enum { SS_UP_INIT, SS_UP_P, SS_UP_S, SS_UP_XR, SS_UP_COPYIN, SS_UP_COPYOUT, SS_UP_ADD };
 /* the reductions (SS_RED_*), partial sums (SS_PART_*) and scalars (SS_SCAL_*): spike_layout.h */
 
-/* The diagonal blocks that LU without pivoting inverts for its TRSMs on GPUs (codelet_ztrsm_column.c:
- * whole tiles' inverses lose accuracy there; cuBLAS's TRSM is slow). */
-#define SS_TRSM_BLOCK 256
-
 /* Tile dimensions from a StarPU matrix interface (column-major: nx = rows). */
 #define SS_ROWS(buf) ((int)STARPU_MATRIX_GET_NX(buf))
 #define SS_COLS(buf) ((int)STARPU_MATRIX_GET_NY(buf))

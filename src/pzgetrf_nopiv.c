@@ -4,8 +4,7 @@
  * are one task (codelet_zgetrf_update.c), and the TRSMs of the tiles below the
  * diagonal are one task as well (codelet_ztrsm_column.c).
  *
- * Every TRSM solves with the diagonal tile's triangles themselves (on GPUs
- * blocked, codelet_ztrsm_column.c), not with their inverses as the LU with
+ * Every TRSM solves with the diagonal tile's triangles themselves, not with their inverses as the LU with
  * partial pivoting and Cholesky do on GPUs: without pivoting nothing bounds
  * L(k,k) or U(k,k), and multiplying by their inverses cost accuracy. Measured
  * (bench/NOTES.md, session 24): RBT at n = 8000, nb = 1000 on 2 cores,

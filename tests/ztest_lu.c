@@ -572,7 +572,7 @@ int test_zlu(void)
         lu_shape(70, 200, 32, 2, 1009 + 10 * (unsigned)u);   /* wide: the last panel's L(k,k) is 6 x 6 */
         lu_nopiv(100, 100, 7, 3, 1004 + 10 * (unsigned)u);
         lu_nopiv(64, 257, 32, 0, 1005 + 10 * (unsigned)u);
-        lu_nopiv(700, 700, 300, 2, 1010 + 10 * (unsigned)u);   /* TRSMs by SS_TRSM_BLOCK blocks and a remainder */
+        lu_nopiv(700, 700, 300, 2, 1010 + 10 * (unsigned)u);
         lu_singular(257, 64, 200, 1006 + 10 * (unsigned)u);
         lu_nan(100, 32, 1007 + 10 * (unsigned)u);
         lu_tile(257, 64, 2, 1008 + 10 * (unsigned)u);

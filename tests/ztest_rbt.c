@@ -140,7 +140,7 @@ int test_zrbt(void)
         rbt_random(257, 2, 32, 2, 0, 601 + 10 * (unsigned)u);
     }
     TEST_CHECK(starsolve_set_update_tiles(0) == 0, "starsolve_set_update_tiles(0)");
-    rbt_column_tasks_accuracy(1200, 300);   /* tiles of 300 rows: more than one SS_TRSM_BLOCK */
+    rbt_column_tasks_accuracy(1200, 300);
     rbt_zero_block(120, 32);
     rbt_nan(90, 32);
     rbt_bad_arguments();
