@@ -86,16 +86,15 @@ static void phase_end(ss_seconds_t *slot, ss_seconds_t *t0, starsolve_request_t 
     *t0 = t;
 }
 
-/* Workspaces of the solve, distributed as A (same nb, same process grid). No home
- * copy for F: StarPU allocates its tiles where they are used (with GPUs, there only)
- * instead of page-locking an N x N host allocation per call, and its final tiles
+/* Workspaces of the solve, distributed as A (same nb, same process grid). In one process
+ * no home copy: StarPU allocates their tiles where they are used (with GPUs, there only)
+ * instead of page-locking host allocations (N x N for F) per call, and their final tiles
  * are not sent home (ss_tile_send_home). */
-static int workspace(const starsolve_desc_t *A, starsolve_desc_t **W, int m, int n, int no_home)
+static int workspace(const starsolve_desc_t *A, starsolve_desc_t **W, int m, int n)
 {
     if (A->P * A->Q > 1)
         return starsolve_desc_create_dist(W, STARSOLVE_Z, m, n, A->nb, A->P, A->Q);
-    return no_home ? starsolve_desc_create_ooc(W, STARSOLVE_Z, m, n, A->nb)
-                   : starsolve_desc_create(W, STARSOLVE_Z, m, n, A->nb);
+    return starsolve_desc_create_ooc(W, STARSOLVE_Z, m, n, A->nb);
 }
 
 /* The larger of two column maxima as zlange_colmax's: a NaN, once met, stays */
@@ -183,8 +182,8 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     starsolve_desc_t *F = NULL, *X = NULL, *Xbest = NULL, *W = NULL, *R = NULL;
     /* none has a home copy: only tasks touch them (B gets Xbest by one), and no pinned host memory
      * is allocated or freed per call */
-    if (!wu || !normvals || !hcol || workspace(A, &F, N, N, 1) || workspace(A, &X, N, nrhs, 1)
-        || workspace(A, &Xbest, N, nrhs, 1) || workspace(A, &W, N, nrhs, 1) || workspace(A, &R, n, nrhs, 1)) {
+    if (!wu || !normvals || !hcol || workspace(A, &F, N, N) || workspace(A, &X, N, nrhs)
+        || workspace(A, &Xbest, N, nrhs) || workspace(A, &W, N, nrhs) || workspace(A, &R, n, nrhs)) {
         free(wu); free(normvals); free(hcol);
         starsolve_desc_destroy(F); starsolve_desc_destroy(X); starsolve_desc_destroy(Xbest);
         starsolve_desc_destroy(W); starsolve_desc_destroy(R);
