@@ -246,7 +246,7 @@ static void factor_partition(int mixed, int s, int kl, int ku, int K, const star
 
     /* Wt, truncated: the top K rows of A_i^-1 [Cc; 0] need the whole partition (the seed's UL
      * factorization of A_i). As the seed does, we take them from the partition's leading block T
-     * alone, of m = min(s, SS_SPIKE_WT_ROWS(K)) rows, by T's UL factorization: with T = U L the
+     * alone, of m = ss_spike_wt_rows(K, s) rows, by T's UL factorization: with T = U L the
      * right-hand side, zero below row K, stays zero below row K through U^-1 and only T's top K x K
      * corner of L is needed next, so the tip costs O(K^3) after the UL, where an LU solve costs
      * O(m K^2) per right-hand side, K of them (at K = 128 that solve was the factor's largest part,
@@ -254,11 +254,11 @@ static void factor_partition(int mixed, int s, int kl, int ku, int K, const star
      * of J T J (J reverses the order of rows and columns; its bandwidths are T's swapped), and the
      * flipped right-hand side J [Cc; 0] is zero above row m - K: the same trailing-rows solve as
      * Vb's above. For a diagonally dominant A the entries of A_i^-1 decay geometrically away from
-     * the diagonal, so the rows beyond m change the tip by about (1/d)^(m/K); we take 4K rather
-     * than the seed's 2K, and at least 64 rows, which small K needs (spike_layout.h). The
-     * refinement corrects what the truncation leaves. In the factors' precision, as Vb. */
+     * the diagonal, so the rows beyond m change the tip less the larger m is; we take 4K or 8K
+     * rather than the seed's 2K, and at least 64 rows, which small K needs (ss_spike_wt_rows in
+     * spike_layout.h, with the measurements). The refinement corrects what the truncation leaves. In the factors' precision, as Vb. */
     if (Bp) {
-        const int m = ss_min(s, SS_SPIKE_WT_ROWS(K)), fl = ku, fu = kl, ldw = 2 * fl + fu + 1;
+        const int m = ss_spike_wt_rows(K, s), fl = ku, fu = kl, ldw = 2 * fl + fu + 1;
         const int j0 = ss_max(0, m - K - fl), mm = m - j0;
         void *T = calloc((size_t)ldw * m, fsz), *Z = calloc((size_t)mm * K, fsz);
         int *piv = malloc((size_t)m * sizeof *piv);

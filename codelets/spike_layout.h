@@ -30,12 +30,20 @@
 #define SS_TIP_DOM(K) (4 * (size_t)(K) * (K))
 #define SS_TIP_STATUS(K) (4 * (size_t)(K) * (K) + 1)
 
-/* Wt (the top tip) is taken from the partition's leading block of this many rows (at most the partition's
- * rows): 4K as argued at zspike_factor_cpu, and at least 64, because the truncation of that block costs
- * about (1/d)^(m/K) and at small K 4K rows are too few: at K = 1, d = 1, 488-row partitions, 4 rows left
- * the truncated-SPIKE residual at 5e-2 (6 refinement steps), 16 rows 1.3e-9, 64 rows 3.9e-14 (2 steps;
- * bench/NOTES.md, session 15) */
-#define SS_SPIKE_WT_ROWS(K) (4 * (K) > 64 ? 4 * (K) : 64)
+/* Wt (the top tip) is taken from the leading block of this many rows of a partition of s rows (see
+ * zspike_factor_cpu): 4K, and at least 64, because at small K 4K rows are too few (K = 1, d = 1,
+ * 488-row partitions: 4 rows left the truncated-SPIKE residual at 5e-2, 16 rows 1.3e-9, 64 rows 3.9e-14;
+ * bench/NOTES.md, session 15). 4K is not always enough either: K = 32, d = 1, 16 partitions of 62500
+ * rows left 2.6e-12 (one BiCGStab step to reach the 1e-12 goal), 5K or more rows 2.5e-15, LAPACK's
+ * level (session 25). So 8K where that costs little: where 8K rows are at most an eighth of the
+ * partition (CPU workers' partitions, tens of thousands of rows). A GPU's partitions are about 16K
+ * rows (src/zgbsv_spike.c), where 8K would double the tips' share of the factor, so they keep 4K. */
+static inline SS_SPIKE_HD int ss_spike_wt_rows(int K, int s)
+{
+    int m = s >= 64 * K ? 8 * K : 4 * K;
+    m = m > 64 ? m : 64;
+    return m < s ? m : s;
+}
 
 /* A chunk: the partitions part0 .. part0 + np - 1, rows first .. first + size - 1; has_prev /
  * has_next: a neighbour chunk above / below (the couplings of the first / last partition) */

@@ -141,6 +141,35 @@ static void spike_no_fallback(void)
     free(AB); free(B); free(X);
 }
 
+/* The truncated-SPIKE solution alone (maxit 0) on long partitions, d = 1: with Wt from 8K rows where
+ * the partitions are long (ss_spike_wt_rows, spike_layout.h) it is at rounding level in double, so a
+ * solve needs no BiCGStab step; with the 4K rows of before, this case left 2.4e-11 (z) */
+static void spike_long_partitions(void)
+{
+    int n = 32768, k = 16, ldab = 3 * k + 1, iters = -7;
+    starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *B = testing_alloc((size_t)n * sizeof *B);
+    starsolve_complex64_t *X = testing_alloc((size_t)n * sizeof *X);
+    gen_zband(n, k, k, 1, AB, ldab, 9);
+    gen_zmatrix(n, 1, B, n, 10);
+    memcpy(X, B, (size_t)n * sizeof *X);
+    starsolve_set_spike_psize(2048);
+    starsolve_set_spike_mixed(0);
+    starsolve_set_spike_maxit(0);
+    starsolve_set_spike_fallback(0);
+    int info = starsolve_zgbsv_spike(n, k, k, 1, AB, ldab, X, n, &iters);
+    starsolve_set_spike_psize(0);
+    starsolve_set_spike_mixed(-1);
+    starsolve_set_spike_maxit(100);
+    starsolve_set_spike_fallback(1);
+    double relative;
+    check_zgbsolve(n, k, k, 1, AB, ldab, X, n, B, n, &relative);
+    int single = sizeof(double) == sizeof(float);
+    TEST_CHECK(info == 0 && iters == 0 && relative <= (single ? 1e-4 : 1e-13),
+               "zgbsv_spike truncated SPIKE alone (maxit 0, n=%d, K=%d, d=1, 16 partitions of 2048 rows): info %d, iters %d, "
+               "||b-Ax||/||b|| %.3g (want at most %g)", n, k, info, iters, relative, single ? 1e-4 : 1e-13);
+    free(AB); free(B); free(X);
+}
+
 /* Solve nrhs right-hand sides (seed) with factors, check X against the band and say how:
  * returns 1 when the solve returned want_info, left AB alone and passed the residual bounds
  * (the relative one in double precisions only, as spike_case) and *iters is set */
@@ -394,6 +423,7 @@ int test_zspike(void)
     spike_too_small(2, 1, 3);
     spike_too_small(5, 2, 3);
     spike_no_fallback();
+    spike_long_partitions();
     /* the split API: one factorization, several solves */
     split_case(2003, 32, 32, 1, 300, 1);       /* n not a multiple of psize */
     split_case(2903, 32, 20, 10, 71, 0);       /* kl != ku, many partitions, working precision */

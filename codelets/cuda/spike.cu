@@ -288,13 +288,14 @@ __device__ void tips_prep_block(int s, int kl, int ku, int K, const T *Bp, size_
 }
 
 // The factor kernel's scratch per partition, all in the factors' precision: Z for Vb ((K + kl) x K),
-// then T (the flipped leading SS_SPIKE_WT_ROWS(K) columns in gbtrf layout, bandwidths swapped), Z for
-// Wt ((K + ku) x K) and T's pivots. o[0..2]: the offsets of T, Z, the pivots; returns the bytes per
-// partition.
+// then T (the flipped leading ss_spike_wt_rows columns in gbtrf layout, bandwidths swapped, for the
+// chunk's longest partition), Z for Wt ((K + ku) x K) and T's pivots. o[0..2]: the offsets of T, Z, the
+// pivots; returns the bytes per partition.
 template <typename TA, typename TF>
-__host__ __device__ size_t factor_offsets(int kl, int ku, int K, size_t o[3])
+__host__ __device__ size_t factor_offsets(const struct ss_spike_chunk &c, size_t o[3])
 {
-    const size_t ldw = 2 * (size_t)ku + kl + 1, mw = SS_SPIKE_WT_ROWS((size_t)K);
+    const int kl = c.kl, ku = c.ku, K = c.K;
+    const size_t ldw = 2 * (size_t)ku + kl + 1, mw = (size_t)ss_spike_wt_rows(K, c.pq + (c.pr > 0));
     o[0] = ss_align_dev(((size_t)K + kl) * K * sizeof(TF));
     o[1] = o[0] + ss_align_dev(ldw * mw * sizeof(TF));
     o[2] = o[1] + ss_align_dev(((size_t)K + ku) * K * sizeof(TF));
@@ -328,7 +329,7 @@ __global__ void __launch_bounds__(SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(
         return;
     }
     size_t o[3];
-    factor_offsets<TA, TF>(kl, ku, K, o);
+    factor_offsets<TA, TF>(c, o);
     char *w = work + wstride * i;
     if (Bn) {   // Vb: see zspike_factor_cpu
         const int j0 = max(0, s - K - kl), m = s - j0;
@@ -345,7 +346,7 @@ __global__ void __launch_bounds__(SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(
         __syncthreads();
     }
     if (Bp) {   // Wt: the leading m x m block's UL as the LU of its flip, as Vb in the factors' precision (see zspike_factor_cpu)
-        const int m = min(s, (int)SS_SPIKE_WT_ROWS(K)), fl = ku, fu = kl, ldw = 2 * fl + fu + 1;
+        const int m = ss_spike_wt_rows(K, s), fl = ku, fu = kl, ldw = 2 * fl + fu + 1;
         TF *T = (TF *)(w + o[0]), *Z = (TF *)(w + o[1]);
         int *piv = (int *)(w + o[2]);
         band_to_lu_block(m, kl, ku, Bi, ldi, T, ldw, true);
@@ -904,7 +905,7 @@ template <typename TA, typename TF>
 static void factor_work(const struct ss_spike_chunk *c, size_t *bytes)
 {
     size_t o[3];
-    *bytes = factor_offsets<TA, TF>(c->kl, c->ku, c->K, o) * (size_t)c->np;
+    *bytes = factor_offsets<TA, TF>(*c, o) * (size_t)c->np;
 }
 
 extern "C" size_t ss_cuda_spike_factor_work(char a, char f, const struct ss_spike_chunk *c)
@@ -927,7 +928,7 @@ template <typename TA, typename TF>
 static void factor_chunk(const struct ss_spike_chunk *c, const void *bp, int ldp, int sp, const void *bi, int ldi, const void *bn,
                          int ldn, void *F, int *ipiv, void *tips, void *S, int *ipivS, void *stat, void *work, cudaStream_t st)
 {
-    size_t o[3], stride = factor_offsets<TA, TF>(c->kl, c->ku, c->K, o);
+    size_t o[3], stride = factor_offsets<TA, TF>(*c, o);
     const int K = c->K;
     factor_chunk_kernel<TA, TF><<<c->np, factor_threads(c->kl, c->ku), 0, st>>>(*c, (const TA *)bp, ldp, sp, (const TA *)bi, ldi, (const TA *)bn,
                                                                    ldn, (TF *)F, ipiv, (TA *)tips, (char *)work, stride);
