@@ -23,7 +23,7 @@ int main(int argc, char **argv)
         { "-dd", DRIVER_FLAG_REAL, &o.dominance, 0, NULL, "D",
           "degree of diagonal dominance: diagonal = D times the sum of the row's other entries; default 1" },
         { "-psize", DRIVER_FLAG_INT, &o.psize, 0, NULL, "P", "rows per partition; 0 (default): automatic" },
-        { "-mixed", DRIVER_FLAG_INT, &mixed, 0, NULL, "-1|0|1",
+        { "-mixed", DRIVER_FLAG_INT, &mixed, -1, NULL, "-1|0|1",
           "d, z: partition factors in single precision (1), in double (0), or by workers and K (-1, default:\n              single for 16 <= K < 64 with GPUs, < 32 on CPUs alone)" },
         { "-maxit", DRIVER_FLAG_INT, &maxit, 0, NULL, "K", "most BiCGStab iterations (100); 0: the truncated-SPIKE solution alone" },
         { "-nofallback", DRIVER_FLAG_SWITCH, &nofallback, 0, NULL, NULL,
