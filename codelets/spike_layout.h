@@ -31,16 +31,21 @@
 #define SS_TIP_STATUS(K) (4 * (size_t)(K) * (K) + 1)
 
 /* Wt (the top tip) is taken from the leading block of this many rows of a partition of s rows (see
- * zspike_factor_cpu): 4K, and at least 64, because at small K 4K rows are too few (K = 1, d = 1,
- * 488-row partitions: 4 rows left the truncated-SPIKE residual at 5e-2, 16 rows 1.3e-9, 64 rows 3.9e-14;
- * bench/NOTES.md, session 15). 4K is not always enough either: K = 32, d = 1, 16 partitions of 62500
- * rows left 2.6e-12 (one BiCGStab step to reach the 1e-12 goal), 5K or more rows 2.5e-15, LAPACK's
- * level (session 25). So 8K where that costs little: where 8K rows are at most an eighth of the
- * partition (CPU workers' partitions, tens of thousands of rows). A GPU's partitions are about 16K
- * rows (src/zgbsv_spike.c), where 8K would double the tips' share of the factor, so they keep 4K. */
+ * zspike_factor_cpu), at least 64, because at small K a few K rows are too few (K = 1, d = 1, 488-row
+ * partitions: 4 rows left the truncated-SPIKE residual at 5e-2, 16 rows 1.3e-9, 64 rows 3.9e-14;
+ * bench/NOTES.md, session 15). The seed's 2K, and the 4K used until session 25, are not enough either
+ * (n = 1e6, d = 1, double factors, relative residual of the truncated-SPIKE solution alone):
+ *   16 partitions of 62500 rows, K = 32: 4K rows 2.6e-12 (one BiCGStab step to reach the 1e-12 goal),
+ *     5K 3.2e-15, 6K and more 2.5e-15 (LAPACK's gbsv: 2.5e-15);
+ *   a GPU's partitions of 16K rows, K = 16 / 32 / 64: 4K rows 3.8e-10 / 4.5e-12 / 9.9e-14, 6K 1.3e-14 /
+ *     2.4e-15 / 3.5e-15, 8K 2.2e-15 / 2.4e-15 / 3.5e-15.
+ * So 8K where that costs little: where 8K rows are at most an eighth of the partition (CPU workers'
+ * partitions, tens of thousands of rows); 6K on shorter ones (a GPU's, src/zgbsv_spike.c), where the
+ * tips are a large part of the factor: on an H200 at K = 32, 6K rows made the factor 16 -> 19 ms and
+ * took the BiCGStab step away, the further solve 5.6 -> 3.1 ms. */
 static inline SS_SPIKE_HD int ss_spike_wt_rows(int K, int s)
 {
-    int m = s >= 64 * K ? 8 * K : 4 * K;
+    int m = s >= 64 * K ? 8 * K : 6 * K;
     m = m > 64 ? m : 64;
     return m < s ? m : s;
 }

@@ -24,7 +24,7 @@ int main(int argc, char **argv)
           "degree of diagonal dominance: diagonal = D times the sum of the row's other entries; default 1" },
         { "-psize", DRIVER_FLAG_INT, &o.psize, 0, NULL, "P", "rows per partition; 0 (default): automatic" },
         { "-mixed", DRIVER_FLAG_INT, &mixed, -1, NULL, "-1|0|1",
-          "d, z: partition factors in single precision (1), in double (0), or by workers and K (-1, default:\n              single for 16 <= K < 64 with GPUs, < 32 on CPUs alone)" },
+          "d, z: partition factors in single precision (1), in double (0), or the library's choice (-1, default:\n              double)" },
         { "-maxit", DRIVER_FLAG_INT, &maxit, 0, NULL, "K", "most BiCGStab iterations (100); 0: the truncated-SPIKE solution alone" },
         { "-nofallback", DRIVER_FLAG_SWITCH, &nofallback, 0, NULL, NULL,
           "no gbsv when SPIKE does not converge: info n+1, the last iterate is checked" },

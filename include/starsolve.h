@@ -126,11 +126,9 @@ int  starsolve_get_spike_psize(void);
 int  starsolve_set_spike_psize(int psize);   /* returns -1 if psize < 0 */
 /* SPIKE in d and z: the partition factorizations and solves of the preconditioner in single
  * precision (float, complex float), the refinement in double (1: the solves read half the bytes),
- * everything in double (0), or by the workers and the half-bandwidth K (-1, the default: single
- * precision for 16 <= K < 64 with CUDA workers, 16 <= K < 32 on CPU workers alone; below 16 the solves
- * are latency-bound, half the bytes buy nothing, and the double preconditioner usually needs no
- * refinement step where the single one needs one or two; above, double was the faster on an H100 and on
- * CPU workers: bench/NOTES.md).
+ * everything in double (0), or the library's choice (-1, the default: double at every K on GPUs and
+ * CPUs, the faster since session 25: the double preconditioner needs no refinement step at d = 1 where
+ * the single one needs one or two, which cost more than half the bytes save; bench/NOTES.md).
  * No effect in s and c. Returns -1 unless -1, 0 or 1. */
 int  starsolve_get_spike_mixed(void);
 int  starsolve_set_spike_mixed(int on);

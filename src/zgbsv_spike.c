@@ -22,7 +22,7 @@
  * while they converge fast, then BiCGStab preconditioned on the right (bicgstab() says why), until
  * ||b - A x||_inf <= tol ||b||_inf, tol = max(min(1e-12, 10 n eps), 100 eps); the stopping test is on the true
  * residual b - A x (after BiCGStab, a last product), never taken from the recurrence.
- * Mixed precision (starsolve_set_spike_mixed, by default in d and z for 16 <= K < 64 with GPUs, < 32 on CPUs alone): the partition factors
+ * Mixed precision (starsolve_set_spike_mixed(1); off by default, see below): the partition factors
  * and their solves in single precision (float for d, complex float for z), which halves the bytes
  * every solve reads, the Krylov vectors, the products with A and the reduced systems in working
  * precision.
@@ -111,7 +111,7 @@ struct spike {
  * 1024 blocks are ~8 per SM, enough to hide each block's barriers), each of at least
  * SPIKE_GPU_MIN_ROWS rows so that a block's serial steps stay few against its work, and of at least
  * SPIKE_GPU_ROWS_PER_K x K rows: each partition's spike tips cost the factor task a fixed ~K^3 work
- * (the leading 4K-column block's LU and its K right-hand sides, Vb's K right-hand sides), so at larger K
+ * (the leading 6K-column block's LU and its K right-hand sides, Vb's K right-hand sides), so at larger K
  * fewer, longer partitions factor faster, while the solves' sweeps get longer (one warp per partition,
  * row after row). bench/NOTES.md (session 15, one H100, n = 1e6): K = 64, 2048 partitions factor in
  * 59.5 ms and a further solve takes 9.6 ms, 1024 partitions 41.6 and 12.0 ms; K = 128, 2048 partitions
@@ -139,9 +139,15 @@ struct spike {
 #define SPIKE_GPU_PARTS 1024
 #define SPIKE_GPU_MIN_ROWS 256
 #define SPIKE_GPU_ROWS_PER_K 16
-/* starsolve_set_spike_mixed(-1), the default: single-precision partition factors for SPIKE_MIXED_MIN_K <= K <
- * SPIKE_MIXED_GPU_MAX_K with CUDA workers, < SPIKE_MIXED_CPU_MAX_K on CPU workers alone; double elsewhere.
- * One H100, n = 1e6, d = 1, session 16's factor (bench/NOTES.md; call and further solve, ms, single / double):
+/* starsolve_set_spike_mixed(-1), the default: double-precision partition factors at every K, on GPUs and CPUs.
+ * Until session 25 it chose single precision for 16 <= K < 64 with CUDA workers and for 16 <= K < 32 on CPU
+ * workers alone. Then the spike tips came from more rows (ss_spike_wt_rows, codelets/spike_layout.h), and the
+ * double preconditioner needed no refinement step at K = 16 and 32 either, where the single one keeps its one
+ * or two (bench/NOTES.md, session 25; n = 1e6, d = 1, call and further solve): one H200, K = 16 32.0-32.4, 1.6-1.7 ms
+ * (double) against 32.2-32.3, 2.6-2.9 ms (single); K = 32 21.6-21.8, 3.1 ms against 21.2-21.4, 5.7-5.8 ms
+ * (median); K = 64 equal;
+ * 2 cores, K = 16, 0.162-0.170 s, 0.040 s against 0.175-0.182 s, 0.070 s. Before that change, for the record:
+ * one H100, n = 1e6, d = 1, session 16's factor (bench/NOTES.md; call and further solve, ms, single / double):
  * K = 1 6.4, 2.6 / 5.2, 1.5; K = 16 29.7, 3.1 / 32.1, 3.2; K = 32 21.9, 6.1 / 21.8, 5.6; K = 64 47.8, 12.2 /
  * 47.0, 7.1; K = 128 159.6, 34.2 / 147.1, 12.4: the single preconditioner needs 1-2 refinement steps where the
  * double one needs 0-1, and from K = 64 on the factor, no longer dominated by the tips, gains less from half
@@ -150,9 +156,6 @@ struct spike {
  * solve, s, single / double): K = 16 0.51-0.90x, 0.075 / 0.74-0.77x, 0.107 (one step each); K = 32 0.59-0.85x,
  * 0.18 (2 steps) / 1.08-1.09x, 0.11 (none); K = 64 0.87-0.90x, 0.33-0.36 / 1.04-1.05x, 0.165: LAPACK's sgbtrf
  * in a partition's factor task saves less than the two refinement steps' solves cost. */
-#define SPIKE_MIXED_MIN_K 16
-#define SPIKE_MIXED_GPU_MAX_K 64
-#define SPIKE_MIXED_CPU_MAX_K 32
 static void partition_count(int n, int K, int *p, int *nc)
 {
     int most = ss_max(1, n / (2 * K));
@@ -559,10 +562,7 @@ int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *A
         return -1000;
     }
 #if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_D)
-    s->mixed = ss_ctx.spike_mixed >= 0 ? ss_ctx.spike_mixed
-                                        : s->K >= SPIKE_MIXED_MIN_K
-                                              && s->K < (starpu_cuda_worker_get_count() > 0 ? SPIKE_MIXED_GPU_MAX_K
-                                                                                              : SPIKE_MIXED_CPU_MAX_K);
+    s->mixed = ss_ctx.spike_mixed > 0;   /* -1, the default, is double: see "starsolve_set_spike_mixed(-1)" above */
 #endif
     /* A partition needs 2K rows (its spike tips are K x K blocks at both ends); a smaller matrix has
      * no partition at all (n = 1 with K = 3 read past the band). A diagonal band (K = 0, taken as 1
