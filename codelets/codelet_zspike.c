@@ -254,9 +254,10 @@ static void factor_partition(int mixed, int s, int kl, int ku, int K, const star
      * of J T J (J reverses the order of rows and columns; its bandwidths are T's swapped), and the
      * flipped right-hand side J [Cc; 0] is zero above row m - K: the same trailing-rows solve as
      * Vb's above. For a diagonally dominant A the entries of A_i^-1 decay geometrically away from
-     * the diagonal, so the rows beyond m change the tip less the larger m is; we take 4K or 8K
+     * the diagonal, so the rows beyond m change the tip less the larger m is; we take 6K or 8K
      * rather than the seed's 2K, and at least 64 rows, which small K needs (ss_spike_wt_rows in
-     * spike_layout.h, with the measurements). The refinement corrects what the truncation leaves. In the factors' precision, as Vb. */
+     * spike_layout.h, with the measurements). The refinement corrects what the truncation leaves.
+     * In the factors' precision, as Vb. */
     if (Bp) {
         const int m = ss_spike_wt_rows(K, s), fl = ku, fu = kl, ldw = 2 * fl + fu + 1;
         const int j0 = ss_max(0, m - K - fl), mm = m - j0;

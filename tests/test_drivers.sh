@@ -295,7 +295,7 @@ if [ "$status" -eq 0 ] && grep -q '<svg' "$tmp/call.svg" && grep -q '<svg' "$tmp
 else fail "$SPIKE -trace -trace-resolve: exit status $status"; fi
 run "$SPIKE" -n 2000 -k 4 -dd 0.1 -check -resolve 2
 if [ "$status" -eq 0 ] && grep -q "further solves" "$tmp/out"; then pass; else fail "$SPIKE -dd 0.1 -resolve 2: exit status $status"; fi
-# -mixed takes the -1 its help names (the default: by workers and K); it was refused as below 0 until session 25
+# -mixed takes the -1 its help names (the default: the library's choice); it was refused as below 0 until session 25
 for m in -1 0 1; do
     run "$SPIKE" -n 3001 -k 16 -dd 2 -mixed "$m" -check
     if [ "$status" -eq 0 ] && within_bound "$(value_of "$RESID_NAME")"; then pass; else fail "$SPIKE -mixed $m: exit status $status"; fi
