@@ -72,7 +72,7 @@ for n in $sizes; do
   # shellcheck disable=SC2086
   # the phases timed apart, from a second call (a process's first pays CUDA module loading)
   phases=$("$rbt" -n "$n" -ngpus "$ngpus" -depth "$depth" -phases -niter 2 $nb 2>/dev/null | grep 'phases:' | tail -1)
-  [ "$g" = - ] || [ "$r" = - ] && failed=1
+  [ "$g" = - ] || [ "$r" = - ] || [ "$r0" = - ] && failed=1
   awk -v n="$n" -v g="$g" -v r="$r" -v r0="$r0" -v rms="${rand_ms:--}" -v tr="${tr:--}" 'BEGIN {
       sp = (g != "-" && r != "-" && r > 0) ? sprintf("%.2f", g / r) : "-"
       s = (rms != "-" && tr != "-" && tr > 0) ? sprintf("%.1f", 0.1 * rms / tr) : "-"

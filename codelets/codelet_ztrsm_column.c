@@ -13,9 +13,8 @@
  * square root of the tile's) and partial pivoting's L (entries at most 1 in
  * modulus) keep moderate. The LU panel's unit lower inverse comes from here too.
  *
- * With the triangle itself (insert_ztrsm_column_solve), TRSMs with no
- * inverse. LU without pivoting needs it: its
- * triangles have no such bound (bench/NOTES.md, session 24: RBT's randomized
+ * With the triangle itself (insert_ztrsm_column_solve), TRSMs with no inverse.
+ * LU without pivoting needs it: its triangles have no such bound (bench/NOTES.md, session 24: RBT's randomized
  * matrices at n = 40000 on an H100 left a residual 1e4 times larger through the
  * whole tiles' inverses, and five refinement steps instead of one; even the
  * inverses of 64-wide diagonal blocks left 100 times TRSM's residual). */
