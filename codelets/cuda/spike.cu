@@ -203,6 +203,181 @@ __device__ int gbtf2_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
     return info;
 }
 
+// D(i, c) -= sum over p of L(i, p) X(p, c) for i < rows, c < cols, p < depth (descending p where reverse),
+// L(i, p) = L[i + p ldl], X(p, c) = X[p ldx + c] in shared memory, D by dst(i, c) (a reference): the
+// blocked band LU's and solves' updates under (or above) a panel. Each thread keeps SS_GEMM_ROWS entries
+// of one column in registers across the products, so every entry takes its updates in the same order as
+// the step-by-step code, and is read and written once; the rows are strided, so that a warp reads L
+// without bank conflicts. Ends synchronised.
+#define SS_GEMM_ROWS 4
+template <typename T, typename Dst>
+__device__ void sub_products(int rows, int cols, int depth, bool reverse, const T *L, int ldl, const T *X, int ldx, Dst dst)
+{
+    const int G = (rows + SS_GEMM_ROWS - 1) / SS_GEMM_ROWS;
+    for (int e = threadIdx.x; e < G * cols; e += blockDim.x) {
+        const int g = e % G, c = e / G;
+        T acc[SS_GEMM_ROWS];
+#pragma unroll
+        for (int q = 0; q < SS_GEMM_ROWS; q++)
+            acc[q] = g + q * G < rows ? dst(g + q * G, c) : from_real<T>(0);
+        for (int k = 0; k < depth; k++) {
+            const int p = reverse ? depth - 1 - k : k;
+            const T x = X[(size_t)p * ldx + c];
+            const T *Lp = L + (size_t)p * ldl + g;
+#pragma unroll
+            for (int q = 0; q < SS_GEMM_ROWS; q++)
+                if (g + q * G < rows) acc[q] = sub(acc[q], mul(Lp[q * G], x));
+        }
+#pragma unroll
+        for (int q = 0; q < SS_GEMM_ROWS; q++)
+            if (g + q * G < rows) dst(g + q * G, c) = acc[q];
+    }
+    __syncthreads();
+}
+
+// gbtf2 blocked: the same pivots, layout and info as gbtf2_block, and its factors to rounding (every entry
+// takes the same updates in the same order; bit for bit in a C model without fused multiply-adds, while
+// nvcc fuses the two forms differently: H100, 1e-13 relative at most), with the band's window read and written once per
+// SS_BAND_NB steps instead of once per step. gbtf2_block's steps are bound by that traffic through L2 at
+// K >= 64: a step re-reads and re-writes a kl x (kl + ku) window (bench/NOTES.md, sessions 16 and 26).
+// Per panel of jb <= SS_BAND_NB columns:
+//  1. the panel's rows j0 .. j0 + jb - 1 + kl into shared memory (P, R x jb) and gbtf2's steps on it;
+//  2. P back to the band, then L' = P's multipliers with the panel's later row swaps applied: gbtf2
+//     keeps L unswapped, but the trailing update below applies all swaps first, which is right for
+//     swapped multipliers (as getrf's laswp on the left columns);
+//  3. each trailing column (j0 + jb .. ju, a thread each): the panel's swaps, then U12 = L11'^-1 A12
+//     into shared memory (U, jb x kv);
+//  4. A22 -= L21' U12 on the rows under the panel, each entry in registers across the jb products.
+// A swap of step p touches a trailing column only up to that step's ju, as in gbtf2 (beyond it both rows
+// are zero, and beyond j + kv the band has no storage). Shared memory: band_lu_smem.
+// Panels of 8: on one H100 as fast as 16 from K = 64 on and faster below (less shared memory, more
+// blocks per SM); 32 slower everywhere (bench/NOTES.md, session 26).
+#define SS_BAND_NB 8
+template <typename T>
+__device__ int gbtrf_blocked(int m, int kl, int ku, T *ab, int ldab, int *ipiv, T *P, T *U)
+{
+    const int kv = kl + ku;
+    __shared__ int s_jp, s_ok, s_ju, s_info, s_jus[SS_BAND_NB], s_jps[SS_BAND_NB];
+    if (threadIdx.x == 0) { s_info = 0; s_ju = 0; }
+    __syncthreads();
+    auto at = [&](int r, int c) -> T & { return ab[(size_t)(kv + r - c) + (size_t)c * ldab]; };
+    for (int j0 = 0; j0 < m; j0 += SS_BAND_NB) {
+        const int jb = min(SS_BAND_NB, m - j0), R = min(jb + kl, m - j0);
+        for (int e = threadIdx.x; e < R * jb; e += blockDim.x) {   // 1. the panel (zero outside the band)
+            const int i = e % R, p = e / R, r = j0 + i, c = j0 + p;
+            P[e] = (r - c <= kl && c - r <= kv) ? at(r, c) : from_real<T>(0);
+        }
+        __syncthreads();
+        for (int p = 0; p < jb; p++) {   // gbtf2's steps on the panel's columns p .. jb - 1
+            const int jj = j0 + p, km = min(kl, m - 1 - jj);
+            T *Pp = P + (size_t)p * R;
+            if (threadIdx.x < 32) {   // i?amax by the first warp, as gbtf2_block
+                int jp = -1;
+                double best = 0;
+                for (int i = threadIdx.x; i <= km; i += 32) {
+                    const double v = abs1(Pp[p + i]);
+                    if (jp < 0 || v > best) { best = v; jp = i; }
+                }
+                for (int o = 16; o > 0; o /= 2) {
+                    const double bv = __shfl_down_sync(0xffffffffu, best, o);
+                    const int bj = __shfl_down_sync(0xffffffffu, jp, o);
+                    if (bj >= 0 && (jp < 0 || bv > best || (bv == best && bj < jp))) { best = bv; jp = bj; }
+                }
+                if (threadIdx.x == 0) {
+                    ipiv[jj] = jp + jj + 1;
+                    s_jp = jp;
+                    s_jps[p] = jp;
+                    s_ok = !is_zero(Pp[p + jp]);
+                    if (s_ok) s_ju = max(s_ju, min(jj + ku + jp, m - 1));
+                    else if (s_info == 0) s_info = jj + 1;
+                    s_jus[p] = s_ju;
+                }
+            }
+            __syncthreads();
+            const int jp = s_jp, cend = min(jb - 1, s_ju - j0);
+            if (s_ok) {
+                if (jp != 0)
+                    for (int c = p + threadIdx.x; c <= cend; c += blockDim.x) {
+                        const T t = P[p + (size_t)c * R];
+                        P[p + (size_t)c * R] = P[p + jp + (size_t)c * R];
+                        P[p + jp + (size_t)c * R] = t;
+                    }
+                __syncthreads();
+                if (km > 0) {
+                    const T piv = Pp[p];
+                    for (int i = 1 + threadIdx.x; i <= km; i += blockDim.x)
+                        Pp[p + i] = div_(Pp[p + i], piv);
+                    __syncthreads();
+                    if (cend > p)
+                        update_batched(km * (cend - p), [&](int e, int &dst, T &prod) {
+                            const int i = p + 1 + e % km, c = p + 1 + e / km;
+                            dst = i + c * R;
+                            prod = mul(Pp[i], P[p + (size_t)c * R]);
+                        }, P);
+                }
+            }
+            __syncthreads();
+        }
+        for (int e = threadIdx.x; e < R * jb; e += blockDim.x) {   // 2. the panel back, as gbtf2 leaves it
+            const int i = e % R, p = e / R, r = j0 + i, c = j0 + p;
+            if (r - c <= kl && c - r <= kv) at(r, c) = P[e];
+        }
+        __syncthreads();
+        for (int p = threadIdx.x; p < jb - 1; p += blockDim.x)   // L': a column each
+            for (int q = p + 1; q < jb; q++) {
+                const int ip = q + s_jps[q];
+                if (ip != q) { const T t = P[q + (size_t)p * R]; P[q + (size_t)p * R] = P[ip + (size_t)p * R]; P[ip + (size_t)p * R] = t; }
+            }
+        __syncthreads();
+        const int jl = j0 + jb, nc = s_ju - jl + 1;
+        for (int col = threadIdx.x; col < nc; col += blockDim.x) {   // 3. a trailing column each
+            const int c = jl + col;
+            for (int p = 0; p < jb; p++)
+                U[(size_t)p * kv + col] = c - (j0 + p) <= kv ? at(j0 + p, c) : from_real<T>(0);
+            for (int p = 0; p < jb; p++) {
+                const int q = p + s_jps[p];   // the panel row swapped with row p
+                if (q == p || c > s_jus[p]) continue;
+                T &u = U[(size_t)p * kv + col];
+                if (q < jb) { T &v = U[(size_t)q * kv + col]; const T t = u; u = v; v = t; }
+                else { T &v = at(j0 + q, c); const T t = u; u = v; v = t; }
+            }
+            for (int p = 0; p < jb; p++) {
+                const T up = U[(size_t)p * kv + col];
+                for (int q = p + 1; q < jb; q++)
+                    U[(size_t)q * kv + col] = sub(U[(size_t)q * kv + col], mul(P[q + (size_t)p * R], up));
+            }
+            for (int p = 0; p < jb; p++)
+                if (c - (j0 + p) <= kv) at(j0 + p, c) = U[(size_t)p * kv + col];
+        }
+        __syncthreads();
+        if (nc > 0)   // 4. A22 -= L21' U12
+            sub_products(R - jb, nc, jb, false, P + jb, R, U, kv, [&](int i, int col) -> T & { return at(j0 + jb + i, jl + col); });
+    }
+    const int info = s_info;
+    __syncthreads();   // every thread has read s_info before a next call resets it
+    return info;
+}
+
+// The factor kernel's shared memory for the blocked LUs and solves: P, a panel of up to SS_BAND_NB +
+// kl + ku rows (gbtrs_blocked's U panels reach kl + ku rows above a block; the LUs' panels max(kl, ku)
+// below, the flipped block's bandwidths being swapped), then U (gbtrf_blocked) or X (gbtrs_blocked, K
+// right-hand sides, K <= kl + ku), SS_BAND_NB x (kl + ku).
+__host__ __device__ inline size_t band_panel_entries(int kl, int ku) { return (size_t)(SS_BAND_NB + kl + ku) * SS_BAND_NB; }
+template <typename T>
+__host__ __device__ inline size_t band_lu_smem(int kl, int ku)
+{
+    return (band_panel_entries(kl, ku) + (size_t)SS_BAND_NB * (kl + ku)) * sizeof(T);
+}
+
+// the band LU of the factor kernel: blocked where the kernel got shared memory for it (smem non-null)
+template <typename T>
+__device__ int band_lu_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv, unsigned char *smem)
+{
+    if (!smem) return gbtf2_block(m, kl, ku, ab, ldab, ipiv);
+    T *P = (T *)smem;
+    return gbtrf_blocked(m, kl, ku, ab, ldab, ipiv, P, P + band_panel_entries(kl, ku));
+}
+
 // LAPACK's gbtrs, no transpose, with gbtf2's factors; the pivots are ipiv[j] - shift (1-based):
 // shift j0 runs it on the trailing rows j0 .. of a factorization (see the factor kernel). Only the
 // last `keep` rows of the solution are wanted (n: all of it): U is upper triangular, so the backward
@@ -242,6 +417,91 @@ __device__ void gbtrs_block(int n, int kl, int ku, int nrhs, const T *ab, int ld
     }
 }
 
+// gbtrs_block blocked as gbtrf_blocked (same arguments, the same results to rounding), for the factor
+// kernel's solves with K right-hand sides, whose steps each re-read and re-wrote lm x K entries of B:
+//  - L, per block of jb <= SS_BAND_NB steps: the multipliers into P with the block's later swaps applied
+//    (L'), then per right-hand side (a thread each) the block's swaps and the unit lower jb x jb solve
+//    into X, then B's kl rows under the block -= L' X;
+//  - U, per block of rows from the bottom (of the `keep` wanted): U's columns there into P (rows up to kl + ku
+//    above), the upper jb x jb solve into X, then B's rows above -= U X in gbtrs's descending order.
+template <typename T>
+__device__ void gbtrs_blocked(int n, int kl, int ku, int nrhs, const T *ab, int ldab, const int *ipiv, int shift, T *B, int ldb,
+                              int keep, T *P, T *X)
+{
+    const int kv = kl + ku;
+    __shared__ int s_l[SS_BAND_NB];
+    if (kl > 0)
+        for (int j0 = 0; j0 < n - 1; j0 += SS_BAND_NB) {
+            const int jb = min(SS_BAND_NB, n - 1 - j0), R = min(jb + kl, n - j0);
+            for (int e = threadIdx.x; e < R * jb; e += blockDim.x) {
+                const int i = e % R, p = e / R, lm = min(kl, n - 1 - (j0 + p));
+                P[e] = i - p >= 1 && i - p <= lm ? ab[(size_t)(kv + i - p) + (size_t)(j0 + p) * ldab] : from_real<T>(0);
+            }
+            for (int p = threadIdx.x; p < jb; p += blockDim.x)
+                s_l[p] = ipiv[j0 + p] - 1 - shift - j0;   // the block's row swapped with row p
+            __syncthreads();
+            for (int p = threadIdx.x; p < jb - 1; p += blockDim.x)   // L': a column each
+                for (int q = p + 1; q < jb; q++) {
+                    const int l = s_l[q];
+                    if (l != q) { const T t = P[q + (size_t)p * R]; P[q + (size_t)p * R] = P[l + (size_t)p * R]; P[l + (size_t)p * R] = t; }
+                }
+            __syncthreads();
+            for (int r = threadIdx.x; r < nrhs; r += blockDim.x) {   // a right-hand side each
+                T *b = B + (size_t)r * ldb + j0;
+                for (int p = 0; p < jb; p++) {
+                    const int l = s_l[p];
+                    if (l != p) { const T t = b[l]; b[l] = b[p]; b[p] = t; }
+                }
+                for (int p = 0; p < jb; p++)
+                    X[(size_t)p * nrhs + r] = b[p];
+                for (int p = 0; p < jb; p++) {
+                    const T xp = X[(size_t)p * nrhs + r];
+                    for (int q = p + 1; q < jb; q++)
+                        X[(size_t)q * nrhs + r] = sub(X[(size_t)q * nrhs + r], mul(P[q + (size_t)p * R], xp));
+                }
+                for (int p = 0; p < jb; p++)
+                    b[p] = X[(size_t)p * nrhs + r];
+            }
+            __syncthreads();
+            sub_products(R - jb, nrhs, jb, false, P + jb, R, X, nrhs,
+                         [&](int i, int r) -> T & { return B[(size_t)(j0 + jb + i) + (size_t)r * ldb]; });
+        }
+    for (int jhi = n - 1; jhi >= n - keep; jhi -= SS_BAND_NB) {
+        const int jb = min(SS_BAND_NB, jhi - (n - keep) + 1), jlo = jhi - jb + 1, rlo = max(n - keep, jlo - kv);
+        const int Rr = jhi - rlo + 1, o = jlo - rlo;   // P's rows: rlo .. jhi; the block's from row o
+        for (int e = threadIdx.x; e < Rr * jb; e += blockDim.x) {
+            const int r = rlo + e % Rr, j = jlo + e / Rr;
+            P[e] = r <= j && j - r <= kv ? ab[(size_t)(kv + r - j) + (size_t)j * ldab] : from_real<T>(0);
+        }
+        __syncthreads();
+        for (int r = threadIdx.x; r < nrhs; r += blockDim.x) {
+            T *b = B + (size_t)r * ldb + jlo;
+            for (int p = 0; p < jb; p++)
+                X[(size_t)p * nrhs + r] = b[p];
+            for (int p = jb - 1; p >= 0; p--) {
+                const T xp = div_(X[(size_t)p * nrhs + r], P[o + p + (size_t)p * Rr]);
+                X[(size_t)p * nrhs + r] = xp;
+                for (int q = 0; q < p; q++)
+                    X[(size_t)q * nrhs + r] = sub(X[(size_t)q * nrhs + r], mul(P[o + q + (size_t)p * Rr], xp));
+            }
+            for (int p = 0; p < jb; p++)
+                b[p] = X[(size_t)p * nrhs + r];
+        }
+        __syncthreads();
+        sub_products(o, nrhs, jb, true, P, Rr, X, nrhs, [&](int i, int r) -> T & { return B[(size_t)(rlo + i) + (size_t)r * ldb]; });
+    }
+}
+
+// the factor kernel's solves for the tips: blocked where the kernel got shared memory (smem non-null)
+template <typename T>
+__device__ void band_trs_block(int n, int kl, int ku, int nrhs, const T *ab, int ldab, const int *ipiv, int shift, T *B, int ldb,
+                               int keep, unsigned char *smem)
+{
+    if (!smem) { gbtrs_block(n, kl, ku, nrhs, ab, ldab, ipiv, shift, B, ldb, keep); return; }
+    T *P = (T *)smem;
+    gbtrs_blocked(n, kl, ku, nrhs, ab, ldab, ipiv, shift, B, ldb, keep, P, P + band_panel_entries(kl, ku));
+}
+
 // One partition's tips before its LU: all zero, then the couplings Bc(r, c) = A(row s-K+r, next
 // partition's column c) from Bn (pointing at column s), Cc(r, c) = A(row r, previous partition's
 // column c - K) from Bp (pointing at column -K); NULL: no such neighbour. Then the partition's
@@ -261,7 +521,9 @@ __device__ void tips_prep_block(int s, int kl, int ku, int K, const T *Bp, size_
         if (Bp && dp <= kl) Cc[e] = Bp[(size_t)(ku + dp) + (size_t)c * ldp];
     }
     __syncthreads();
-    __shared__ double smin[SPIKE_FACTOR_MAX_THREADS];
+    // the block's minimum: by warp shuffles, then the warps' minima (a 32-entry array, so that the factor
+    // kernel's small blocks at small K keep their shared memory for more blocks per SM)
+    __shared__ double smin[SPIKE_FACTOR_MAX_THREADS / 32];
     double m = 1.0 / 0.0;
     for (int r = threadIdx.x; r < s; r += blockDim.x) {
         double dia = 0, off = 0;
@@ -276,14 +538,14 @@ __device__ void tips_prep_block(int s, int kl, int ku, int K, const T *Bp, size_
         double ratio = off > 0 ? dia / off : (dia > 0 ? 1.0 / 0.0 : 0);
         if (ratio < m) m = ratio;
     }
-    smin[threadIdx.x] = m;
+    for (int o = 16; o > 0; o /= 2)
+        m = fmin(m, __shfl_down_sync(0xffffffffu, m, o));
+    if (threadIdx.x % 32 == 0) smin[threadIdx.x / 32] = m;
     __syncthreads();
-    for (int h = blockDim.x / 2; h > 0; h /= 2) {
-        if (threadIdx.x < h && smin[threadIdx.x + h] < smin[threadIdx.x]) smin[threadIdx.x] = smin[threadIdx.x + h];
-        __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)blockDim.x / 32; w++) m = fmin(m, smin[w]);
+        tips[SS_TIP_DOM(K)] = from_real<T>(m);
     }
-    if (threadIdx.x == 0)
-        tips[SS_TIP_DOM(K)] = from_real<T>(smin[0]);
     __syncthreads();
 }
 
@@ -311,8 +573,10 @@ __host__ __device__ size_t factor_offsets(const struct ss_spike_chunk &c, size_t
 template <typename TA, typename TF>
 __global__ void __launch_bounds__(SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(struct ss_spike_chunk c, const TA *bp, int ldp, int sp,
                                                                      const TA *bi, int ldi, const TA *bn, int ldn, TF *F,
-                                                                     int *ipiv, TA *tips, char *work, size_t wstride)
+                                                                     int *ipiv, TA *tips, char *work, size_t wstride, bool blocked)
 {
+    extern __shared__ __align__(16) unsigned char factor_smem[];   // band_lu_smem bytes where blocked
+    unsigned char *lu_smem = blocked ? factor_smem : nullptr;
     const int i = blockIdx.x, K = c.K, kl = c.kl, ku = c.ku, ldf = 2 * kl + ku + 1;
     const int off = ss_spike_chunk_off(&c, i), s = ss_spike_chunk_psize(&c, i);
     const TA *Bi = bi + (size_t)off * ldi;
@@ -323,7 +587,7 @@ __global__ void __launch_bounds__(SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(
     int *pi = ipiv + off;
     tips_prep_block(s, kl, ku, K, Bp, i > 0 ? (size_t)ldi : (size_t)ldp, Bi, ldi, Bn, i + 1 < c.np ? (size_t)ldi : (size_t)ldn, t);
     band_to_lu_block(s, kl, ku, Bi, ldi, Fi, ldf);
-    int info = gbtf2_block(s, kl, ku, Fi, ldf, pi);
+    int info = band_lu_block(s, kl, ku, Fi, ldf, pi, lu_smem);
     if (info != 0) {   // the same in every thread: the whole block leaves
         if (threadIdx.x == 0) t[SS_TIP_STATUS(K)] = from_real<TA>(info);
         return;
@@ -340,7 +604,7 @@ __global__ void __launch_bounds__(SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(
             Z[e] = r >= m - K ? cvt<TF>(Bc[(r - (m - K)) + (size_t)cc * K]) : from_real<TF>(0);
         }
         __syncthreads();
-        gbtrs_block(m, kl, ku, K, Fi + (size_t)j0 * ldf, ldf, pi + j0, j0, Z, m, K);
+        band_trs_block(m, kl, ku, K, Fi + (size_t)j0 * ldf, ldf, pi + j0, j0, Z, m, K, lu_smem);
         for (size_t e = threadIdx.x; e < (size_t)K * K; e += blockDim.x)
             t[SS_TIP_VB(K) + e] = cvt<TA>(Z[(m - K + (int)(e % K)) + (e / K) * (size_t)m]);
         __syncthreads();
@@ -350,7 +614,7 @@ __global__ void __launch_bounds__(SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(
         TF *T = (TF *)(w + o[0]), *Z = (TF *)(w + o[1]);
         int *piv = (int *)(w + o[2]);
         band_to_lu_block(m, kl, ku, Bi, ldi, T, ldw, true);
-        if (gbtf2_block(m, fl, fu, T, ldw, piv) != 0) {
+        if (band_lu_block(m, fl, fu, T, ldw, piv, lu_smem) != 0) {
             if (threadIdx.x == 0) t[SS_TIP_STATUS(K)] = from_real<TA>(1);
             return;
         }
@@ -362,7 +626,7 @@ __global__ void __launch_bounds__(SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(
             Z[e] = r < K ? cvt<TF>(Cc[r + (size_t)cc * K]) : from_real<TF>(0);
         }
         __syncthreads();
-        gbtrs_block(mm, fl, fu, K, T + (size_t)j0 * ldw, ldw, piv + j0, j0, Z, mm, K);
+        band_trs_block(mm, fl, fu, K, T + (size_t)j0 * ldw, ldw, piv + j0, j0, Z, mm, K, lu_smem);
         for (size_t e = threadIdx.x; e < (size_t)K * K; e += blockDim.x)
             t[SS_TIP_WT(K) + e] = cvt<TA>(Z[(m - 1 - j0 - (int)(e % K)) + (e / K) * (size_t)mm]);
     }
@@ -862,6 +1126,23 @@ static int factor_threads(int kl, int ku)
     return t;
 }
 
+// The factor kernel's band LUs blocked (gbtrf_blocked) where their shared memory fits beside the kernel's
+// static arrays and the band is wider than gbtf2_serial's, unless STARSOLVE_SPIKE_BLOCKED_LU=0 (gbtf2_block
+// step by step, kept for comparing the two in one command: bench/NOTES.md, session 26)
+static bool spike_blocked_lu(int kl, int ku, size_t smem)
+{
+    static int on = -1, optin = 0;
+    if (on < 0) {
+        const char *e = getenv("STARSOLVE_SPIKE_BLOCKED_LU");
+        int dev = 0;
+        SS_CUDA_CHECK(cudaGetDevice(&dev));
+        SS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        on = !(e && e[0] == '0');
+    }
+    const size_t static_smem = 4 * 1024;   // the kernel's static shared arrays (under 1 KB), with room to spare
+    return on && kl + ku > 2 && smem + static_smem <= (size_t)optin;
+}
+
 // The one-warp solves (gbtrs1_warp) unless STARSOLVE_SPIKE_WARP_SOLVES=0 (the 256-thread kernels, kept
 // for partitions too large for shared memory and for comparing the two in one command: bench/NOTES.md)
 static bool spike_warp_solves()
@@ -930,8 +1211,12 @@ static void factor_chunk(const struct ss_spike_chunk *c, const void *bp, int ldp
 {
     size_t o[3], stride = factor_offsets<TA, TF>(*c, o);
     const int K = c->K;
-    factor_chunk_kernel<TA, TF><<<c->np, factor_threads(c->kl, c->ku), 0, st>>>(*c, (const TA *)bp, ldp, sp, (const TA *)bi, ldi, (const TA *)bn,
-                                                                   ldn, (TF *)F, ipiv, (TA *)tips, (char *)work, stride);
+    const size_t smem = band_lu_smem<TF>(c->kl, c->ku);
+    const bool blocked = spike_blocked_lu(c->kl, c->ku, smem);
+    if (blocked && smem > 48 * 1024)   // above the default limit of dynamic shared memory
+        SS_CUDA_CHECK(cudaFuncSetAttribute(factor_chunk_kernel<TA, TF>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    factor_chunk_kernel<TA, TF><<<c->np, factor_threads(c->kl, c->ku), blocked ? smem : 0, st>>>(
+        *c, (const TA *)bp, ldp, sp, (const TA *)bi, ldi, (const TA *)bn, ldn, (TF *)F, ipiv, (TA *)tips, (char *)work, stride, blocked);
     SS_CHECK_LAUNCH("factor_chunk_kernel");
     if (c->np > 1) {   // the inner interfaces: Vb of partition j, Wt of partition j + 1
         reduced_factor_kernel<TA><<<c->np - 1, SPIKE_THREADS, 0, st>>>(K, (const TA *)tips + SS_TIP_VB(K), SS_TIPS(K),
