@@ -1131,14 +1131,15 @@ static int factor_threads(int kl, int ku)
 // step by step, kept for comparing the two in one command: bench/NOTES.md, session 26)
 static bool spike_blocked_lu(int kl, int ku, size_t smem)
 {
-    static int on = -1, optin = 0;
-    if (on < 0) {
-        const char *e = getenv("STARSOLVE_SPIKE_BLOCKED_LU");
-        int dev = 0;
+    // function-local statics: initialised once, thread-safely, by whichever CUDA worker comes first (the
+    // GPUs of one machine are taken to be of one kind)
+    static const bool on = [] { const char *e = getenv("STARSOLVE_SPIKE_BLOCKED_LU"); return !(e && e[0] == '0'); }();
+    static const int optin = [] {
+        int dev = 0, bytes = 0;
         SS_CUDA_CHECK(cudaGetDevice(&dev));
-        SS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-        on = !(e && e[0] == '0');
-    }
+        SS_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        return bytes;
+    }();
     const size_t static_smem = 4 * 1024;   // the kernel's static shared arrays (under 1 KB), with room to spare
     return on && kl + ku > 2 && smem + static_smem <= (size_t)optin;
 }
