@@ -103,7 +103,8 @@ int  starsolve_get_nb_for(starsolve_factorization_t factorization, int n);
 /* The tile size the RBT solver takes for order n and butterfly depth `depth`
  * (starsolve_<p>gesv_rbt; a good nb for starsolve_<p>gesv_rbt_tile): the tile
  * size of LU without pivoting, lowered so that the padded order
- * 2^depth ceil(ceil(n / 2^depth) / nb) nb exceeds n least. */
+ * 2^depth ceil(ceil(n / 2^depth) / nb) nb exceeds n least; with GPUs and
+ * 16384 <= n <= 49152, about 8 tiles a side instead (unless the tile size was set). */
 int  starsolve_get_nb_rbt(int n, int depth);
 /* Tile GEMMs per trailing-update task of LU and Cholesky (starsolve_config_t.update_tiles):
  * the value in use (INT_MAX: a whole tile column), and a way to change it between calls

@@ -336,6 +336,14 @@ int starsolve_get_nb_rbt(int n, int depth)
      * cut in k = ceil(q / nb) tiles of ceil(q / k) rows pads least (k tiles of nb could add
      * nearly a tile per butterfly block) */
     long parts = 1L << depth, q = ((long)n + parts - 1) / parts, k = (q + nb - 1) / nb;
+    /* With GPUs, about 8 tiles a side (k = 8 / 2^depth tiles per butterfly half): LU without pivoting
+     * on one H100 took fewer, larger steps, as gesv does. starpu_rbt -niter 3, depth 2, one command
+     * (bench/NOTES.md, session 26): n = 20000, nb 1000 / 1667 / 2500: 0.305-0.324 / 0.320-0.343 /
+     * 0.256-0.268 s (gesv 0.265-0.271); n = 40000, nb 2000 / 2500 / 3334 / 5000: 1.409-1.416 /
+     * 1.351-1.385 / 1.468-1.521 / 1.305-1.314 s (gesv 1.250-1.275). Kept to the sizes measured
+     * around, and only where the tile size is the library's to choose (not set: ss_ctx.nb_fixed). */
+    if (!ss_ctx.nb_fixed && starpu_cuda_worker_get_count() > 0 && n >= 16384 && n <= 49152)
+        k = ss_max(1, (8 + parts - 1) / parts);
     return (int)((q + k - 1) / k);
 }
 
