@@ -319,8 +319,11 @@ int starsolve_get_nb_for(starsolve_factorization_t factorization, int n)
      * Its 13 steps of 3072 are shorter still: 1.245-1.264 s at 40000, 3584 1.28 s, 4096
      * 1.29 s; at 32768 3072 and 2048 tie, 2560 is slower (session 19). Below 32768 too,
      * gesv with 2048 against 1024: 12288 0.103 / 0.107 s, 16384 0.176 / 0.178, 20000
-     * 0.263 / 0.277, 24576 0.389 / 0.435, 28672 0.553 / 0.638 (3072: 0.559; session 24). */
-    if (factorization == STARSOLVE_GETRF && n >= 12288)
+     * 0.263 / 0.277, 24576 0.389 / 0.435, 28672 0.553 / 0.638 (3072: 0.559; session 24).
+     * LU without pivoting the same way (measured at two sizes, the rule taken from gesv's; session 26,
+     * starpu_lu -nopiv factor s): 20000 nb 1024 / 2048 / 2500 0.210-0.213 / 0.176-0.179 / 0.184-0.187,
+     * 40000 nb 2048 / 3072 / 5000 1.088-1.095 / 1.018-1.030 / 1.032-1.036. */
+    if ((factorization == STARSOLVE_GETRF || factorization == STARSOLVE_GETRF_NOPIV) && n >= 12288)
         return n >= 32768 ? 3072 : 2048;
     if (n < 32768)
         return ss_ctx.nb;
