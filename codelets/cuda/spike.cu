@@ -131,6 +131,25 @@ __device__ int gbtf2_serial(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
     return info;
 }
 
+// i?amax by the block's first warp (each of its lanes calls it): the index of the first of col[0 .. km]
+// of largest |re| + |im|, in lane 0 (ties to the smaller index, as a serial scan)
+template <typename T>
+__device__ inline int warp_iamax(const T *col, int km)
+{
+    int jp = -1;
+    double best = 0;
+    for (int i = threadIdx.x; i <= km; i += 32) {
+        const double v = abs1(col[i]);
+        if (jp < 0 || v > best) { best = v; jp = i; }
+    }
+    for (int o = 16; o > 0; o /= 2) {
+        const double bv = __shfl_down_sync(0xffffffffu, best, o);
+        const int bj = __shfl_down_sync(0xffffffffu, jp, o);
+        if (bj >= 0 && (jp < 0 || bv > best || (bv == best && bj < jp))) { best = bv; jp = bj; }
+    }
+    return jp;
+}
+
 // LAPACK's gbtf2 (unblocked band LU with partial pivoting): 0-based transcription of dgbtf2 (kv =
 // kl + ku; column j's diagonal at ab[kv + j ldab]); ipiv 1-based; returns the first zero pivot
 // (1-based) or 0, the same in every thread.
@@ -151,18 +170,8 @@ __device__ int gbtf2_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
     __syncthreads();
     for (int j = 0; j < n; j++) {
         int km = min(kl, m - 1 - j);
-        if (threadIdx.x < 32) {   // i?amax by the first warp: the first entry of largest |re| + |im|
-            int jp = -1;
-            double best = 0;
-            for (int i = threadIdx.x; i <= km; i += 32) {
-                double v = abs1(ab[kv + i + (size_t)j * ldab]);
-                if (jp < 0 || v > best) { best = v; jp = i; }
-            }
-            for (int o = 16; o > 0; o /= 2) {   // to lane 0; ties to the smaller row, as the serial scan
-                double bv = __shfl_down_sync(0xffffffffu, best, o);
-                int bj = __shfl_down_sync(0xffffffffu, jp, o);
-                if (bj >= 0 && (jp < 0 || bv > best || (bv == best && bj < jp))) { best = bv; jp = bj; }
-            }
+        if (threadIdx.x < 32) {   // the pivot search by the first warp
+            const int jp = warp_iamax(ab + kv + (size_t)j * ldab, km);
             if (threadIdx.x == 0) {
                 ipiv[j] = jp + j + 1;
                 s_jp = jp;
@@ -201,6 +210,31 @@ __device__ int gbtf2_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
     int info = s_info;
     __syncthreads();   // every thread has read s_info before a next call resets it
     return info;
+}
+
+// The blocked LU's and solves' L' (see gbtrf_blocked): in the panel P (ldp rows, jb columns), each column
+// p's multipliers get the row swaps of the later steps q > p, row q with row q + jp[q]; a column per thread.
+// Ends synchronised.
+template <typename T>
+__device__ void apply_later_swaps(T *P, int ldp, int jb, const int *jp)
+{
+    for (int p = threadIdx.x; p < jb - 1; p += blockDim.x)
+        for (int q = p + 1; q < jb; q++) {
+            const int l = q + jp[q];
+            if (l != q) { const T t = P[q + (size_t)p * ldp]; P[q + (size_t)p * ldp] = P[l + (size_t)p * ldp]; P[l + (size_t)p * ldp] = t; }
+        }
+    __syncthreads();
+}
+
+// x = L^-1 x by one thread, L unit lower jb x jb (L(q, p) = L[q + p ldl]), x[p] at x[p incx], column by column
+template <typename T>
+__device__ inline void unit_lower_solve(int jb, const T *L, int ldl, T *x, int incx)
+{
+    for (int p = 0; p < jb; p++) {
+        const T xp = x[(size_t)p * incx];
+        for (int q = p + 1; q < jb; q++)
+            x[(size_t)q * incx] = sub(x[(size_t)q * incx], mul(L[q + (size_t)p * ldl], xp));
+    }
 }
 
 // D(i, c) -= sum over p of L(i, p) X(p, c) for i < rows, c < cols, p < depth (descending p where reverse),
@@ -271,18 +305,8 @@ __device__ int gbtrf_blocked(int m, int kl, int ku, T *ab, int ldab, int *ipiv, 
         for (int p = 0; p < jb; p++) {   // gbtf2's steps on the panel's columns p .. jb - 1
             const int jj = j0 + p, km = min(kl, m - 1 - jj);
             T *Pp = P + (size_t)p * R;
-            if (threadIdx.x < 32) {   // i?amax by the first warp, as gbtf2_block
-                int jp = -1;
-                double best = 0;
-                for (int i = threadIdx.x; i <= km; i += 32) {
-                    const double v = abs1(Pp[p + i]);
-                    if (jp < 0 || v > best) { best = v; jp = i; }
-                }
-                for (int o = 16; o > 0; o /= 2) {
-                    const double bv = __shfl_down_sync(0xffffffffu, best, o);
-                    const int bj = __shfl_down_sync(0xffffffffu, jp, o);
-                    if (bj >= 0 && (jp < 0 || bv > best || (bv == best && bj < jp))) { best = bv; jp = bj; }
-                }
+            if (threadIdx.x < 32) {   // the pivot search by the first warp, as gbtf2_block
+                const int jp = warp_iamax(Pp + p, km);
                 if (threadIdx.x == 0) {
                     ipiv[jj] = jp + jj + 1;
                     s_jp = jp;
@@ -323,12 +347,7 @@ __device__ int gbtrf_blocked(int m, int kl, int ku, T *ab, int ldab, int *ipiv, 
             if (r - c <= kl && c - r <= kv) at(r, c) = P[e];
         }
         __syncthreads();
-        for (int p = threadIdx.x; p < jb - 1; p += blockDim.x)   // L': a column each
-            for (int q = p + 1; q < jb; q++) {
-                const int ip = q + s_jps[q];
-                if (ip != q) { const T t = P[q + (size_t)p * R]; P[q + (size_t)p * R] = P[ip + (size_t)p * R]; P[ip + (size_t)p * R] = t; }
-            }
-        __syncthreads();
+        apply_later_swaps(P, R, jb, s_jps);   // L'
         const int jl = j0 + jb, nc = s_ju - jl + 1;
         for (int col = threadIdx.x; col < nc; col += blockDim.x) {   // 3. a trailing column each
             const int c = jl + col;
@@ -341,11 +360,7 @@ __device__ int gbtrf_blocked(int m, int kl, int ku, T *ab, int ldab, int *ipiv, 
                 if (q < jb) { T &v = U[(size_t)q * kv + col]; const T t = u; u = v; v = t; }
                 else { T &v = at(j0 + q, c); const T t = u; u = v; v = t; }
             }
-            for (int p = 0; p < jb; p++) {
-                const T up = U[(size_t)p * kv + col];
-                for (int q = p + 1; q < jb; q++)
-                    U[(size_t)q * kv + col] = sub(U[(size_t)q * kv + col], mul(P[q + (size_t)p * R], up));
-            }
+            unit_lower_solve(jb, P, R, U + col, kv);
             for (int p = 0; p < jb; p++)
                 if (c - (j0 + p) <= kv) at(j0 + p, c) = U[(size_t)p * kv + col];
         }
@@ -429,7 +444,7 @@ __device__ void gbtrs_blocked(int n, int kl, int ku, int nrhs, const T *ab, int 
                               int keep, T *P, T *X)
 {
     const int kv = kl + ku;
-    __shared__ int s_l[SS_BAND_NB];
+    __shared__ int s_jp[SS_BAND_NB];
     if (kl > 0)
         for (int j0 = 0; j0 < n - 1; j0 += SS_BAND_NB) {
             const int jb = min(SS_BAND_NB, n - 1 - j0), R = min(jb + kl, n - j0);
@@ -438,27 +453,18 @@ __device__ void gbtrs_blocked(int n, int kl, int ku, int nrhs, const T *ab, int 
                 P[e] = i - p >= 1 && i - p <= lm ? ab[(size_t)(kv + i - p) + (size_t)(j0 + p) * ldab] : from_real<T>(0);
             }
             for (int p = threadIdx.x; p < jb; p += blockDim.x)
-                s_l[p] = ipiv[j0 + p] - 1 - shift - j0;   // the block's row swapped with row p
+                s_jp[p] = ipiv[j0 + p] - 1 - shift - (j0 + p);   // row p is swapped with row p + s_jp[p]
             __syncthreads();
-            for (int p = threadIdx.x; p < jb - 1; p += blockDim.x)   // L': a column each
-                for (int q = p + 1; q < jb; q++) {
-                    const int l = s_l[q];
-                    if (l != q) { const T t = P[q + (size_t)p * R]; P[q + (size_t)p * R] = P[l + (size_t)p * R]; P[l + (size_t)p * R] = t; }
-                }
-            __syncthreads();
+            apply_later_swaps(P, R, jb, s_jp);   // L'
             for (int r = threadIdx.x; r < nrhs; r += blockDim.x) {   // a right-hand side each
                 T *b = B + (size_t)r * ldb + j0;
                 for (int p = 0; p < jb; p++) {
-                    const int l = s_l[p];
+                    const int l = p + s_jp[p];
                     if (l != p) { const T t = b[l]; b[l] = b[p]; b[p] = t; }
                 }
                 for (int p = 0; p < jb; p++)
                     X[(size_t)p * nrhs + r] = b[p];
-                for (int p = 0; p < jb; p++) {
-                    const T xp = X[(size_t)p * nrhs + r];
-                    for (int q = p + 1; q < jb; q++)
-                        X[(size_t)q * nrhs + r] = sub(X[(size_t)q * nrhs + r], mul(P[q + (size_t)p * R], xp));
-                }
+                unit_lower_solve(jb, P, R, X + r, nrhs);
                 for (int p = 0; p < jb; p++)
                     b[p] = X[(size_t)p * nrhs + r];
             }
