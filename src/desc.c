@@ -400,24 +400,35 @@ void ss_tile_send_home(const starsolve_desc_t *A, int i, int j)
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_data_acquire_cb");
 }
 
-void ss_desc_prefetch_gpu(const starsolve_desc_t *A, char part)
+/* The memory node of the one GPU that A's tiles may be uploaded to ahead of their tasks, when
+ * `bytes` of them on the GPU take at most half its memory (ss_desc_prefetch_gpu's conditions);
+ * -1 when they may not. */
+static int prefetch_node(const starsolve_desc_t *A, size_t bytes)
 {
     if (!ss_ctx.gpu_prefetch || A->ooc || ss_ctx.mpi)
-        return;
+        return -1;
     int ids[STARPU_NMAXWORKERS];
     unsigned ncuda = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
     if (ncuda == 0)
-        return;
+        return -1;
     unsigned node = starpu_worker_get_memory_node(ids[0]);
     for (unsigned w = 1; w < ncuda; w++)
         if (starpu_worker_get_memory_node(ids[w]) != node)
-            return;   /* several GPUs: where each tile goes is the scheduler's choice */
+            return -1;   /* several GPUs: where each tile goes is the scheduler's choice */
+    starpu_ssize_t total = starpu_memory_get_total(node);
+    if (total > 0 && bytes > (size_t)total / 2)
+        return -1;   /* larger than the GPU: uploading ahead would only evict what the next tasks need */
+    return (int)node;
+}
+
+void ss_desc_prefetch_gpu(const starsolve_desc_t *A, char part)
+{
     size_t bytes = (size_t)A->m * A->n * A->elemsize;
     if (part != 'A')
         bytes = bytes / 2 + (size_t)A->nb * A->n * A->elemsize;
-    starpu_ssize_t total = starpu_memory_get_total(node);
-    if (total > 0 && bytes > (size_t)total / 2)
-        return;   /* larger than the GPU: uploading ahead would only evict what the next tasks need */
+    int node = prefetch_node(A, bytes);
+    if (node < 0)
+        return;
     if (part == 'U') {
         for (int i = 0; i < A->mt; i++)
             for (int j = i; j < A->nt; j++)
@@ -427,6 +438,30 @@ void ss_desc_prefetch_gpu(const starsolve_desc_t *A, char part)
     for (int j = 0; j < A->nt; j++)
         for (int i = part == 'L' ? j : 0; i < A->mt; i++)
             starpu_data_prefetch_on_node(ss_tile(A, i, j), node, 1);
+}
+
+void ss_desc_prefetch_gpu_strided(const starsolve_desc_t *A, int stride, int copies)
+{
+    int node = prefetch_node(A, (size_t)copies * A->m * A->n * A->elemsize);
+    if (node < 0 || stride < 1)
+        return;
+    for (int g = 0; g < stride; g++)
+        for (int j = g; j < A->nt; j += stride)
+            for (int i = 0; i < A->mt; i++)
+                starpu_data_prefetch_on_node(ss_tile(A, i, j), (unsigned)node, 1);
+}
+
+void ss_handle_prefetch_gpus(starpu_data_handle_t h)
+{
+    int ids[STARPU_NMAXWORKERS];
+    unsigned ncuda = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
+    for (unsigned w = 0; w < ncuda; w++) {
+        unsigned node = starpu_worker_get_memory_node(ids[w]), seen = 0;
+        for (unsigned v = 0; v < w && !seen; v++)   /* several workers may drive one GPU */
+            seen = starpu_worker_get_memory_node(ids[v]) == node;
+        if (!seen)
+            starpu_data_prefetch_on_node(h, node, 1);
+    }
 }
 
 starpu_data_handle_t ss_scratch_buffer(size_t bytes)

@@ -63,6 +63,21 @@ void ss_tile_send_home(const starsolve_desc_t *A, int i, int j);
  * H100 had its GPU 12-68% busy for the first 100 ms (bench/NOTES.md, session 14). No-op for
  * out-of-core and distributed descriptors. */
 void ss_desc_prefetch_gpu(const starsolve_desc_t *A, char part);
+/* The same for all of A by tile columns 0, stride, 2 stride, ..., then 1, 1 + stride, ...: the
+ * order in which the RBT solver randomizes them by groups (pzgerbt_augment). `copies`: how many
+ * matrices of A's size the computation keeps on the GPU (A and the randomized F: 2), all of which
+ * must fit in half its memory. Fetched only by their tasks, RBT's first group at n = 20000 on an
+ * H100 arrived with a 25-29 ms pause of the GPU's driver thread in the middle, and the first panel
+ * started 73 ms after the first task; queued ahead, there was no pause and the panel started after
+ * 41 ms (bench/NOTES.md, session 27). StarPU still moves one tile at a time (~39 GB/s). */
+void ss_desc_prefetch_gpu_strided(const starsolve_desc_t *A, int stride, int copies);
+/* Queue the upload of a handle that many GPU tasks read (a small vector in pageable host memory)
+ * to every GPU now, while the transfer queues are empty. From pageable memory CUDA performs a
+ * stream sync before the copy starts (the runtime's documented behaviour), so fetched later, behind
+ * tile uploads, the copy waits for them on the thread that drives the GPU. Measured (RBT's
+ * butterflies, n = 20000, one H100): the randomization timed alone took 34-38 ms before, 6 ms
+ * after; the overlapped call did not change beyond its spread (bench/NOTES.md, session 27). */
+void ss_handle_prefetch_gpus(starpu_data_handle_t h);
 /* starsolve_desc_destroy for a workspace whose contents are not wanted: no tile is brought home;
  * a descriptor without home copies in one process goes without waiting (its tiles are released
  * once the tasks already submitted on them are done) */

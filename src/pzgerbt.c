@@ -56,6 +56,8 @@ void pzgerbt_augment(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, 
                      starpu_data_handle_t *v, enum ss_rbt_part part)
 {
     int k = F->nt >> depth;
+    if (part & SS_RBT_COPY)   /* A's uploads queued in the groups' order, before any copy task runs */
+        ss_desc_prefetch_gpu_strided(A, k, 2);
     for (int g = 0; g < k; g++) {
         if (part & SS_RBT_COPY)
             for (int j = g; j < F->nt; j += k)

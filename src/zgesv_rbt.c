@@ -207,6 +207,9 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     for (int l = 0; l < depth; l++) {
         hu[l] = ss_register_vector(wu + (size_t)l * N, N, sizeof(double));
         hv[l] = ss_register_vector(wv + (size_t)l * N, N, sizeof(double));
+        /* before A's tiles queue up: every butterfly task reads them (pageable memory) */
+        ss_handle_prefetch_gpus(hu[l]);
+        ss_handle_prefetch_gpus(hv[l]);
     }
     starsolve_request_t *req = starsolve_request_create();
 
