@@ -68,8 +68,8 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
           "GPU LU panel: ours, recursive down to one-kernel leaves of W columns (at most 64);\n"
           "              0 (default): cuSOLVER getrf (starsolve_config_t.gpu_panel_leaf)" },
         { "-prefetch", DRIVER_FLAG_INT, &o->prefetch, 0, NULL, "0|1",
-          "with one GPU, LU and Cholesky queue the matrix's upload in the order they read it before\n"
-          "              their first task (starsolve_config_t.gpu_prefetch); default 1" },
+          "with one GPU, LU, Cholesky and RBT queue the matrix's upload in the order they read it\n"
+          "              before their first task (starsolve_config_t.gpu_prefetch); default 1" },
         { "-gpu-only-tile", DRIVER_FLAG_INT, &o->gpu_only_tile, 0, NULL, "T",
           "with GPUs, tasks on tiles of order T and up run on GPUs only; 1: CPU workers take no\n"
           "              tile task; 0: any; default 512 (starsolve_config_t.gpu_only_tile)" },

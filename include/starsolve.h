@@ -63,9 +63,10 @@ typedef struct starsolve_config {
                            same order (their waits synchronize all processes); distributed descriptors
                            (starsolve_desc_create_dist) spread the work over the processes, and each
                            process factors its own copy of any other matrix; 0 (default): one process */
-    int gpu_prefetch;   /* with one GPU, LU, LU without pivoting and Cholesky queue the upload of the matrix
-                           in the order they read it before their first task, so the link is busy from the
-                           start (if it fits in half the GPU's memory); 1 (default) or 0 */
+    int gpu_prefetch;   /* with one GPU, LU, LU without pivoting, Cholesky and the RBT solver queue the upload
+                           of the matrix in the order they read it before their first task, so the link is
+                           busy from the start (if it fits in half the GPU's memory, with RBT's randomized
+                           copy); 1 (default) or 0 */
     int mpi_gather_panel; /* StarPU-MPI, LU with partial pivoting: 0 (default) the panel stays where its rows live
                            and its pivot search spreads over the processes of its tile column, a round of
                            messages of one row per column (as ScaLAPACK's pdgetf2); 1 the panel's column is
