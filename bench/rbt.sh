@@ -14,7 +14,8 @@
 # pays too), the butterflies U^T A V, the factorization, the solve, the refinement.
 # Prints: n, gesv s, rbt s, speedup (gesv / rbt; the target is >= 1.2), the randomization's
 # share (%) by trace, the same solver's best time at -depth 0 (no butterflies) and the
-# randomization's cost (rbt - depth0) / rbt in %, and the phases line.
+# randomization's cost (rbt - depth0) / rbt in %, the refinement steps the timed RBT runs took (each
+# distinct count, e.g. 1 or 1/2: a slow run with more steps shows here), and the phases line.
 # Exit 1 if a run failed or a check did not pass.
 set -u
 sizes=4096 niter=3 depth=2 ngpus=0 nb=''
@@ -42,7 +43,8 @@ best() {   # best (smallest) seconds over the CSV lines of a driver, or "-" when
              if (best == "" || $c["seconds"] + 0 < best) best = $c["seconds"] + 0 }
            END { if (bad || best == "") print "-"; else printf "%.4f\n", best }'
 }
-printf "%-7s %10s %10s %9s %14s %10s %9s\n" n "gesv s" "rbt s" speedup "randomize %" "depth0 s" "cost %"
+printf "%-7s %10s %10s %9s %14s %10s %9s %6s\n" n "gesv s" "rbt s" speedup "randomize %" "depth0 s" "cost %" steps
+steps_log=$(mktemp)
 for n in $sizes; do
   # shellcheck disable=SC2086 # nb is empty or two words
   STARPU_CALIBRATE=1 "$lu" -n "$n" -ngpus "$ngpus" $nb > /dev/null 2>&1
@@ -53,7 +55,9 @@ for n in $sizes; do
   # shellcheck disable=SC2086
   g=$("$lu" -n "$n" -ngpus "$ngpus" -niter "$niter" -check -gesv --csv $nb 2>/dev/null | best)
   # shellcheck disable=SC2086
-  r=$("$rbt" -n "$n" -ngpus "$ngpus" -depth "$depth" -niter "$niter" -check --csv $nb 2>/dev/null | best)
+  # (with --csv the result lines, which carry the refinement steps, go to stderr)
+  r=$("$rbt" -n "$n" -ngpus "$ngpus" -depth "$depth" -niter "$niter" -check --csv $nb 2>"$steps_log" | best)
+  steps=$(sed -n 's/.* iters \([0-9]*\),.*/\1/p' "$steps_log" | sort -n | uniq | paste -sd/ -)
   # The same solver without butterflies (-depth 0: the copy into F, LU without pivoting, solve and
   # refinement as above; the same tile size at 20000 and 40000): what the randomization costs the
   # whole call, overlap included ("cost %" = (rbt - depth0) / rbt)
@@ -73,12 +77,13 @@ for n in $sizes; do
   # the phases timed apart, from a second call (a process's first pays CUDA module loading)
   phases=$("$rbt" -n "$n" -ngpus "$ngpus" -depth "$depth" -phases -niter 2 $nb 2>/dev/null | grep 'phases:' | tail -1)
   [ "$g" = - ] || [ "$r" = - ] || [ "$r0" = - ] && failed=1
-  awk -v n="$n" -v g="$g" -v r="$r" -v r0="$r0" -v rms="${rand_ms:--}" -v tr="${tr:--}" 'BEGIN {
+  awk -v n="$n" -v g="$g" -v r="$r" -v r0="$r0" -v rms="${rand_ms:--}" -v tr="${tr:--}" -v st="${steps:--}" 'BEGIN {
       sp = (g != "-" && r != "-" && r > 0) ? sprintf("%.2f", g / r) : "-"
       s = (rms != "-" && tr != "-" && tr > 0) ? sprintf("%.1f", 0.1 * rms / tr) : "-"
       c = (r != "-" && r0 != "-" && r > 0) ? sprintf("%.1f", 100 * (r - r0) / r) : "-"
-      printf "%-7s %10s %10s %9s %14s %10s %9s\n", n, g, r, sp, s, r0, c }'
+      printf "%-7s %10s %10s %9s %14s %10s %9s %6s\n", n, g, r, sp, s, r0, c, st }'
   echo "        $phases"
 done
+rm -f "$steps_log"
 echo "(gesv = starpu_lu -gesv, factor and solve in one call; rbt = the whole gesv_rbt; speedup = gesv / rbt, target >= 1.2)"
 exit $failed
