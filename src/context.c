@@ -279,20 +279,25 @@ void starsolve_free(void *ptr)
 }
 
 int starsolve_ncpus(void) { return ss_ctx.initialized ? (int)starpu_cpu_worker_get_count() : 0; }
+unsigned ss_gpu_memory_nodes(unsigned nodes[STARPU_MAXNODES])
+{
+    int ids[STARPU_NMAXWORKERS];
+    unsigned ncuda = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS), count = 0;
+    for (unsigned w = 0; w < ncuda; w++) {
+        unsigned node = starpu_worker_get_memory_node(ids[w]), seen = 0;
+        for (unsigned v = 0; v < count && !seen; v++)
+            seen = nodes[v] == node;
+        if (!seen)
+            nodes[count++] = node;
+    }
+    return count;
+}
+
 /* GPUs, not CUDA workers: with cuda_streams > 1 several workers drive one device. */
 int starsolve_ngpus(void)
 {
-    if (!ss_ctx.initialized)
-        return 0;
-    int ngpus = 0;
-    unsigned nworkers = starpu_cuda_worker_get_count();
-    for (unsigned k = 0; k < nworkers; k++) {
-        int devid = starpu_worker_get_devid(starpu_worker_get_by_type(STARPU_CUDA_WORKER, (int)k)), seen = 0;
-        for (unsigned l = 0; l < k; l++)
-            seen |= starpu_worker_get_devid(starpu_worker_get_by_type(STARPU_CUDA_WORKER, (int)l)) == devid;
-        ngpus += !seen;
-    }
-    return ngpus;
+    unsigned nodes[STARPU_MAXNODES];
+    return ss_ctx.initialized ? (int)ss_gpu_memory_nodes(nodes) : 0;
 }
 int starsolve_get_nb(void) { return ss_ctx.nb; }
 

@@ -407,14 +407,10 @@ static int prefetch_node(const starsolve_desc_t *A, size_t bytes)
 {
     if (!ss_ctx.gpu_prefetch || A->ooc || ss_ctx.mpi)
         return -1;
-    int ids[STARPU_NMAXWORKERS];
-    unsigned ncuda = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
-    if (ncuda == 0)
-        return -1;
-    unsigned node = starpu_worker_get_memory_node(ids[0]);
-    for (unsigned w = 1; w < ncuda; w++)
-        if (starpu_worker_get_memory_node(ids[w]) != node)
-            return -1;   /* several GPUs: where each tile goes is the scheduler's choice */
+    unsigned nodes[STARPU_MAXNODES];
+    if (ss_gpu_memory_nodes(nodes) != 1)
+        return -1;   /* no GPU, or several: where each tile goes is the scheduler's choice */
+    unsigned node = nodes[0];
     starpu_ssize_t total = starpu_memory_get_total(node);
     if (total > 0 && bytes > (size_t)total / 2)
         return -1;   /* larger than the GPU: uploading ahead would only evict what the next tasks need */
@@ -453,15 +449,9 @@ void ss_desc_prefetch_gpu_strided(const starsolve_desc_t *A, int stride, int cop
 
 void ss_handle_prefetch_gpus(starpu_data_handle_t h)
 {
-    int ids[STARPU_NMAXWORKERS];
-    unsigned ncuda = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
-    for (unsigned w = 0; w < ncuda; w++) {
-        unsigned node = starpu_worker_get_memory_node(ids[w]), seen = 0;
-        for (unsigned v = 0; v < w && !seen; v++)   /* several workers may drive one GPU */
-            seen = starpu_worker_get_memory_node(ids[v]) == node;
-        if (!seen)
-            starpu_data_prefetch_on_node(h, node, 1);
-    }
+    unsigned nodes[STARPU_MAXNODES], count = ss_gpu_memory_nodes(nodes);
+    for (unsigned g = 0; g < count; g++)
+        starpu_data_prefetch_on_node(h, nodes[g], 1);
 }
 
 starpu_data_handle_t ss_scratch_buffer(size_t bytes)

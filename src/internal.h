@@ -63,6 +63,9 @@ void ss_tile_send_home(const starsolve_desc_t *A, int i, int j);
  * H100 had its GPU 12-68% busy for the first 100 ms (bench/NOTES.md, session 14). No-op for
  * out-of-core and distributed descriptors. */
 void ss_desc_prefetch_gpu(const starsolve_desc_t *A, char part);
+/* The memory nodes of the GPUs that CUDA workers drive, each once (several workers may drive one
+ * GPU: starsolve_config_t.cuda_streams); returns how many. */
+unsigned ss_gpu_memory_nodes(unsigned nodes[STARPU_MAXNODES]);
 /* The same for all of A by tile columns 0, stride, 2 stride, ..., then 1, 1 + stride, ...: the
  * order in which the RBT solver randomizes them by groups (pzgerbt_augment). `copies`: how many
  * matrices of A's size the computation keeps on the GPU (A and the randomized F: 2), all of which
