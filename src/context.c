@@ -202,6 +202,18 @@ int starsolve_init(const starsolve_config_t *cfg_in)
         snprintf(mb, sizeof mb, "%d", cfg.host_memory_mb);
         setenv("STARPU_LIMIT_CPU_MEM", mb, 1);
     }
+    /* No write-back of dirty GPU buffers ahead of need (StarPU keeps 5 % of a GPU's buffers
+     * clean by default). StarPU 1.3.10 counts a buffer of host-registered data as dirty until
+     * its tidying walks past it (memalloc.c tests the GPU copy's state, invalid at allocation),
+     * so the walk can stop at the workspaces that have no home instead: RBT's F, 200 MB tiles,
+     * each given a page-locked host buffer and copied there. RBT at depth 1, n = 40000, one
+     * H100: 5.8 GB sent home over 3 calls, 2.35-2.42 s a call against 1.11 s with this off;
+     * gesv, Cholesky, RBT at depth 2 and LU in 6 GB of GPU memory unchanged (bench/NOTES.md,
+     * session 28). Out of core on disk keeps StarPU's default: there host memory's clean
+     * buffers are what the disk swap evicts cheaply. STARPU_MINIMUM_CLEAN_BUFFERS, if set, wins. */
+    int set_clean = !cfg.disk_swap && !getenv("STARPU_MINIMUM_CLEAN_BUFFERS");
+    if (set_clean)
+        setenv("STARPU_MINIMUM_CLEAN_BUFFERS", "0", 1);
     /* Each CPU worker is one core: OpenBLAS must not spawn threads of its own under it. */
     openblas_set_num_threads(1);
     int ret = cfg.mpi ? ss_mpi_start(&conf) : starpu_init(&conf);
@@ -216,6 +228,8 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     }
     if (cfg.host_memory_mb > 0)
         unsetenv("STARPU_LIMIT_CPU_MEM");
+    if (set_clean)
+        unsetenv("STARPU_MINIMUM_CLEAN_BUFFERS");
     if (ret != 0) {
         if (cfg.verbose)
             fprintf(stderr, cfg.mpi ? "starsolve: StarPU-MPI did not start (%d%s)\n" : "starsolve: StarPU did not start (%d%s)\n",
