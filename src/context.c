@@ -275,6 +275,7 @@ void starsolve_finalize(void)
     ss_mpi_stop();
     if (starpu_is_initialized())   /* StarPU-MPI may have stopped StarPU with itself */
         starpu_shutdown();
+    ss_free_large_kept_now();
     ss_ctx.initialized = 0;
 }
 
@@ -580,6 +581,62 @@ void ss_free_large(void *ptr, size_t bytes)
 {
     if (ptr)
         munmap(ptr, bytes ? bytes : 1);
+}
+
+/* One mapping kept between calls (ss_free_large_kept), for the next call that asks for the same
+ * size (ss_alloc_large_reused): a repeated SPIKE call then writes its factors into pages that are
+ * already backed. Fresh pages cost each call their faults and the kernel's zeroing: 0.09 s for 3 GB
+ * back to back on the 2-core CI VM, 0.7 s a call when other allocations came between (the LAPACK
+ * reference's in starpu_spike -vendor), where LAPACK's gbsv factors in the caller's array
+ * (bench/NOTES.md, sessions 25 and 28). Held at most a quarter of the machine's memory; starsolve_finalize
+ * unmaps it. */
+static struct {
+    pthread_mutex_t lock;
+    void *ptr;
+    size_t bytes;
+} kept_large = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+
+void *ss_alloc_large_reused(size_t bytes)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&kept_large.lock);
+    if (kept_large.ptr && kept_large.bytes == bytes) {
+        p = kept_large.ptr;
+        kept_large.ptr = NULL;
+        kept_large.bytes = 0;
+    }
+    pthread_mutex_unlock(&kept_large.lock);
+    return p ? p : ss_alloc_large(bytes);
+}
+
+void ss_free_large_kept(void *ptr, size_t bytes)
+{
+    if (!ptr)
+        return;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    /* after starsolve_finalize nothing would unmap it */
+    if (!ss_ctx.initialized || pages <= 0 || page <= 0 || bytes > (size_t)pages / 4 * (size_t)page) {
+        ss_free_large(ptr, bytes);
+        return;
+    }
+    pthread_mutex_lock(&kept_large.lock);
+    void *old = kept_large.ptr;
+    size_t old_bytes = kept_large.bytes;
+    kept_large.ptr = ptr;
+    kept_large.bytes = bytes;
+    pthread_mutex_unlock(&kept_large.lock);
+    ss_free_large(old, old_bytes);   /* the latest call's size is the likelier next one */
+}
+
+void ss_free_large_kept_now(void)
+{
+    pthread_mutex_lock(&kept_large.lock);
+    void *old = kept_large.ptr;
+    size_t old_bytes = kept_large.bytes;
+    kept_large.ptr = NULL;
+    kept_large.bytes = 0;
+    pthread_mutex_unlock(&kept_large.lock);
+    ss_free_large(old, old_bytes);
 }
 
 int starsolve_request_wait(starsolve_request_t *req)

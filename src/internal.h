@@ -203,6 +203,13 @@ struct starsolve_spike {
  * memory; ss_free_large takes the same byte count. */
 void *ss_alloc_large(size_t bytes);
 void ss_free_large(void *ptr, size_t bytes);
+/* The same, for an array whose every entry the caller writes before reading (SPIKE's factors):
+ * ss_free_large_kept keeps the mapping for the next ss_alloc_large_reused of the same byte count,
+ * which returns it with the previous call's contents (else a fresh zero-filled one);
+ * ss_free_large_kept_now unmaps the kept one (starsolve_finalize). */
+void *ss_alloc_large_reused(size_t bytes);
+void ss_free_large_kept(void *ptr, size_t bytes);
+void ss_free_large_kept_now(void);
 
 /* With CUDA workers and starsolve_config_t.gpu_only_tile > 0, GPU-sized work (large tiles,
  * SPIKE's chunks) refuses CPU workers (ss_can_execute, SPIKE's codelets) */

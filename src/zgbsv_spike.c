@@ -230,7 +230,11 @@ static void spike_setup(struct spike *s)
         s->vec[v] = xcalloc(nc, sizeof(starpu_data_handle_t));
     /* per partition: tips, S (inner interfaces; the last partition's slot is the interface with
      * the next chunk, whose reduced system lives in Sx: that slot stays unused), gt, y */
-    s->Fmem = xcalloc_large((size_t)ldf * s->n, fsz, &s->Fbytes);
+    /* the factor task writes every entry of F (W access), so the previous call's mapping of the same
+     * size serves as well as fresh pages, and is already backed (ss_alloc_large_reused) */
+    s->Fbytes = (size_t)ldf * s->n * fsz;
+    s->Fmem = ss_alloc_large_reused(s->Fbytes);
+    STARPU_ASSERT_MSG(s->Fmem, "starsolve: gbsv_spike: out of memory");
     s->ipivmem = xcalloc_large(s->n, sizeof(int), &s->ipivbytes);
     s->tipsmem = xcalloc(T * p, sizeof(starsolve_complex64_t));
     s->Smem = xcalloc(R * (p + nc), sizeof(starsolve_complex64_t));
@@ -328,7 +332,7 @@ static void spike_release(struct spike *s)
         free(arrays[k]);
     for (int v = 0; v < NVEC; v++)
         free(s->vec[v]);
-    ss_free_large(s->Fmem, s->Fbytes); ss_free_large(s->ipivmem, s->ipivbytes); ss_free_large(s->vecmem, s->vecbytes);
+    ss_free_large_kept(s->Fmem, s->Fbytes); ss_free_large(s->ipivmem, s->ipivbytes); ss_free_large(s->vecmem, s->vecbytes);
     free(s->tipsmem); free(s->Smem); free(s->ipivSmem); free(s->gtmem); free(s->ymem);
     free(s->statmem); free(s->partmem); free(s->chunk);
 }
