@@ -609,6 +609,18 @@ void *ss_alloc_large_reused(size_t bytes)
     return p ? p : ss_alloc_large(bytes);
 }
 
+/* ptr (NULL: none) becomes the kept mapping; the one it replaces is unmapped */
+static void replace_kept_large(void *ptr, size_t bytes)
+{
+    pthread_mutex_lock(&kept_large.lock);
+    void *old = kept_large.ptr;
+    size_t old_bytes = kept_large.bytes;
+    kept_large.ptr = ptr;
+    kept_large.bytes = ptr ? bytes : 0;
+    pthread_mutex_unlock(&kept_large.lock);
+    ss_free_large(old, old_bytes);
+}
+
 void ss_free_large_kept(void *ptr, size_t bytes)
 {
     if (!ptr)
@@ -619,25 +631,10 @@ void ss_free_large_kept(void *ptr, size_t bytes)
         ss_free_large(ptr, bytes);
         return;
     }
-    pthread_mutex_lock(&kept_large.lock);
-    void *old = kept_large.ptr;
-    size_t old_bytes = kept_large.bytes;
-    kept_large.ptr = ptr;
-    kept_large.bytes = bytes;
-    pthread_mutex_unlock(&kept_large.lock);
-    ss_free_large(old, old_bytes);   /* the latest call's size is the likelier next one */
+    replace_kept_large(ptr, bytes);   /* the latest call's size is the likelier next one */
 }
 
-void ss_free_large_kept_now(void)
-{
-    pthread_mutex_lock(&kept_large.lock);
-    void *old = kept_large.ptr;
-    size_t old_bytes = kept_large.bytes;
-    kept_large.ptr = NULL;
-    kept_large.bytes = 0;
-    pthread_mutex_unlock(&kept_large.lock);
-    ss_free_large(old, old_bytes);
-}
+void ss_free_large_kept_now(void) { replace_kept_large(NULL, 0); }
 
 int starsolve_request_wait(starsolve_request_t *req)
 {

@@ -63,9 +63,6 @@ void ss_tile_send_home(const starsolve_desc_t *A, int i, int j);
  * H100 had its GPU 12-68% busy for the first 100 ms (bench/NOTES.md, session 14). No-op for
  * out-of-core and distributed descriptors. */
 void ss_desc_prefetch_gpu(const starsolve_desc_t *A, char part);
-/* The memory nodes of the GPUs that CUDA workers drive, each once (several workers may drive one
- * GPU: starsolve_config_t.cuda_streams); returns how many. */
-unsigned ss_gpu_memory_nodes(unsigned nodes[STARPU_MAXNODES]);
 /* The same for all of A by tile columns 0, stride, 2 stride, ..., then 1, 1 + stride, ...: the
  * order in which the RBT solver randomizes them by groups (pzgerbt_augment). `copies`: how many
  * matrices of A's size the computation keeps on the GPU (A and the randomized F: 2), all of which
@@ -81,6 +78,9 @@ void ss_desc_prefetch_gpu_strided(const starsolve_desc_t *A, int stride, int cop
  * butterflies, n = 20000, one H100): the randomization timed alone took 34-38 ms before, 6 ms
  * after; the overlapped call did not change beyond its spread (bench/NOTES.md, session 27). */
 void ss_handle_prefetch_gpus(starpu_data_handle_t h);
+/* The memory nodes of the GPUs that CUDA workers drive, each once (several workers may drive one
+ * GPU: starsolve_config_t.cuda_streams); returns how many. */
+unsigned ss_gpu_memory_nodes(unsigned nodes[STARPU_MAXNODES]);
 /* starsolve_desc_destroy for a workspace whose contents are not wanted: no tile is brought home;
  * a descriptor without home copies in one process goes without waiting (its tiles are released
  * once the tasks already submitted on them are done) */
