@@ -8,6 +8,8 @@
 // the LU layout alone, copy + LU each way, and a Vb-like solve (the trailing K + kl rows, K right-hand sides) each
 // way. Then checks the blocked forms against the step-by-step ones on the same band, and again on a band without
 // dominance (rows swapped): pivots must agree exactly, factors and solves to rounding. Exit 1 if a pivot differs.
+// At K = 1 also the factor kernel with the one-thread band LU (gbtf2_narrow, the library's there), timed, and that
+// LU checked against gbtf2_block's.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -22,7 +24,8 @@ template <typename T> __global__ void __launch_bounds__(1024) part_kernel(int wh
     const T *Bi = band + (size_t)blockIdx.x * s * ldb;
     T *Fi = F + (size_t)blockIdx.x * s * ldf; int *pi = ipiv + (size_t)blockIdx.x * s;
     if (what == 0) { band_to_lu_block(s, kl, ku, Bi, ldb, Fi, ldf); return; }
-    if (what == 1) { band_to_lu_block(s, kl, ku, Bi, ldb, Fi, ldf); band_lu_block(s, kl, ku, Fi, ldf, pi, blocked ? sm : nullptr); return; }
+    if (what == 1) { band_to_lu_block(s, kl, ku, Bi, ldb, Fi, ldf); band_lu_block<false>(s, kl, ku, Fi, ldf, pi, blocked ? sm : nullptr); return; }
+    if (what == 3) { band_to_lu_block(s, kl, ku, Bi, ldb, Fi, ldf); band_lu_block<true>(s, kl, ku, Fi, ldf, pi, nullptr); return; }
     // what 2: Vb-like solve on the trailing K + kl rows with K right-hand sides (factors already in F)
     const int K = kl, m = K + kl, j0 = s - m;
     T *Zi = Z + (size_t)blockIdx.x * m * K;
@@ -51,8 +54,9 @@ int main(int argc, char **argv)
     SS_CUDA_CHECK(cudaMalloc(&work, stride * np));
     SS_CUDA_CHECK(cudaMalloc(&tips, SS_TIPS(K) * np * sizeof(T)));
     const int thr = factor_threads(kl, ku);
+    const bool narrow = kl + ku <= 2;   // K = 1: the library runs gbtf2_narrow (checked below against gbtf2_block)
     const size_t smem = band_lu_smem<T>(kl, ku);
-    SS_CUDA_CHECK(cudaFuncSetAttribute(factor_chunk_kernel<T, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    SS_CUDA_CHECK(cudaFuncSetAttribute(factor_chunk_kernel<T, T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     SS_CUDA_CHECK(cudaFuncSetAttribute(part_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
     auto timeit = [&](const char *name, auto launch) {
@@ -66,8 +70,10 @@ int main(int argc, char **argv)
     for (int b = 0; b < 2; b++) {
         char nm[64];
         snprintf(nm, 64, "factor_chunk_kernel blocked=%d", b);
-        timeit(nm, [&] { factor_chunk_kernel<T, T><<<np, thr, b ? smem : 0>>>(c, band, ldb, s, band, ldb, band, ldb, F, ipiv, tips, work, stride, b != 0); });
+        timeit(nm, [&] { factor_chunk_kernel<T, T, false><<<np, thr, b ? smem : 0>>>(c, band, ldb, s, band, ldb, band, ldb, F, ipiv, tips, work, stride, b != 0); });
     }
+    if (narrow)
+        timeit("factor_chunk_kernel narrow", [&] { factor_chunk_kernel<T, T, true><<<np, 32>>>(c, band, ldb, s, band, ldb, band, ldb, F, ipiv, tips, work, stride, false); });
     timeit("copy only", [&] { part_kernel<T><<<np, thr, smem>>>(0, s, kl, ku, band, ldb, F, ldf, ipiv, Z, 0); });
     timeit("copy+LU gbtf2_block", [&] { part_kernel<T><<<np, thr, smem>>>(1, s, kl, ku, band, ldb, F, ldf, ipiv, Z, 0); });
     timeit("copy+LU blocked", [&] { part_kernel<T><<<np, thr, smem>>>(1, s, kl, ku, band, ldb, F, ldf, ipiv, Z, 1); });
@@ -79,6 +85,15 @@ int main(int argc, char **argv)
         double md = 0, mx = 0; size_t nd = 0;
         for (size_t e = 0; e < a.size(); e++) { double d = fabs(a[e] - b[e]); if (d > md) md = d; if (fabs(a[e]) > mx) mx = fabs(a[e]); nd += a[e] != b[e]; }
         printf("K=%d check %s: max diff %.3e (max entry %.3e), %zu of %zu entries differ\n", K, what, md, mx, nd, a.size());
+    };
+    // K = 1: gbtf2_narrow's LU (the library's there) against gbtf2_block's (F0, p0)
+    auto check_narrow = [&](int piv, const std::vector<T> &F0, const std::vector<int> &p0) {
+        part_kernel<T><<<np, thr, smem>>>(3, s, kl, ku, band, ldb, F, ldf, ipiv, Z, 0); SS_CHECK_LAUNCH("lu narrow");
+        auto F2 = fetch(F, (size_t)ldf * n); std::vector<int> p2(n); SS_CUDA_CHECK(cudaMemcpy(p2.data(), ipiv, n * sizeof(int), cudaMemcpyDeviceToHost));
+        size_t pd = 0; for (size_t e = 0; e < n; e++) pd += p0[e] != p2[e];
+        printf("K=%d piv=%d: gbtf2_narrow against gbtf2_block, %zu pivots differ\n", K, piv, pd);
+        cmp("LU factors gbtf2_narrow", F0, F2);
+        return pd != 0;
     };
     int bad = 0;
     for (int piv = 0; piv < 2; piv++) {   // piv 1: a band with no diagonal dominance, so that rows are swapped
@@ -99,6 +114,7 @@ int main(int argc, char **argv)
         if (pd) bad = 1;
         cmp(piv ? "LU factors (swaps)" : "LU factors", F0, F1);
         cmp(piv ? "Vb solves (swaps)" : "Vb solves", Z0, Z1);
+        if (narrow) bad |= check_narrow(piv, F0, p0);
     }
     return bad;
 }

@@ -416,6 +416,12 @@ int test_zspike(void)
     spike_case(997, 7, 3, 1, 1, 100, 1);
     spike_case(1500, 0, 5, 10, 1, 111, 1);     /* upper and lower triangular bands */
     spike_case(1500, 5, 0, 10, 2, 111, 1);
+    /* the other bands with kl + ku <= 2, whose GPU band LU and solves run one thread per partition */
+    spike_case(1201, 1, 0, 10, 1, 9, 1);
+    spike_case(1201, 0, 1, 10, 2, 9, 0);
+    spike_case(1201, 2, 0, 10, 1, 9, 0);
+    spike_case(1201, 0, 2, 100, 2, 9, 1);
+    spike_case(1201, 1, 1, 0.1, 1, 9, 1);       /* not dominant: rows swapped inside the partitions */
     spike_case(5, 2, 2, 10, 1, 0, 1);          /* fewer rows than two partitions need */
     spike_case(9, 2, 2, 10, 1, 1, 1);          /* psize below 2K: partitions of 2K rows at least */
     spike_case(1, 0, 0, 10, 1, 0, 1);

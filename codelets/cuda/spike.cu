@@ -88,47 +88,107 @@ __device__ inline void update_batched(int count, F entry, T *x)
     }
 }
 
-// gbtf2 below by one thread, in LAPACK's order: for the narrowest bands (kl + ku <= 2: K = 1),
-// where a step has one or two multipliers and the block's barriers and shared variables cost more
-// than the step (H100, n = 1e6, K = 1, bench/NOTES.md session 22: the factor task 1.8 -> 1.5 ms).
-// Same pivots (the first entry of largest |re| + |im|), factors and info as gbtf2_block.
-template <typename T>
-__device__ int gbtf2_serial(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
+// ---- the band LU of the narrowest bands (kl + ku <= 2: K = 1, and K = 2 one-sided) by one thread ----
+// A band step there is a few flops: a block's barriers (gbtf2_block) cost several times the step, and a
+// thread stepping on global memory (session 22's gbtf2 by one thread) waits a memory round trip per
+// step. So the columns a step touches stay in registers (the bandwidths are template arguments, so the
+// window's arrays are registers), each column is read and written once, and the next NARROW_PF columns
+// are loaded together ahead of their steps. H100, K = 1, 2048 partitions of 488 rows (bench/spike_kernels,
+// bench/NOTES.md session 29): the factor kernel 0.35 ms against 0.80 ms with gbtf2_block.
+// The same one-thread form of the solves (gbtrs) was slower than the warp kernels below at these
+// partition lengths: a thread per partition reads its own rows, 32 sectors per load of a warp.
+#define NARROW_PF 8
+
+// LAPACK's gbtf2 on ab (ldab >= 2 KL + KU + 1, m columns, m >= 1) by the calling thread: the same
+// pivots (the first entry of largest |re| + |im|), factors and info as gbtf2_block. Column j + c is
+// w[c] while steps j - KV .. j touch it; no entry beyond column m - 1 is read or written (the next
+// partition's factors follow there).
+template <typename T, int KL, int KU>
+__device__ int gbtf2_narrow(int m, T *ab, int ldab, int *ipiv)
 {
-    const int kv = ku + kl, n = m;
+    constexpr int KV = KL + KU, LD = 2 * KL + KU + 1, W = KV + 1;
+    T w[W][LD];
+    auto load = [&](int col, T(&dst)[LD]) {
+#pragma unroll
+        for (int r = 0; r < LD; r++)
+            dst[r] = col < m ? ab[r + (size_t)col * ldab] : from_real<T>(0);
+    };
+#pragma unroll
+    for (int c = 0; c < W; c++)
+        load(c, w[c]);
     int ju = 0, info = 0;
-    for (int j = 0; j < n; j++) {
-        T *abj = ab + (size_t)j * ldab;   // column j
-        const int km = min(kl, m - 1 - j);
-        int jp = 0;
-        double best = abs1(abj[kv]);
-        for (int i = 1; i <= km; i++) {
-            const double v = abs1(abj[kv + i]);
-            if (v > best) { best = v; jp = i; }
-        }
-        ipiv[j] = jp + j + 1;
-        if (is_zero(abj[kv + jp])) {
-            if (info == 0) info = j + 1;
-            continue;
-        }
-        ju = max(ju, min(j + ku + jp, n - 1));
-        if (jp != 0)   // swap rows j and j + jp over columns j .. ju
-            for (int c = 0; c <= ju - j; c++) {
-                T *a = abj + (kv + jp - c) + (size_t)c * ldab, *b = abj + (kv - c) + (size_t)c * ldab;
-                const T t = *a; *a = *b; *b = t;
+    for (int j0 = 0; j0 < m; j0 += NARROW_PF) {
+        T next[NARROW_PF][LD];   // columns j0 + W .. : loaded before the steps that wait on the window
+#pragma unroll
+        for (int u = 0; u < NARROW_PF; u++)
+            load(j0 + W + u, next[u]);
+#pragma unroll
+        for (int u = 0; u < NARROW_PF; u++) {
+            const int j = j0 + u;
+            if (j >= m) break;
+            const int km = min(KL, m - 1 - j);
+            int jp = 0;
+            double best = abs1(w[0][KV]);
+#pragma unroll
+            for (int i = 1; i <= KL; i++)
+                if (i <= km && abs1(w[0][KV + i]) > best) { best = abs1(w[0][KV + i]); jp = i; }
+            ipiv[j] = jp + j + 1;
+            T pivot = w[0][KV];
+#pragma unroll
+            for (int i = 1; i <= KL; i++)
+                if (jp == i) pivot = w[0][KV + i];
+            if (is_zero(pivot)) {
+                if (info == 0) info = j + 1;
+            } else {
+                ju = max(ju, min(j + KU + jp, m - 1));
+                const int cmax = ju - j;   // <= KV
+#pragma unroll
+                for (int c = 0; c <= KV; c++)   // swap rows j and j + jp over columns j .. ju
+#pragma unroll
+                    for (int p = 1; p <= KL; p++)
+                        if (c <= cmax && jp == p) { const T t = w[c][KV + p - c]; w[c][KV + p - c] = w[c][KV - c]; w[c][KV - c] = t; }
+                if (km > 0) {
+#pragma unroll
+                    for (int i = 1; i <= KL; i++)
+                        if (i <= km) w[0][KV + i] = div_(w[0][KV + i], w[0][KV]);
+#pragma unroll
+                    for (int c = 1; c <= KV; c++)
+                        if (c <= cmax) {
+                            const T u = w[c][KV - c];
+#pragma unroll
+                            for (int i = 1; i <= KL; i++)
+                                if (i <= km) w[c][KV - c + i] = sub(w[c][KV - c + i], mul(w[0][KV + i], u));
+                        }
+                }
             }
-        if (km > 0) {
-            const T piv = abj[kv];
-            for (int i = 1; i <= km; i++)
-                abj[kv + i] = div_(abj[kv + i], piv);
-            for (int c = 1; c <= ju - j; c++) {   // rows j+1 .. j+km of column j + c
-                const T u = abj[(kv - c) + (size_t)c * ldab];
-                for (int i = 1; i <= km; i++)
-                    abj[(kv - c + i) + (size_t)c * ldab] = sub(abj[(kv - c + i) + (size_t)c * ldab], mul(abj[kv + i], u));
-            }
+#pragma unroll
+            for (int r = 0; r < LD; r++)   // column j is final
+                ab[r + (size_t)j * ldab] = w[0][r];
+#pragma unroll
+            for (int c = 0; c + 1 < W; c++)
+#pragma unroll
+                for (int r = 0; r < LD; r++)
+                    w[c][r] = w[c + 1][r];
+#pragma unroll
+            for (int r = 0; r < LD; r++)
+                w[W - 1][r] = next[u][r];
         }
     }
     return info;
+}
+
+// gbtf2_narrow for the bandwidths at run time (kl + ku <= 2)
+template <typename T>
+__device__ int gbtf2_narrow_any(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
+{
+    switch (kl * 3 + ku) {
+    case 0: return gbtf2_narrow<T, 0, 0>(m, ab, ldab, ipiv);
+    case 1: return gbtf2_narrow<T, 0, 1>(m, ab, ldab, ipiv);
+    case 2: return gbtf2_narrow<T, 0, 2>(m, ab, ldab, ipiv);
+    case 3: return gbtf2_narrow<T, 1, 0>(m, ab, ldab, ipiv);
+    case 4: return gbtf2_narrow<T, 1, 1>(m, ab, ldab, ipiv);
+    default: return gbtf2_narrow<T, 2, 0>(m, ab, ldab, ipiv);
+    }
 }
 
 // i?amax by the block's first warp (each of its lanes calls it): the index of the first of col[0 .. km]
@@ -158,14 +218,6 @@ __device__ int gbtf2_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
 {
     const int kv = ku + kl, n = m;
     __shared__ int s_jp, s_ju, s_ok, s_info;
-    if (kl + ku <= 2) {   // one thread (see gbtf2_serial)
-        if (threadIdx.x == 0)
-            s_info = gbtf2_serial(m, kl, ku, ab, ldab, ipiv);
-        __syncthreads();
-        const int info = s_info;
-        __syncthreads();   // every thread has read s_info before a next call sets it
-        return info;
-    }
     if (threadIdx.x == 0) { s_info = 0; s_ju = 0; }
     __syncthreads();
     for (int j = 0; j < n; j++) {
@@ -384,10 +436,25 @@ __host__ __device__ inline size_t band_lu_smem(int kl, int ku)
     return (band_panel_entries(kl, ku) + (size_t)SS_BAND_NB * (kl + ku)) * sizeof(T);
 }
 
-// the band LU of the factor kernel: blocked where the kernel got shared memory for it (smem non-null)
+// gbtf2_narrow_any by the block's thread 0, the others waiting at one barrier; info in every thread
 template <typename T>
+__device__ int band_lu_narrow_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv)
+{
+    __shared__ int s_info;
+    if (threadIdx.x == 0)
+        s_info = gbtf2_narrow_any(m, kl, ku, ab, ldab, ipiv);
+    __syncthreads();
+    const int info = s_info;
+    __syncthreads();   // every thread has read s_info before a next call sets it
+    return info;
+}
+
+// the band LU of the factor kernel: by one thread where NARROW (kl + ku <= 2), else blocked where the
+// kernel got shared memory for it (smem non-null), else step by step
+template <bool NARROW, typename T>
 __device__ int band_lu_block(int m, int kl, int ku, T *ab, int ldab, int *ipiv, unsigned char *smem)
 {
+    if constexpr (NARROW) return band_lu_narrow_block(m, kl, ku, ab, ldab, ipiv);
     if (!smem) return gbtf2_block(m, kl, ku, ab, ldab, ipiv);
     T *P = (T *)smem;
     return gbtrf_blocked(m, kl, ku, ab, ldab, ipiv, P, P + band_panel_entries(kl, ku));
@@ -575,9 +642,10 @@ __host__ __device__ size_t factor_offsets(const struct ss_spike_chunk &c, size_t
 // The factor task, as zspike_factor_cpu: per partition (block) the tips' couplings and dominance,
 // the diagonal block in gbtrf layout and its LU, then Vb by gbtrs on the trailing rows and Wt
 // from the leading block's UL. bp / bn: the neighbour chunks' bands (used by the first / last
-// partition only, when the chunk has such a neighbour); sp: bp's columns.
-template <typename TA, typename TF>
-__global__ void __launch_bounds__(SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(struct ss_spike_chunk c, const TA *bp, int ldp, int sp,
+// partition only, when the chunk has such a neighbour); sp: bp's columns. NARROW (kl + ku <= 2): the
+// band LUs by one thread in registers (gbtf2_narrow), in blocks of one warp, which leave it 255 registers.
+template <typename TA, typename TF, bool NARROW>
+__global__ void __launch_bounds__(NARROW ? 32 : SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(struct ss_spike_chunk c, const TA *bp, int ldp, int sp,
                                                                      const TA *bi, int ldi, const TA *bn, int ldn, TF *F,
                                                                      int *ipiv, TA *tips, char *work, size_t wstride, bool blocked)
 {
@@ -593,7 +661,7 @@ __global__ void __launch_bounds__(SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(
     int *pi = ipiv + off;
     tips_prep_block(s, kl, ku, K, Bp, i > 0 ? (size_t)ldi : (size_t)ldp, Bi, ldi, Bn, i + 1 < c.np ? (size_t)ldi : (size_t)ldn, t);
     band_to_lu_block(s, kl, ku, Bi, ldi, Fi, ldf);
-    int info = band_lu_block(s, kl, ku, Fi, ldf, pi, lu_smem);
+    int info = band_lu_block<NARROW>(s, kl, ku, Fi, ldf, pi, lu_smem);
     if (info != 0) {   // the same in every thread: the whole block leaves
         if (threadIdx.x == 0) t[SS_TIP_STATUS(K)] = from_real<TA>(info);
         return;
@@ -620,7 +688,7 @@ __global__ void __launch_bounds__(SPIKE_FACTOR_MAX_THREADS) factor_chunk_kernel(
         TF *T = (TF *)(w + o[0]), *Z = (TF *)(w + o[1]);
         int *piv = (int *)(w + o[2]);
         band_to_lu_block(m, kl, ku, Bi, ldi, T, ldw, true);
-        if (band_lu_block(m, fl, fu, T, ldw, piv, lu_smem) != 0) {
+        if (band_lu_block<NARROW>(m, fl, fu, T, ldw, piv, lu_smem) != 0) {
             if (threadIdx.x == 0) t[SS_TIP_STATUS(K)] = from_real<TA>(1);
             return;
         }
@@ -1133,7 +1201,7 @@ static int factor_threads(int kl, int ku)
 }
 
 // The factor kernel's band LUs blocked (gbtrf_blocked) where their shared memory fits beside the kernel's
-// static arrays and the band is wider than gbtf2_serial's, unless STARSOLVE_SPIKE_BLOCKED_LU=0 (gbtf2_block
+// static arrays and the band is wider than gbtf2_narrow's, unless STARSOLVE_SPIKE_BLOCKED_LU=0 (gbtf2_block
 // step by step, kept for comparing the two in one command: bench/NOTES.md, session 26)
 static bool spike_blocked_lu(int kl, int ku, size_t smem)
 {
@@ -1220,10 +1288,16 @@ static void factor_chunk(const struct ss_spike_chunk *c, const void *bp, int ldp
     const int K = c->K;
     const size_t smem = band_lu_smem<TF>(c->kl, c->ku);
     const bool blocked = spike_blocked_lu(c->kl, c->ku, smem);
-    if (blocked && smem > 48 * 1024)   // above the default limit of dynamic shared memory
-        SS_CUDA_CHECK(cudaFuncSetAttribute(factor_chunk_kernel<TA, TF>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    factor_chunk_kernel<TA, TF><<<c->np, factor_threads(c->kl, c->ku), blocked ? smem : 0, st>>>(
-        *c, (const TA *)bp, ldp, sp, (const TA *)bi, ldi, (const TA *)bn, ldn, (TF *)F, ipiv, (TA *)tips, (char *)work, stride, blocked);
+    if (c->kl + c->ku <= 2)   // factor_threads gives these bands one warp
+        factor_chunk_kernel<TA, TF, true><<<c->np, 32, 0, st>>>(*c, (const TA *)bp, ldp, sp, (const TA *)bi, ldi, (const TA *)bn, ldn,
+                                                                (TF *)F, ipiv, (TA *)tips, (char *)work, stride, false);
+    else {
+        if (blocked && smem > 48 * 1024)   // above the default limit of dynamic shared memory
+            SS_CUDA_CHECK(cudaFuncSetAttribute(factor_chunk_kernel<TA, TF, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        factor_chunk_kernel<TA, TF, false><<<c->np, factor_threads(c->kl, c->ku), blocked ? smem : 0, st>>>(
+            *c, (const TA *)bp, ldp, sp, (const TA *)bi, ldi, (const TA *)bn, ldn, (TF *)F, ipiv, (TA *)tips, (char *)work, stride,
+            blocked);
+    }
     SS_CHECK_LAUNCH("factor_chunk_kernel");
     if (c->np > 1) {   // the inner interfaces: Vb of partition j, Wt of partition j + 1
         reduced_factor_kernel<TA><<<c->np - 1, SPIKE_THREADS, 0, st>>>(K, (const TA *)tips + SS_TIP_VB(K), SS_TIPS(K),
