@@ -8,8 +8,8 @@
 // the LU layout alone, copy + LU each way, and a Vb-like solve (the trailing K + kl rows, K right-hand sides) each
 // way. Then checks the blocked forms against the step-by-step ones on the same band, and again on a band without
 // dominance (rows swapped): pivots must agree exactly, factors and solves to rounding. Exit 1 if a pivot differs.
-// At K = 1 also the factor kernel with the one-thread band LU (gbtf2_narrow, the library's there), timed, and that
-// LU checked against gbtf2_block's.
+// At K = 1 also the factor kernel with the one-thread band LU (gbtf2_narrow, the library's there) and its parts
+// (copy, copy + LU, tips_prep_block) timed in its one-warp blocks, and that LU checked against gbtf2_block's.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -32,6 +32,21 @@ template <typename T> __global__ void __launch_bounds__(1024) part_kernel(int wh
     for (int e = threadIdx.x; e < m * K; e += blockDim.x) Zi[e] = (e % m) >= m - K ? from_real<T>(1) : from_real<T>(0);
     __syncthreads();
     band_trs_block(m, kl, ku, K, Fi + (size_t)j0 * ldf, ldf, pi + j0, j0, Zi, m, K, blocked ? sm : nullptr);
+}
+
+// the narrow factor kernel's parts alone, in its one-warp blocks: 0 the band's copy into the LU layout, 1 the copy and
+// the one-thread LU, 2 the tips' couplings and dominance (tips_prep_block)
+template <typename T> __global__ void __launch_bounds__(32) narrow_part_kernel(int what, int s, int kl, int ku, const T *band, int ldb, T *F,
+                                                                                int ldf, int *ipiv, T *tips)
+{
+    const int K = kl > ku ? kl : ku, last = blockIdx.x + 1 == gridDim.x;
+    const T *Bi = band + (size_t)blockIdx.x * s * ldb;
+    T *Fi = F + (size_t)blockIdx.x * s * ldf; int *pi = ipiv + (size_t)blockIdx.x * s;
+    if (what < 2) band_to_lu_block(s, kl, ku, Bi, ldb, Fi, ldf);
+    if (what == 1) band_lu_block<true>(s, kl, ku, Fi, ldf, pi, nullptr);
+    if (what == 2)
+        tips_prep_block(s, kl, ku, K, blockIdx.x ? Bi - (size_t)K * ldb : nullptr, ldb, Bi, ldb, last ? nullptr : Bi + (size_t)s * ldb, ldb,
+                        tips + SS_TIPS(K) * blockIdx.x);
 }
 
 int main(int argc, char **argv)
@@ -72,8 +87,12 @@ int main(int argc, char **argv)
         snprintf(nm, 64, "factor_chunk_kernel blocked=%d", b);
         timeit(nm, [&] { factor_chunk_kernel<T, T, false><<<np, thr, b ? smem : 0>>>(c, band, ldb, s, band, ldb, band, ldb, F, ipiv, tips, work, stride, b != 0); });
     }
-    if (narrow)
+    if (narrow) {
         timeit("factor_chunk_kernel narrow", [&] { factor_chunk_kernel<T, T, true><<<np, 32>>>(c, band, ldb, s, band, ldb, band, ldb, F, ipiv, tips, work, stride, false); });
+        timeit("narrow: copy", [&] { narrow_part_kernel<T><<<np, 32>>>(0, s, kl, ku, band, ldb, F, ldf, ipiv, tips); });
+        timeit("narrow: copy+LU", [&] { narrow_part_kernel<T><<<np, 32>>>(1, s, kl, ku, band, ldb, F, ldf, ipiv, tips); });
+        timeit("narrow: tips_prep_block", [&] { narrow_part_kernel<T><<<np, 32>>>(2, s, kl, ku, band, ldb, F, ldf, ipiv, tips); });
+    }
     timeit("copy only", [&] { part_kernel<T><<<np, thr, smem>>>(0, s, kl, ku, band, ldb, F, ldf, ipiv, Z, 0); });
     timeit("copy+LU gbtf2_block", [&] { part_kernel<T><<<np, thr, smem>>>(1, s, kl, ku, band, ldb, F, ldf, ipiv, Z, 0); });
     timeit("copy+LU blocked", [&] { part_kernel<T><<<np, thr, smem>>>(1, s, kl, ku, band, ldb, F, ldf, ipiv, Z, 1); });
