@@ -5,13 +5,17 @@
 // every upload issued before it; a kernel that copies runs on the SMs instead. And do the
 // uploads slow down while the host's cores read main memory (RBT computes ||A|| on the cores
 // while A goes up)?
-//   bench/copy_overlap [-nb 2500] [-ld 20000] [-uploads 20] [-readers T]
+//   bench/copy_overlap [-nb 2500] [-ld 20000] [-uploads 20] [-readers T | -alloc 1]
 // Issues `uploads` pitched nb x nb uploads (page-locked host memory, leading dimension ld, as
 // StarPU copies a tile of a borrowed LAPACK array) on one stream, then, on a second stream, one
 // nb x nb device-to-device copy, by cudaMemcpy2DAsync and then by a kernel (in separate rounds),
 // and prints how long after its issue each copy completed, beside the uploads' total time.
 // With -readers T, T host threads also sum a 256 MB array each (one pass per round), started
 // with the uploads; their read rate is printed beside the uploads'.
+// With -alloc instead: is StarPU's way of getting a tile's GPU buffer (cudaMemGetInfo, then cudaMalloc, by the
+// thread that then issues the tile's upload: driver_cuda.c of StarPU 1.3) what holds its uploads to one tile at a
+// time? Two rounds of: the uploads' buffers allocated that way (timed alone), the uploads queued into them, then
+// freed and, for each tile in turn, allocated and its upload issued.
 // Double precision elements. Exit 1 on a CUDA error.
 #include <cstdio>
 #include <cstdlib>
@@ -98,15 +102,61 @@ static float round_trip(copy_kind kind, int nb, int ld, int uploads, const doubl
     return copy_ms;
 }
 
+// -alloc: see the head of this file; `uploads` tiles of nb x nb from host (leading dimension ld)
+static void allocation_rounds(int nb, int ld, int uploads, const double *host, cudaStream_t up)
+{
+    const size_t bytes = (size_t)nb * nb * sizeof(double);
+    const int tiles_per_col = ld / nb;
+    std::vector<double *> bufs(uploads);
+    auto upload = [&](int t) {
+        const double *h = host + (size_t)(t % tiles_per_col) * nb + (size_t)(t / tiles_per_col) * nb * ld;
+        CHECK(cudaMemcpy2DAsync(bufs[t], (size_t)nb * sizeof(double), h, (size_t)ld * sizeof(double), (size_t)nb * sizeof(double), nb,
+                                cudaMemcpyHostToDevice, up));
+    };
+    auto allocate = [&](int t) {   // as StarPU 1.3's _starpu_cuda_malloc_on_node
+        size_t free_bytes, total;
+        CHECK(cudaMemGetInfo(&free_bytes, &total));
+        CHECK(cudaMalloc(&bufs[t], bytes));
+    };
+    auto secs = [](std::chrono::steady_clock::time_point t0) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    for (int round = 0; round < 2; round++) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (int t = 0; t < uploads; t++)
+            allocate(t);
+        const double alloc_s = secs(t0);
+        t0 = std::chrono::steady_clock::now();
+        for (int t = 0; t < uploads; t++)
+            upload(t);
+        CHECK(cudaStreamSynchronize(up));
+        const double queued_s = secs(t0);
+        for (int t = 0; t < uploads; t++)
+            CHECK(cudaFree(bufs[t]));
+        t0 = std::chrono::steady_clock::now();
+        for (int t = 0; t < uploads; t++) {
+            allocate(t);
+            upload(t);
+        }
+        CHECK(cudaStreamSynchronize(up));
+        const double turn_s = secs(t0);
+        for (int t = 0; t < uploads; t++)
+            CHECK(cudaFree(bufs[t]));
+        printf("round %d  allocations %.1f us a tile;  uploads queued %.1f GB/s;  each tile allocated then uploaded in turn %.1f GB/s\n",
+               round, alloc_s / uploads * 1e6, uploads * bytes / queued_s / 1e9, uploads * bytes / turn_s / 1e9);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    int nb = 2500, ld = 20000, uploads = 20, readers = 0;
+    int nb = 2500, ld = 20000, uploads = 20, readers = 0, alloc = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-nb")) nb = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-ld")) ld = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-uploads")) uploads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-readers")) readers = atoi(argv[i + 1]);
-        else { fprintf(stderr, "usage: copy_overlap [-nb NB] [-ld LD] [-uploads K] [-readers T]\n"); return 2; }
+        else if (!strcmp(argv[i], "-alloc")) alloc = atoi(argv[i + 1]);
+        else { fprintf(stderr, "usage: copy_overlap [-nb NB] [-ld LD] [-uploads K] [-readers T | -alloc 1]\n"); return 2; }
     }
     if (nb < 1 || ld < nb || uploads < 1 || (size_t)uploads > (size_t)(ld / nb) * (ld / nb) || readers < 0) {
         fprintf(stderr, "copy_overlap: need 1 <= nb <= ld, 1 <= uploads <= (ld / nb)^2 and readers >= 0\n");
@@ -116,11 +166,18 @@ int main(int argc, char **argv)
     double *host, *dev_tiles, *dev_src, *dev_dst;
     CHECK(cudaMallocHost(&host, (size_t)ld * ld * sizeof(double)));
     memset(host, 0, (size_t)ld * ld * sizeof(double));
+    cudaStream_t up, work;
+    CHECK(cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking));
+    if (alloc) {   // fresh device memory: before anything else is allocated
+        printf("nb %d, ld %d, %d uploads of %.1f MB each, buffers allocated as StarPU does\n", nb, ld, uploads, tile * sizeof(double) / 1e6);
+        allocation_rounds(nb, ld, uploads, host, up);
+        CHECK(cudaStreamDestroy(up));
+        CHECK(cudaFreeHost(host));
+        return 0;
+    }
     CHECK(cudaMalloc(&dev_tiles, (size_t)uploads * tile * sizeof(double)));
     CHECK(cudaMalloc(&dev_src, tile * sizeof(double)));
     CHECK(cudaMalloc(&dev_dst, tile * sizeof(double)));
-    cudaStream_t up, work;
-    CHECK(cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&work, cudaStreamNonBlocking));
     std::vector<double *> arrays(readers);
     std::vector<std::thread> threads(readers);
