@@ -109,7 +109,7 @@ void insert_zgetrf_nopiv(starpu_data_handle_t A, starpu_data_handle_t scratch, i
                                  STARPU_RW, A, STARPU_SCRATCH, scratch,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
                                  STARPU_NAME, "zgetrf_nopiv",
-                                 STARPU_FLOPS, SS_FLOP_SCALE * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),
+                                 STARPU_FLOPS, SS_FLOP_SCALE * 2.0 * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),
                                  0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgetrf_nopiv");
 }

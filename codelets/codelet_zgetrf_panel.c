@@ -273,7 +273,7 @@ void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_d
                                  /* its tiles belong to several processes (StarPU-MPI): run it where the first written one lives */
                                  STARPU_EXECUTE_ON_DATA, tiles[0],
                                  STARPU_NAME, "zgetrf_panel",
-                                 STARPU_FLOPS, SS_FLOP_SCALE * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),
+                                 STARPU_FLOPS, SS_FLOP_SCALE * 2.0 * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),
                                  0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgetrf_panel");
     free(descr);
