@@ -58,8 +58,13 @@ int main(int argc, char **argv)
         o.m = o.n = 32;
     else if (o.n <= 0)
         o.n = o.m;
-    if (!strcmp(o.op, "potrf"))
-        o.n = o.m;        /* square */
+    if (!strcmp(o.op, "potrf")) {   /* square: -m or -n gives the order */
+        if (o.m > 0 && o.n > 0 && o.m != o.n) {
+            fprintf(stderr, "starpu_batched: potrf factors square matrices: -m %d and -n %d differ\n", o.m, o.n);
+            return DRIVER_USAGE;
+        }
+        o.n = o.m;
+    }
     switch (o.prec) {
     case 's': return driver_main(&o, run_sbatched);
     case 'c': return driver_main(&o, run_cbatched);

@@ -248,6 +248,7 @@ if [ "$status" -eq 0 ] && grep -q "fell back" "$tmp/out" && within_bound "$(valu
 else fail "$RBT -matrix zerodiag -depth 0 -fallback: exit status $status"; fi
 usage_error "$RBT" -matrix nosuchkind
 usage_error "$RBT" -depth -1
+usage_error "$RBT" -depth 17                    # gesv_rbt takes depths 0 .. 16
 usage_error "$RBT" -refine x
 
 # starpu_batched: every op in every precision, a size that is no power of two, -check and -vendor
@@ -264,6 +265,7 @@ run "$BATCHED" -op geqrf -m 40 -n 15 -batch 10 -check
 if [ "$status" -eq 0 ] && within_bound "$(value_of "$BERR_NAME")"; then pass; else fail "$BATCHED -op geqrf -m 40 -n 15: exit status $status"; fi
 usage_error "$BATCHED" -op lu
 usage_error "$BATCHED" -batch 0
+usage_error "$BATCHED" -op potrf -m 8 -n 6       # potrf: square
 
 # starpu_spike: every precision, a dominant and a non-dominant band (the latter may fall back to gbsv, and says so)
 run "$SPIKE" --help
