@@ -175,6 +175,10 @@ for d in "$LU" "$LU -nopiv" "$CHOL" "$CHOL -uplo U"; do
     else fail "$d -ooc: no 'out of core (... read ... matrices, written ...)' in the result line"; fi
 done
 usage_error "$LU" -n 300 -ooc "$tmp/no-such-dir"
+# more GPUs asked for than StarPU finds (no machine has 64): exit status 1 and one line, not a run on the CPUs alone
+run "$LU" -n 100 -ngpus 64
+if [ "$status" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]; then pass
+else fail "$LU -ngpus 64: exit status $status (expected 1), $(wc -l <"$tmp/err") lines on stderr (expected 1)"; fi
 usage_error "$LU" -n 300 -ooc "$tmp/swap" -ngpus 1   # out of core: CPU workers only
 usage_error "$CHOL" -n 2000 -nb 100 -ooc "$tmp/swap" -host-mb 1
 
