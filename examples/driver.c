@@ -48,7 +48,9 @@ static int shared_flags(struct driver_opts *o, struct driver_flag *f)
         { "-nrhs", DRIVER_FLAG_INT, &o->nrhs, 0, NULL, "R", "right-hand sides; 0: factorization only; default 1" },
         { "-ncpus", DRIVER_FLAG_INT, &o->ncpus, -1, NULL, "C", "CPU workers; -1: StarPU's choice (STARPU_NCPU, else all free cores, one left to the\n"
           "              program with GPUs)" },
-        { "-ngpus", DRIVER_FLAG_INT, &o->ngpus, -1, NULL, "G", "CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs)" },
+        { "-ngpus", DRIVER_FLAG_INT, &o->ngpus, -1, NULL, "G",
+          "GPUs (-streams CUDA workers each); -1: StarPU's choice (STARPU_NCUDA, else all);\n"
+          "              more than StarPU finds is an error" },
         { "-sched", DRIVER_FLAG_STRING, &o->sched, 0, NULL, "S",
           "StarPU scheduler; default STARPU_SCHED, else dmdas (with GPUs starpu_lu and starpu_cholesky:\n"
           "              modular-heft-prio); STARPU_SCHED, when set, wins" },

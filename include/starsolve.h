@@ -23,7 +23,7 @@ typedef double _Complex starsolve_complex64_t;
 typedef struct starsolve_config {
     int ncpus;          /* CPU workers; -1: StarPU's choice (STARPU_NCPU, else all cores not driving a GPU,
                            less one left to the calling thread when GPUs are used) */
-    int ngpus;          /* CUDA workers; -1: StarPU's choice (STARPU_NCUDA, else all GPUs) */
+    int ngpus;          /* GPUs (each driven by cuda_streams CUDA workers); -1: StarPU's choice (STARPU_NCUDA, else all) */
     const char *sched;  /* StarPU scheduling policy; NULL: STARPU_SCHED, else gpu_sched with CUDA workers,
                            else "dmdas" */
     const char *gpu_sched; /* the policy when sched and STARPU_SCHED name none and CUDA workers run; NULL (default):
