@@ -102,14 +102,12 @@ void insert_zgetrf_nopiv(starpu_data_handle_t A, starpu_data_handle_t scratch, i
 {
     struct zgetrf_nopiv_args *a = malloc(sizeof *a);
     *a = (struct zgetrf_nopiv_args){ offset, req };
-    double m = starpu_matrix_get_nx(A), n = starpu_matrix_get_ny(A);
-    double k = m < n ? m : n;
     int ret = ss_task_insert(&cl_zgetrf_nopiv,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_RW, A, STARPU_SCRATCH, scratch,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_PANEL, prio),
                                  STARPU_NAME, "zgetrf_nopiv",
-                                 STARPU_FLOPS, SS_FLOP_SCALE * 2.0 * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),
+                                 STARPU_FLOPS, SS_FLOP_SCALE * ss_getrf_flops(starpu_matrix_get_nx(A), starpu_matrix_get_ny(A)),
                                  0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgetrf_nopiv");
 }

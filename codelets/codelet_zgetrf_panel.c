@@ -265,7 +265,6 @@ void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_d
         descr[2 + ntiles] = (struct starpu_data_descr){ linv, STARPU_W };
     for (int t = 0; t < ncopies; t++)
         descr[2 + ntiles + (linv != NULL) + t] = (struct starpu_data_descr){ copies[t], STARPU_W };
-    double k = m < n ? m : n;
     int ret = ss_task_insert(&cl_zgetrf_panel,
                                  STARPU_CL_ARGS, a, sizeof *a,
                                  STARPU_DATA_MODE_ARRAY, descr, nbuffers,
@@ -273,7 +272,7 @@ void insert_zgetrf_panel(int ntiles, const starpu_data_handle_t *tiles, starpu_d
                                  /* its tiles belong to several processes (StarPU-MPI): run it where the first written one lives */
                                  STARPU_EXECUTE_ON_DATA, tiles[0],
                                  STARPU_NAME, "zgetrf_panel",
-                                 STARPU_FLOPS, SS_FLOP_SCALE * 2.0 * (m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0),
+                                 STARPU_FLOPS, SS_FLOP_SCALE * ss_getrf_flops(m, n),
                                  0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgetrf_panel");
     free(descr);

@@ -385,15 +385,21 @@ struct ss_batch_args {
     long strideA, strideB, strideIpiv, strideTau;
     char uplo, trans;
 };
-/* LAPACK's (real) flop count of one matrix of the batch: additions and multiplications, as the dense
- * drivers count (getrf 2/3 n^3, potrf n^3/3, geqrf 4/3 n^3 for square matrices). Until session 30 getrf
- * counted its multiplications alone, m n k - (m + n) k^2 / 2 + k^3 / 3, half of this: earlier batched
- * tables' getrf GF/s and TF/s are half the true rates (their ratios, times against times, hold). */
+/* LAPACK's (real) flop count of an m x n LU: additions and multiplications, 2/3 n^3 for a square matrix, as
+ * the dense drivers count. Until session 30 the batched getrf and the getrf panel codelets counted the
+ * multiplications alone, half of this: earlier batched tables' getrf GF/s and TF/s are half the true rates
+ * (their ratios, times against times, hold). */
+static inline double ss_getrf_flops(double m, double n)
+{
+    double k = m < n ? m : n;
+    return 2 * (m * n * k - (m + n) * k * k / 2 + k * k * k / 3);
+}
+/* LAPACK's (real) flop count of one matrix of the batch (getrf 2/3 n^3, potrf n^3/3, geqrf 4/3 n^3 square) */
 static inline double ss_batch_flops(const struct ss_batch_args *a)
 {
     double m = a->m, n = a->n, r = a->nrhs, k = m < n ? m : n, big = m > n ? m : n;
     switch (a->op) {
-    case SS_BATCH_GETRF: return 2 * (m * n * k - (m + n) * k * k / 2 + k * k * k / 3);
+    case SS_BATCH_GETRF: return ss_getrf_flops(m, n);
     case SS_BATCH_POTRF: return n * n * n / 3;
     case SS_BATCH_GEQRF: return 2 * big * k * k - 2 * k * k * k / 3;
     case SS_BATCH_GEQRS: return 4 * m * n * r;

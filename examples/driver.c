@@ -335,11 +335,12 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
                                  : "the runtime did not start (check -ncpus, -ngpus and the STARPU_* variables)");
         return DRIVER_FAILED;
     }
-    if (o->ngpus > 0 && starsolve_ngpus() < o->ngpus) {
+    int gpus_found = starsolve_ngpus();
+    if (o->ngpus > 0 && gpus_found < o->ngpus) {
         /* StarPU starts what it finds: a benchmark asked for GPUs must not time CPU workers alone unsaid */
         char why[160];
         snprintf(why, sizeof why, "-ngpus %d, but StarPU found %d GPU(s) (a CUDA build of StarPU and starsolve, "
-                 "and a visible device, are needed)", o->ngpus, starsolve_ngpus());
+                 "and a visible device, are needed)", o->ngpus, gpus_found);
         driver_error(o, why);
         starsolve_finalize();
         return DRIVER_FAILED;
