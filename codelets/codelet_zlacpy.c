@@ -5,7 +5,8 @@
  *  - laset: A = offdiag everywhere but the diagonal, which gets diag
  *    (forming Q starts from the identity);
  *  - lacpy_pad: a tile of a LAPACK array into a (larger) tile of an augmented
- *    matrix diag(A, I) (the RBT solver). */
+ *    matrix diag(A, I) (the RBT solver); lacpy_pad_upload the same from A's
+ *    tile in main memory, uploaded by the task itself on a GPU. */
 #include <complex.h>
 #include <stdlib.h>
 #include "codelets.h"
@@ -129,9 +130,9 @@ static void zlacpy_pad_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef STARSOLVE_USE_CUDA
-static void zlacpy_pad_cuda(void *buffers[], void *cl_arg)
+/* kind: where A's tile is (device memory, or main memory for lacpy_pad_upload) */
+static void lacpy_pad_cuda(void *buffers[], const struct zlacpy_pad_args *a, enum cudaMemcpyKind kind)
 {
-    const struct zlacpy_pad_args *a = cl_arg;
     cudaStream_t stream = ss_cuda_stream();
     int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), fm = SS_ROWS(buffers[1]), fn = SS_COLS(buffers[1]);
     starsolve_complex64_t *F = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
@@ -140,11 +141,20 @@ static void zlacpy_pad_cuda(void *buffers[], void *cl_arg)
     if (m < fm || n < fn)
         ss_cuda_laset('A', sizeof zero, fm, fn, &zero, &zero, F, ldf, stream);
     SS_CUDA(cudaMemcpy2DAsync(F, (size_t)ldf * sizeof zero, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]),
-                              (size_t)SS_LD(buffers[0]) * sizeof zero, (size_t)m * sizeof zero, n,
-                              cudaMemcpyDeviceToDevice, stream));
+                              (size_t)SS_LD(buffers[0]) * sizeof zero, (size_t)m * sizeof zero, n, kind, stream));
     if (a->pad_from >= 0 && a->pad_from < ss_min(fm, fn))
         ss_cuda_laset('A', sizeof zero, fm - a->pad_from, fn - a->pad_from, &zero, &one,
                       F + a->pad_from + (size_t)a->pad_from * ldf, ldf, stream);
+}
+
+static void zlacpy_pad_cuda(void *buffers[], void *cl_arg)
+{
+    lacpy_pad_cuda(buffers, cl_arg, cudaMemcpyDeviceToDevice);
+}
+
+static void zlacpy_pad_upload_cuda(void *buffers[], void *cl_arg)
+{
+    lacpy_pad_cuda(buffers, cl_arg, cudaMemcpyHostToDevice);
 }
 #endif
 
@@ -175,6 +185,51 @@ void insert_zlacpy_pad(starpu_data_handle_t A, starpu_data_handle_t F, int pad_f
     int ret = ss_task_insert(&cl_zlacpy_pad, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, A, STARPU_W, F,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio), STARPU_NAME, "zlacpy_pad", 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlacpy_pad");
+}
+
+/* lacpy_pad_upload: the same, but A's tile is read where it lives in main memory
+ * (pinned, its home), and on a GPU the task itself uploads it into F's tile.
+ * Why: StarPU's own transfers of A's 50 MB tiles ran one at a time at ~39 GB/s
+ * on an H100 where queued cudaMemcpy2DAsync uploads reach 50-55 GB/s
+ * (bench/NOTES.md, sessions 27-31); the RBT's first panels wait for them. On a GPU
+ * with several CUDA workers only the last one runs these tasks (ss_cuda_worker_uploads):
+ * spread over all, the uploads stopped while every stream ran a 10 ms update. */
+static int zlacpy_pad_upload_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+    if (starpu_worker_get_type((int)workerid) == STARPU_CUDA_WORKER)
+        return ss_cuda_worker_uploads(workerid);
+    return ss_can_execute(workerid, task, nimpl);
+}
+
+static struct starpu_perfmodel model_zlacpy_pad_upload = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zlacpy_pad_upload",
+};
+
+static struct starpu_codelet cl_zlacpy_pad_upload = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = zlacpy_pad_upload_can_execute,
+    .cpu_funcs = { zlacpy_pad_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zlacpy_pad_upload_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 2,
+    .modes = { STARPU_R, STARPU_W },
+    .specific_nodes = 1,
+    .nodes = { STARPU_SPECIFIC_NODE_CPU, STARPU_SPECIFIC_NODE_LOCAL },
+    .model = &model_zlacpy_pad_upload,
+    .name = "zlacpy_pad_upload",
+    .callback_func = ss_trace_task_done,
+};
+
+void insert_zlacpy_pad_upload(starpu_data_handle_t A, starpu_data_handle_t F, int pad_from, int prio)
+{
+    struct zlacpy_pad_args *a = malloc(sizeof *a);
+    *a = (struct zlacpy_pad_args){ pad_from };
+    int ret = ss_task_insert(&cl_zlacpy_pad_upload, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, A, STARPU_W, F,
+                             STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio), STARPU_NAME, "zlacpy_pad_upload", 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlacpy_pad_upload");
 }
 
 /* A column of tiles (StarPU matrix interfaces, top to bottom, n columns each)

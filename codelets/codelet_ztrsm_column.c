@@ -162,9 +162,10 @@ void insert_ztrsm_column(char side, char trans, int ntiles, const starpu_data_ha
 }
 
 /* ---- with the triangle itself: tiles[t] = tiles[t] T^-1 (side 'R', T upper) or T^-1 tiles[t]
- * (side 'L', T lower), a TRSM per tile, in place. Blocking these TRSMs by 256 columns with GEMMs
- * for the rest bought no speed on an H100 (LU-nopiv 40000: 1.061-1.074 s against 1.067 s,
- * bench/NOTES.md, session 24), so cuBLAS's own TRSM does the whole tile. */
+ * (side 'L', T lower), in place: a TRSM per tile, or on GPUs per stack of tiles (below).
+ * Blocking these TRSMs by 256 columns with GEMMs for the rest bought no speed on an H100
+ * (LU-nopiv 40000: 1.061-1.074 s against 1.067 s, bench/NOTES.md, session 24), so cuBLAS's
+ * own TRSM does the whole triangle. */
 
 struct ztrsm_column_solve_args { char side, diag; int ntiles; };
 
@@ -181,19 +182,47 @@ static void ztrsm_column_solve_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef STARSOLVE_USE_CUDA
+/* cuBLAS's TRSM runs much faster on one tall block than tile by tile (H100, side right, upper:
+ * 2500 x 2500 tiles one by one 9.6 TF/s, seven of them stacked into 17500 rows 21.7 TF/s;
+ * 5000 x 5000 tiles 24.2 against 34.6 TF/s; bench/NOTES.md, session 31), and this task is on
+ * the LU's critical path. So side 'R' copies the column's tiles one under the other into the
+ * worker's scratch, at most TRSM_STACK_BYTES at a time, solves each stack with one call and
+ * copies it back (the copies run at the memory's speed: ~0.04 ms for a 2500 x 2500 tile). */
+#define TRSM_STACK_BYTES ((size_t)1 << 30)
+
+static void ztrsm_tile_solve_cuda(char side, char diag, int m, int n, const void *T, int ldt, void *B, int ldb)
+{
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0;
+    SS_CUBLAS(cublasZtrsm(ss_cublas_handle(), side == 'R' ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT,
+                          side == 'R' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                          diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n, (const cuDoubleComplex *)&one,
+                          (const cuDoubleComplex *)T, ldt, (cuDoubleComplex *)B, ldb));
+}
+
 /* on the urgent stream, as the inverse's form */
 static void ztrsm_column_solve_cuda(void *buffers[], void *cl_arg)
 {
     const struct ztrsm_column_solve_args *a = cl_arg;
+    const void *T = (const void *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    int ldt = SS_LD(buffers[0]), ntiles = a->ntiles;
     ss_cuda_urgent_begin();
-    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0;
-    for (int t = 1; t <= a->ntiles; t++)
-        SS_CUBLAS(cublasZtrsm(ss_cublas_handle(), a->side == 'R' ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT,
-                              a->side == 'R' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                              a->diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, SS_ROWS(buffers[t]),
-                              SS_COLS(buffers[t]), (const cuDoubleComplex *)&one,
-                              (const cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
-                              (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[t]), SS_LD(buffers[t])));
+    for (int t0 = 1; t0 <= ntiles;) {
+        /* the next stack: tiles t0 .. t1 - 1 (side 'L': one tile) */
+        int n = SS_COLS(buffers[t0]), rows = SS_ROWS(buffers[t0]), t1 = t0 + 1;
+        size_t row_bytes = (size_t)n * sizeof(starsolve_complex64_t);
+        while (a->side == 'R' && t1 <= ntiles && (size_t)(rows + SS_ROWS(buffers[t1])) * row_bytes <= TRSM_STACK_BYTES)
+            rows += SS_ROWS(buffers[t1++]);
+        if (t1 - t0 == 1) {
+            ztrsm_tile_solve_cuda(a->side, a->diag, rows, n, T, ldt, (void *)STARPU_MATRIX_GET_PTR(buffers[t0]),
+                                  SS_LD(buffers[t0]));
+        } else {
+            void *block = ss_cuda_dwork((size_t)rows * row_bytes);
+            cuda_zcopy_tile_column(t1 - t0, buffers + t0, n, block, rows, 0, ss_cuda_stream());
+            ztrsm_tile_solve_cuda('R', a->diag, rows, n, T, ldt, block, rows);
+            cuda_zcopy_tile_column(t1 - t0, buffers + t0, n, block, rows, 1, ss_cuda_stream());
+        }
+        t0 = t1;
+    }
     ss_cuda_urgent_end();
 }
 #endif

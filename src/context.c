@@ -308,6 +308,18 @@ unsigned ss_gpu_memory_nodes(unsigned nodes[STARPU_MAXNODES])
     return count;
 }
 
+int ss_cuda_worker_uploads(unsigned workerid)
+{
+    int ids[STARPU_NMAXWORKERS];
+    unsigned ncuda = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
+    unsigned node = starpu_worker_get_memory_node(workerid);
+    int last = -1;
+    for (unsigned w = 0; w < ncuda; w++)
+        if (starpu_worker_get_memory_node(ids[w]) == node && ids[w] > last)
+            last = ids[w];
+    return last == (int)workerid;
+}
+
 /* GPUs, not CUDA workers: with cuda_streams > 1 several workers drive one device. */
 int starsolve_ngpus(void)
 {

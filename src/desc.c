@@ -436,15 +436,28 @@ void ss_desc_prefetch_gpu(const starsolve_desc_t *A, char part)
             starpu_data_prefetch_on_node(ss_tile(A, i, j), node, 1);
 }
 
-void ss_desc_prefetch_gpu_strided(const starsolve_desc_t *A, int stride, int copies)
+struct prefetch_after { const starsolve_desc_t *A; starpu_data_handle_t after; unsigned node; };
+
+/* starpu_data_acquire_on_node_cb's callback: asynchronous prefetches may be queued from it */
+static void prefetch_then_release(void *arg)
+{
+    struct prefetch_after *p = arg;
+    for (int j = 0; j < p->A->nt; j++)
+        for (int i = 0; i < p->A->mt; i++)
+            starpu_data_prefetch_on_node(ss_tile(p->A, i, j), p->node, 1);
+    starpu_data_release_on_node(p->after, STARPU_ACQUIRE_NO_NODE);   /* as acquired: no replicate held */
+    free(p);
+}
+
+void ss_desc_prefetch_gpu_after(const starsolve_desc_t *A, starpu_data_handle_t after, int copies)
 {
     int node = prefetch_node(A, (size_t)copies * A->m * A->n * A->elemsize);
-    if (node < 0 || stride < 1)
-        return;
-    for (int g = 0; g < stride; g++)
-        for (int j = g; j < A->nt; j += stride)
-            for (int i = 0; i < A->mt; i++)
-                starpu_data_prefetch_on_node(ss_tile(A, i, j), (unsigned)node, 1);
+    struct prefetch_after *p = node < 0 ? NULL : malloc(sizeof *p);
+    if (!p)
+        return;   /* only an early upload is lost: the tasks fetch what they read */
+    *p = (struct prefetch_after){ A, after, (unsigned)node };
+    int ret = starpu_data_acquire_on_node_cb(after, STARPU_ACQUIRE_NO_NODE, STARPU_R, prefetch_then_release, p);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_data_acquire_on_node_cb");
 }
 
 void ss_handle_prefetch_gpus(starpu_data_handle_t h)

@@ -63,14 +63,14 @@ void ss_tile_send_home(const starsolve_desc_t *A, int i, int j);
  * H100 had its GPU 12-68% busy for the first 100 ms (bench/NOTES.md, session 14). No-op for
  * out-of-core and distributed descriptors. */
 void ss_desc_prefetch_gpu(const starsolve_desc_t *A, char part);
-/* The same for all of A by tile columns 0, stride, 2 stride, ..., then 1, 1 + stride, ...: the
- * order in which the RBT solver randomizes them by groups (pzgerbt_augment). `copies`: how many
- * matrices of A's size the computation keeps on the GPU (A and the randomized F: 2), all of which
- * must fit in half its memory. Fetched only by their tasks, RBT's first group at n = 20000 on an
- * H100 arrived with a 25-29 ms pause of the GPU's driver thread in the middle, and the first panel
- * started 73 ms after the first task; queued ahead, there was no pause and the panel started after
- * 41 ms (bench/NOTES.md, session 27). StarPU still moves one tile at a time (~39 GB/s). */
-void ss_desc_prefetch_gpu_strided(const starsolve_desc_t *A, int stride, int copies);
+/* The same for all of A by tile columns, queued only once the tasks submitted so far on the handle
+ * `after` are done (a callback of starpu_data_acquire_on_node_cb; nothing is fetched for it).
+ * `copies`: how many matrices of A's size the computation keeps on the GPU (A and the randomized
+ * F: 2), all of which must fit in half its memory. The RBT solver uploads A into F by its own
+ * tasks (lacpy_pad_upload) and needs A itself on the GPU only for the refinement's residuals:
+ * queued after F's last tile, A's upload runs while the GPU factors, instead of sharing the bus
+ * with F's tiles, which the first panels wait for. */
+void ss_desc_prefetch_gpu_after(const starsolve_desc_t *A, starpu_data_handle_t after, int copies);
 /* Queue the upload of a handle that many GPU tasks read (a small vector in pageable host memory)
  * to every GPU now, while the transfer queues are empty. From pageable memory CUDA performs a
  * stream sync before the copy starts (the runtime's documented behaviour), so fetched later, behind
@@ -225,6 +225,11 @@ void ss_trace_task_done(void *arg);
 /* Codelet hook: may this worker run this task? With CUDA workers, tiles of
  * order >= starsolve_config_t.gpu_only_tile are GPU work only. */
 int ss_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+/* Whether CUDA worker `workerid` runs the uploads of main-memory tiles by its own tasks
+ * (lacpy_pad_upload): the last CUDA worker of its GPU, the only one where the GPU has one.
+ * A stream of uploads then runs back to back beside the other workers' kernels, as StarPU's
+ * transfer stream would, instead of taking turns with kernels on every stream. */
+int ss_cuda_worker_uploads(unsigned workerid);
 /* Perfmodel size of a task whose tiles vary in number or height within one
  * factorization (a panel of the rows left, a column update over the tiles
  * below the diagonal): the elements of its matrix buffers. Those codelets use

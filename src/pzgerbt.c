@@ -31,14 +31,15 @@ static void butterflies_of_group(starsolve_desc_t *A, int l, int g, int k, starp
 
 /* F = diag(A, I), tile by tile: tile (i, j) of F gets tile (i, j) of A where there
  * is one, with the identity's diagonal where F's global diagonal index reaches A's
- * order. As tasks: the copy runs on every core, and on a GPU it is the upload of A. */
+ * order. As tasks: the copy runs on every core, and on a GPU the task uploads A's
+ * tile from main memory itself (lacpy_pad_upload). */
 static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, int i, int j, int prio)
 {
     int nb = F->nb;
     /* first local diagonal index of this tile at or beyond A's order, if it is a diagonal tile */
     int pad_from = i == j ? ss_max(0, A->n - i * nb) : -1;
     if (i < A->mt && j < A->nt)
-        insert_zlacpy_pad(ss_tile(A, i, j), ss_tile(F, i, j), pad_from, prio);
+        insert_zlacpy_pad_upload(ss_tile(A, i, j), ss_tile(F, i, j), pad_from, prio);
     else
         insert_zlaset(0.0, i == j ? 1.0 : 0.0, ss_tile(F, i, j), prio);
 }
@@ -51,13 +52,12 @@ static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, 
  * so that a ready update runs before a later group's copy, and decreasing with g, so
  * that A's tiles are fetched group by group. The factorization's first columns can
  * then start once a k-th of A has arrived (on a GPU: uploaded) and randomized,
- * instead of after all of it (bench/NOTES.md, session 13). */
+ * instead of after all of it (bench/NOTES.md, session 13). A itself goes to the GPU
+ * (for the refinement's residuals) once F's last group is done. */
 void pzgerbt_augment(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, starpu_data_handle_t *u,
                      starpu_data_handle_t *v, enum ss_rbt_part part)
 {
     int k = F->nt >> depth;
-    if (part & SS_RBT_COPY)   /* A's uploads queued in the groups' order, before any copy task runs */
-        ss_desc_prefetch_gpu_strided(A, k, 2);
     for (int g = 0; g < k; g++) {
         if (part & SS_RBT_COPY)
             for (int j = g; j < F->nt; j += k)
@@ -67,6 +67,8 @@ void pzgerbt_augment(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, 
             for (int l = 0; l < depth; l++)
                 butterflies_of_group(F, l, g, k, u, v, -1 - g);
     }
+    if (part & SS_RBT_BUTTERFLIES)   /* F's last tile: of the last group, after all its butterflies */
+        ss_desc_prefetch_gpu_after(A, ss_tile(F, F->mt - 1, F->nt - 1), 2);
 }
 
 void pzgerbt_rhs(int transposed, starsolve_desc_t *B, int depth, starpu_data_handle_t *u)
