@@ -12,6 +12,7 @@
  * r = a12 + a22, s = a12 - a22 (entrywise):
  *     a11 = (p + r) ur vr / 2     a12 = (p - r) ur vs / 2
  *     a21 = (q + s) us vr / 2     a22 = (q - s) us vs / 2
+ * gerbt2: two consecutive levels on the 16 tiles they mix, in one pass (below).
  * one-sided (gerbt_rhs), on a pair of tiles of right-hand sides:
  *     W^T b = ( ur (b1 + b2), us (b1 - b2) ) / sqrt 2      (forward)
  *     W b   = ( ur b1 + us b2, ur b1 - us b2 ) / sqrt 2    (backward)
@@ -25,18 +26,12 @@
 
 struct zgerbt_args { int row0, col0, h; };
 
-static void zgerbt_cpu(void *buffers[], void *cl_arg)
+/* One level's butterfly on the four tiles of a block (same shape and leading dimension);
+ * ur, us, vr, vs: the level's entries from the tiles' first row and column on. */
+static void gerbt_block_cpu(int m, int n, int lda, starsolve_complex64_t *A11, starsolve_complex64_t *A12,
+                            starsolve_complex64_t *A21, starsolve_complex64_t *A22, const double *ur, const double *us,
+                            const double *vr, const double *vs)
 {
-    const struct zgerbt_args *a = cl_arg;
-    int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), lda = SS_LD(buffers[0]);
-    starsolve_complex64_t *A11 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
-    starsolve_complex64_t *A12 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
-    starsolve_complex64_t *A21 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[2]);
-    starsolve_complex64_t *A22 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[3]);
-    const double *ur = (const double *)STARPU_VECTOR_GET_PTR(buffers[4]) + a->row0, *us = ur + a->h;
-    const double *vr = (const double *)STARPU_VECTOR_GET_PTR(buffers[5]) + a->col0, *vs = vr + a->h;
-    /* the four tiles of one block have the same shape and leading dimension (owned tiles) */
-    STARPU_ASSERT(SS_LD(buffers[1]) == lda && SS_LD(buffers[2]) == lda && SS_LD(buffers[3]) == lda);
     for (int j = 0; j < n; j++) {
         double cr = 0.5 * vr[j], cs = 0.5 * vs[j];
         starsolve_complex64_t *c11 = A11 + (size_t)j * lda, *c12 = A12 + (size_t)j * lda;
@@ -50,6 +45,20 @@ static void zgerbt_cpu(void *buffers[], void *cl_arg)
             c22[i] = (q - s) * (us[i] * cs);
         }
     }
+}
+
+static void zgerbt_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt_args *a = cl_arg;
+    int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), lda = SS_LD(buffers[0]);
+    const double *ur = (const double *)STARPU_VECTOR_GET_PTR(buffers[4]) + a->row0, *us = ur + a->h;
+    const double *vr = (const double *)STARPU_VECTOR_GET_PTR(buffers[5]) + a->col0, *vs = vr + a->h;
+    /* the four tiles of one block have the same shape and leading dimension (owned tiles) */
+    STARPU_ASSERT(SS_LD(buffers[1]) == lda && SS_LD(buffers[2]) == lda && SS_LD(buffers[3]) == lda);
+    gerbt_block_cpu(m, n, lda, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]),
+                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]),
+                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[2]),
+                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[3]), ur, us, vr, vs);
 }
 
 #ifdef STARSOLVE_USE_CUDA
@@ -106,6 +115,96 @@ void insert_zgerbt(starpu_data_handle_t A11, starpu_data_handle_t A12, starpu_da
                                  STARPU_FLOPS, SS_FLOP_SCALE * 12.0 * m * n,
                                  0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgerbt");
+}
+
+/* ---- two consecutive levels l, l+1 at once (gerbt2): the 16 tiles A(4 a + b) at row offset
+ * off(a) and column offset off(b) of a level-l block, off = 0, h/2, h, h + h/2 (h: level l's
+ * half). Level l mixes offsets a and a + 2, level l+1 offsets a and a + 1 within each half.
+ * On a GPU one pass reads and writes each tile once (codelets/cuda/rbt.cu), where two one-level
+ * passes did so twice: the butterflies are memory-bound. */
+struct zgerbt2_args { int row0, col0, h; };
+
+/* buffers: [0 .. 16) the tiles, [16] u_l, [17] v_l, [18] u_l+1, [19] v_l+1 */
+static void zgerbt2_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt2_args *a = cl_arg;
+    int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), lda = SS_LD(buffers[0]);
+    const int off[4] = { 0, a->h / 2, a->h, a->h + a->h / 2 };
+    starsolve_complex64_t *t[16];
+    for (int e = 0; e < 16; e++) {
+        STARPU_ASSERT(SS_LD(buffers[e]) == lda);
+        t[e] = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[e]);
+    }
+    const double *u[2] = { (const double *)STARPU_VECTOR_GET_PTR(buffers[16]) + a->row0,
+                           (const double *)STARPU_VECTOR_GET_PTR(buffers[18]) + a->row0 };
+    const double *v[2] = { (const double *)STARPU_VECTOR_GET_PTR(buffers[17]) + a->col0,
+                           (const double *)STARPU_VECTOR_GET_PTR(buffers[19]) + a->col0 };
+    for (int r = 0; r < 2; r++)   /* level l */
+        for (int c = 0; c < 2; c++)
+            gerbt_block_cpu(m, n, lda, t[4 * r + c], t[4 * r + c + 2], t[4 * (r + 2) + c], t[4 * (r + 2) + c + 2],
+                            u[0] + off[r], u[0] + off[r + 2], v[0] + off[c], v[0] + off[c + 2]);
+    for (int r = 0; r < 4; r += 2)   /* level l+1 */
+        for (int c = 0; c < 4; c += 2)
+            gerbt_block_cpu(m, n, lda, t[4 * r + c], t[4 * r + c + 1], t[4 * (r + 1) + c], t[4 * (r + 1) + c + 1],
+                            u[1] + off[r], u[1] + off[r + 1], v[1] + off[c], v[1] + off[c + 1]);
+}
+
+#ifdef STARSOLVE_USE_CUDA
+static void zgerbt2_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt2_args *a = cl_arg;
+    void *t[16];
+    for (int e = 0; e < 16; e++)
+        t[e] = (void *)STARPU_MATRIX_GET_PTR(buffers[e]);
+    ss_cuda_zgerbt2(SS_ROWS(buffers[0]), SS_COLS(buffers[0]), t, SS_LD(buffers[0]),
+                    (const void *)STARPU_VECTOR_GET_PTR(buffers[16]), (const void *)STARPU_VECTOR_GET_PTR(buffers[17]),
+                    (const void *)STARPU_VECTOR_GET_PTR(buffers[18]), (const void *)STARPU_VECTOR_GET_PTR(buffers[19]),
+                    a->row0, a->col0, a->h, ss_cuda_stream());
+}
+#endif
+
+static struct starpu_perfmodel model_zgerbt2 = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zgerbt2",
+};
+
+static struct starpu_codelet cl_zgerbt2 = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
+    .cpu_funcs = { zgerbt2_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zgerbt2_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .model = &model_zgerbt2,
+    .name = "zgerbt2",
+    .callback_func = ss_trace_task_done,
+};
+
+void insert_zgerbt2(const starpu_data_handle_t *tiles, starpu_data_handle_t u0, starpu_data_handle_t v0,
+                    starpu_data_handle_t u1, starpu_data_handle_t v1, int row0, int col0, int h, int prio)
+{
+    struct zgerbt2_args *a = malloc(sizeof *a);
+    *a = (struct zgerbt2_args){ row0, col0, h };
+    struct starpu_data_descr descr[20];
+    for (int e = 0; e < 16; e++)
+        descr[e] = (struct starpu_data_descr){ tiles[e], STARPU_RW };
+    descr[16] = (struct starpu_data_descr){ u0, STARPU_R };
+    descr[17] = (struct starpu_data_descr){ v0, STARPU_R };
+    descr[18] = (struct starpu_data_descr){ u1, STARPU_R };
+    descr[19] = (struct starpu_data_descr){ v1, STARPU_R };
+    double m = starpu_matrix_get_nx(tiles[0]), n = starpu_matrix_get_ny(tiles[0]);
+    /* with the first tile, as zgerbt's tasks (the StarPU-MPI 1.3 defect there) */
+    int ret = ss_task_insert(&cl_zgerbt2,
+                             STARPU_EXECUTE_ON_DATA, tiles[0],
+                             STARPU_CL_ARGS, a, sizeof *a,
+                             STARPU_DATA_MODE_ARRAY, descr, 20,
+                             STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
+                             STARPU_NAME, "zgerbt2",
+                             STARPU_FLOPS, SS_FLOP_SCALE * 8 * 12.0 * m * n,
+                             0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgerbt2");
 }
 
 struct zgerbt_rhs_args { int row0, h, transposed; };

@@ -144,6 +144,17 @@ void ss_cuda_cgerbt(int m, int n, void *A11, void *A12, void *A21, void *A22, in
                     const void *v, int row0, int col0, int h, cudaStream_t stream);
 void ss_cuda_zgerbt(int m, int n, void *A11, void *A12, void *A21, void *A22, int lda, const void *u,
                     const void *v, int row0, int col0, int h, cudaStream_t stream);
+/* Two consecutive levels l, l+1 at once on the 16 tiles A16[4 a + b] at rows row0 + off(a) and
+ * columns col0 + off(b), off = 0, h/2, h, h + h/2 (h: level l's half); u0, v0 level l's
+ * diagonals, u1, v1 level l+1's. */
+void ss_cuda_sgerbt2(int m, int n, void *const *A16, int lda, const void *u0, const void *v0, const void *u1,
+                     const void *v1, int row0, int col0, int h, cudaStream_t stream);
+void ss_cuda_dgerbt2(int m, int n, void *const *A16, int lda, const void *u0, const void *v0, const void *u1,
+                     const void *v1, int row0, int col0, int h, cudaStream_t stream);
+void ss_cuda_cgerbt2(int m, int n, void *const *A16, int lda, const void *u0, const void *v0, const void *u1,
+                     const void *v1, int row0, int col0, int h, cudaStream_t stream);
+void ss_cuda_zgerbt2(int m, int n, void *const *A16, int lda, const void *u0, const void *v0, const void *u1,
+                     const void *v1, int row0, int col0, int h, cudaStream_t stream);
 void ss_cuda_sgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
                         int transposed, cudaStream_t stream);
 void ss_cuda_dgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,

@@ -29,6 +29,29 @@ static void butterflies_of_group(starsolve_desc_t *A, int l, int g, int k, starp
                 }
 }
 
+/* Levels l and l+1 at once (insert_zgerbt2) where they touch tile column group g: the 16-tile
+ * sets of a level-l block whose first tile column tj, within the block, is g mod k. The
+ * offsets q (level l+1's half in tiles) and ht (level l's) are multiples of k, so all 16
+ * tiles are of group g. */
+static void fused_butterflies_of_group(starsolve_desc_t *A, int l, int g, int k, starpu_data_handle_t *u,
+                                       starpu_data_handle_t *v, int prio)
+{
+    int nb = A->nb;
+    int h = (A->m >> l) / 2, ht = h / nb, q = ht / 2, nblocks = 1 << l;
+    const int off[4] = { 0, q, ht, ht + q };
+    for (int bj = 0; bj < nblocks; bj++)
+        for (int tj = g; tj < q; tj += k)
+            for (int bi = 0; bi < nblocks; bi++)
+                for (int ti = 0; ti < q; ti++) {
+                    int i = bi * 2 * ht + ti, j = bj * 2 * ht + tj;
+                    starpu_data_handle_t tiles[16];
+                    for (int a = 0; a < 4; a++)
+                        for (int b = 0; b < 4; b++)
+                            tiles[4 * a + b] = ss_tile(A, i + off[a], j + off[b]);
+                    insert_zgerbt2(tiles, u[l], v[l], u[l + 1], v[l + 1], i * nb, j * nb, h, prio);
+                }
+}
+
 /* F = diag(A, I), tile by tile: tile (i, j) of F gets tile (i, j) of A where there
  * is one, with the identity's diagonal where F's global diagonal index reaches A's
  * order. As tasks: the copy runs on every core, and on a GPU the task uploads A's
@@ -63,9 +86,13 @@ void pzgerbt_augment(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, 
             for (int j = g; j < F->nt; j += k)
                 for (int i = 0; i < F->mt; i++)
                     copy_tile_augmented(A, F, i, j, -1 - g);
-        if (part & SS_RBT_BUTTERFLIES)
-            for (int l = 0; l < depth; l++)
-                butterflies_of_group(F, l, g, k, u, v, -1 - g);
+        if (part & SS_RBT_BUTTERFLIES)   /* levels two at a time: half the passes over the tiles */
+            for (int l = 0; l < depth; l += 2) {
+                if (l + 1 < depth)
+                    fused_butterflies_of_group(F, l, g, k, u, v, -1 - g);
+                else
+                    butterflies_of_group(F, l, g, k, u, v, -1 - g);
+            }
     }
     if (part & SS_RBT_BUTTERFLIES)   /* F's last tile: of the last group, after all its butterflies */
         ss_desc_prefetch_gpu_after(A, ss_tile(F, F->mt - 1, F->nt - 1), 2);

@@ -6,6 +6,10 @@
 //  - two-sided: the four tiles at (i, j), (i, j+h), (i+h, j), (i+h, j+h) of a
 //    block become those of W_u^T A W_v, in one pass, each thread one (i, j);
 //    the butterfly entries of the tile rows and columns sit in shared memory;
+//  - two levels fused: the sixteen tiles that two consecutive levels l, l+1 mix
+//    (rows and columns at offsets 0, h/2, h, h + h/2 of a level-l block, h its
+//    half) read once, both levels applied in registers, written once: half the
+//    memory traffic of two one-level passes;
 //  - one-sided, on right-hand sides: W^T B (forward) or W B (backward).
 // Butterfly entries are real in every precision (T complex: R is its real type).
 #include <cuda_runtime.h>
@@ -69,6 +73,70 @@ __global__ void gerbt_two_sided(int m, int n, T *A11, T *A12, T *A21, T *A22, in
     }
 }
 
+// The butterfly of one level on four values: a11 a12 / a21 a22 at rows (r, r+h) and
+// columns (c, c+h) of a block; ur, us and vr, vs the level's entries for those rows and columns.
+template <typename T, typename R>
+__device__ inline void butterfly4(T &a11, T &a12, T &a21, T &a22, R ur, R us, R vr, R vs)
+{
+    T p = add(a11, a21), q = sub(a11, a21), r = add(a12, a22), s = sub(a12, a22);
+    R half = R(0.5);
+    a11 = ops<T, R>::scale(add(p, r), half * ur * vr);
+    a12 = ops<T, R>::scale(sub(p, r), half * ur * vs);
+    a21 = ops<T, R>::scale(add(q, s), half * us * vr);
+    a22 = ops<T, R>::scale(sub(q, s), half * us * vs);
+}
+
+// the sixteen tiles of two fused levels: t[4 a + b] at row offset off(a), column offset off(b),
+// off = 0, h/2, h, h + h/2
+template <typename T> struct tiles16 { T *t[16]; };
+
+template <typename T, typename R>
+__global__ void gerbt2_two_sided(int m, int n, tiles16<T> A, int lda, const R *u0, const R *v0, const R *u1,
+                                 const R *v1, int row0, int col0, int h)
+{
+    // level l's and level l+1's entries of this block's rows and columns, at the four offsets
+    __shared__ R su0[4][TILE], su1[4][TILE], sv0[4][TILE], sv1[4][TILE];
+    int i0 = blockIdx.x * TILE, j0 = blockIdx.y * TILE, t = threadIdx.x + threadIdx.y * TILE;
+    if (t < 4 * TILE) {
+        int a = t / TILE, c = t % TILE, off = (a & 1) * (h / 2) + (a >> 1) * h;
+        su0[a][c] = i0 + c < m ? u0[row0 + off + i0 + c] : R(0);
+        su1[a][c] = i0 + c < m ? u1[row0 + off + i0 + c] : R(0);
+        sv0[a][c] = j0 + c < n ? v0[col0 + off + j0 + c] : R(0);
+        sv1[a][c] = j0 + c < n ? v1[col0 + off + j0 + c] : R(0);
+    }
+    __syncthreads();
+    int i = i0 + threadIdx.x, ti = threadIdx.x;
+    if (i >= m)
+        return;
+    for (int jj = threadIdx.y; jj < TILE; jj += ROWS) {
+        int j = j0 + jj;
+        if (j >= n)
+            break;
+        size_t k = i + (size_t)j * lda;
+        T x[16];
+#pragma unroll
+        for (int e = 0; e < 16; e++)
+            x[e] = A.t[e][k];
+        // level l: offsets a and a + 2 (distance h)
+#pragma unroll
+        for (int a = 0; a < 2; a++)
+#pragma unroll
+            for (int b = 0; b < 2; b++)
+                butterfly4(x[4 * a + b], x[4 * a + b + 2], x[4 * (a + 2) + b], x[4 * (a + 2) + b + 2], su0[a][ti],
+                           su0[a + 2][ti], sv0[b][jj], sv0[b + 2][jj]);
+        // level l+1, in each half: offsets a and a + 1 (distance h/2)
+#pragma unroll
+        for (int a = 0; a < 4; a += 2)
+#pragma unroll
+            for (int b = 0; b < 4; b += 2)
+                butterfly4(x[4 * a + b], x[4 * a + b + 1], x[4 * (a + 1) + b], x[4 * (a + 1) + b + 1], su1[a][ti],
+                           su1[a + 1][ti], sv1[b][jj], sv1[b + 1][jj]);
+#pragma unroll
+        for (int e = 0; e < 16; e++)
+            A.t[e][k] = x[e];
+    }
+}
+
 template <typename T, typename R>
 __global__ void gerbt_one_sided(int m, int n, T *B1, T *B2, int ldb, const R *u, int row0, int h, int transposed)
 {
@@ -101,6 +169,21 @@ static void two_sided(int m, int n, void *A11, void *A12, void *A21, void *A22, 
 }
 
 template <typename T, typename R>
+static void two_sided_fused(int m, int n, void *const *A16, int lda, const void *u0, const void *v0, const void *u1,
+                            const void *v1, int row0, int col0, int h, cudaStream_t stream)
+{
+    if (m <= 0 || n <= 0)
+        return;
+    tiles16<T> A;
+    for (int e = 0; e < 16; e++)
+        A.t[e] = (T *)A16[e];
+    dim3 block(TILE, ROWS), grid((m + TILE - 1) / TILE, (n + TILE - 1) / TILE);
+    gerbt2_two_sided<T, R><<<grid, block, 0, stream>>>(m, n, A, lda, (const R *)u0, (const R *)v0, (const R *)u1,
+                                                       (const R *)v1, row0, col0, h);
+    SS_CHECK_LAUNCH("gerbt fused two-level kernel launch");
+}
+
+template <typename T, typename R>
 static void one_sided(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h, int transposed,
                       cudaStream_t stream)
 {
@@ -117,6 +200,11 @@ extern "C" void ss_cuda_sgerbt(int m, int n, void *A11, void *A12, void *A21, vo
 {
     two_sided<float, float>(m, n, A11, A12, A21, A22, lda, u, v, row0, col0, h, stream);
 }
+extern "C" void ss_cuda_sgerbt2(int m, int n, void *const *A16, int lda, const void *u0, const void *v0,
+                                const void *u1, const void *v1, int row0, int col0, int h, cudaStream_t stream)
+{
+    two_sided_fused<float, float>(m, n, A16, lda, u0, v0, u1, v1, row0, col0, h, stream);
+}
 extern "C" void ss_cuda_sgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
                                    int transposed, cudaStream_t stream)
 {
@@ -126,6 +214,11 @@ extern "C" void ss_cuda_dgerbt(int m, int n, void *A11, void *A12, void *A21, vo
                                const void *v, int row0, int col0, int h, cudaStream_t stream)
 {
     two_sided<double, double>(m, n, A11, A12, A21, A22, lda, u, v, row0, col0, h, stream);
+}
+extern "C" void ss_cuda_dgerbt2(int m, int n, void *const *A16, int lda, const void *u0, const void *v0,
+                                const void *u1, const void *v1, int row0, int col0, int h, cudaStream_t stream)
+{
+    two_sided_fused<double, double>(m, n, A16, lda, u0, v0, u1, v1, row0, col0, h, stream);
 }
 extern "C" void ss_cuda_dgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
                                    int transposed, cudaStream_t stream)
@@ -137,6 +230,11 @@ extern "C" void ss_cuda_cgerbt(int m, int n, void *A11, void *A12, void *A21, vo
 {
     two_sided<float2, float>(m, n, A11, A12, A21, A22, lda, u, v, row0, col0, h, stream);
 }
+extern "C" void ss_cuda_cgerbt2(int m, int n, void *const *A16, int lda, const void *u0, const void *v0,
+                                const void *u1, const void *v1, int row0, int col0, int h, cudaStream_t stream)
+{
+    two_sided_fused<float2, float>(m, n, A16, lda, u0, v0, u1, v1, row0, col0, h, stream);
+}
 extern "C" void ss_cuda_cgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
                                    int transposed, cudaStream_t stream)
 {
@@ -146,6 +244,11 @@ extern "C" void ss_cuda_zgerbt(int m, int n, void *A11, void *A12, void *A21, vo
                                const void *v, int row0, int col0, int h, cudaStream_t stream)
 {
     two_sided<double2, double>(m, n, A11, A12, A21, A22, lda, u, v, row0, col0, h, stream);
+}
+extern "C" void ss_cuda_zgerbt2(int m, int n, void *const *A16, int lda, const void *u0, const void *v0,
+                                const void *u1, const void *v1, int row0, int col0, int h, cudaStream_t stream)
+{
+    two_sided_fused<double2, double>(m, n, A16, lda, u0, v0, u1, v1, row0, col0, h, stream);
 }
 extern "C" void ss_cuda_zgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
                                    int transposed, cudaStream_t stream)
