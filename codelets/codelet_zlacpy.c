@@ -178,22 +178,29 @@ static struct starpu_codelet cl_zlacpy_pad = {
     .callback_func = ss_trace_task_done,
 };
 
-void insert_zlacpy_pad(starpu_data_handle_t A, starpu_data_handle_t F, int pad_from, int prio)
+/* one task of cl (lacpy_pad or lacpy_pad_upload) */
+static void insert_lacpy_pad_task(struct starpu_codelet *cl, starpu_data_handle_t A, starpu_data_handle_t F,
+                                  int pad_from, int prio)
 {
     struct zlacpy_pad_args *a = malloc(sizeof *a);
     *a = (struct zlacpy_pad_args){ pad_from };
-    int ret = ss_task_insert(&cl_zlacpy_pad, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, A, STARPU_W, F,
-                                 STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio), STARPU_NAME, "zlacpy_pad", 0);
-    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlacpy_pad");
+    int ret = ss_task_insert(cl, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, A, STARPU_W, F,
+                             STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio), STARPU_NAME, cl->name, 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert %s", cl->name);
+}
+
+void insert_zlacpy_pad(starpu_data_handle_t A, starpu_data_handle_t F, int pad_from, int prio)
+{
+    insert_lacpy_pad_task(&cl_zlacpy_pad, A, F, pad_from, prio);
 }
 
 /* lacpy_pad_upload: the same, but A's tile is read where it lives in main memory
  * (pinned, its home), and on a GPU the task itself uploads it into F's tile.
- * Why: StarPU's own transfers of A's 50 MB tiles ran one at a time at ~39 GB/s
- * on an H100 where queued cudaMemcpy2DAsync uploads reach 50-55 GB/s
- * (bench/NOTES.md, sessions 27-31); the RBT's first panels wait for them. On a GPU
- * with several CUDA workers only the last one runs these tasks (ss_cuda_worker_uploads):
- * spread over all, the uploads stopped while every stream ran a 10 ms update. */
+ * Why: the RBT's second panel waits for all of A. At n = 20000 on an H100, A prefetched by
+ * StarPU then copied on the GPU was all up after ~87 ms, by these tasks after ~79 ms and the
+ * call ~5 ms shorter (bench/NOTES.md, session 31). On a GPU with several CUDA workers only the
+ * last one runs them (ss_cuda_worker_uploads): spread over all, the uploads stopped while
+ * every stream ran a 10 ms column update, and nothing was gained. */
 static int zlacpy_pad_upload_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
     if (starpu_worker_get_type((int)workerid) == STARPU_CUDA_WORKER)
@@ -225,11 +232,7 @@ static struct starpu_codelet cl_zlacpy_pad_upload = {
 
 void insert_zlacpy_pad_upload(starpu_data_handle_t A, starpu_data_handle_t F, int pad_from, int prio)
 {
-    struct zlacpy_pad_args *a = malloc(sizeof *a);
-    *a = (struct zlacpy_pad_args){ pad_from };
-    int ret = ss_task_insert(&cl_zlacpy_pad_upload, STARPU_CL_ARGS, a, sizeof *a, STARPU_R, A, STARPU_W, F,
-                             STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio), STARPU_NAME, "zlacpy_pad_upload", 0);
-    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlacpy_pad_upload");
+    insert_lacpy_pad_task(&cl_zlacpy_pad_upload, A, F, pad_from, prio);
 }
 
 /* A column of tiles (StarPU matrix interfaces, top to bottom, n columns each)
