@@ -40,6 +40,19 @@ __device__ inline double2 sub(double2 a, double2 b) { return make_double2(a.x - 
 #define TILE 32
 #define ROWS 8
 
+// The butterfly of one level on four values: a11 a12 / a21 a22 at rows (r, r+h) and
+// columns (c, c+h) of a block; ur, us and vr, vs the level's entries for those rows and columns.
+template <typename T, typename R>
+__device__ inline void butterfly4(T &a11, T &a12, T &a21, T &a22, R ur, R us, R vr, R vs)
+{
+    T p = add(a11, a21), q = sub(a11, a21), r = add(a12, a22), s = sub(a12, a22);
+    R half = R(0.5);
+    a11 = ops<T, R>::scale(add(p, r), half * ur * vr);
+    a12 = ops<T, R>::scale(sub(p, r), half * ur * vs);
+    a21 = ops<T, R>::scale(add(q, s), half * us * vr);
+    a22 = ops<T, R>::scale(sub(q, s), half * us * vs);
+}
+
 template <typename T, typename R>
 __global__ void gerbt_two_sided(int m, int n, T *A11, T *A12, T *A21, T *A22, int lda, const R *u, const R *v,
                                 int row0, int col0, int h)
@@ -64,26 +77,12 @@ __global__ void gerbt_two_sided(int m, int n, T *A11, T *A12, T *A21, T *A22, in
             break;
         size_t k = i + (size_t)j * lda;
         T a11 = A11[k], a12 = A12[k], a21 = A21[k], a22 = A22[k];
-        T p = add(a11, a21), q = sub(a11, a21), r = add(a12, a22), s = sub(a12, a22);
-        R half = R(0.5);
-        A11[k] = ops<T, R>::scale(add(p, r), half * ur[threadIdx.x] * vr[jj]);
-        A12[k] = ops<T, R>::scale(sub(p, r), half * ur[threadIdx.x] * vs[jj]);
-        A21[k] = ops<T, R>::scale(add(q, s), half * us[threadIdx.x] * vr[jj]);
-        A22[k] = ops<T, R>::scale(sub(q, s), half * us[threadIdx.x] * vs[jj]);
+        butterfly4(a11, a12, a21, a22, ur[threadIdx.x], us[threadIdx.x], vr[jj], vs[jj]);
+        A11[k] = a11;
+        A12[k] = a12;
+        A21[k] = a21;
+        A22[k] = a22;
     }
-}
-
-// The butterfly of one level on four values: a11 a12 / a21 a22 at rows (r, r+h) and
-// columns (c, c+h) of a block; ur, us and vr, vs the level's entries for those rows and columns.
-template <typename T, typename R>
-__device__ inline void butterfly4(T &a11, T &a12, T &a21, T &a22, R ur, R us, R vr, R vs)
-{
-    T p = add(a11, a21), q = sub(a11, a21), r = add(a12, a22), s = sub(a12, a22);
-    R half = R(0.5);
-    a11 = ops<T, R>::scale(add(p, r), half * ur * vr);
-    a12 = ops<T, R>::scale(sub(p, r), half * ur * vs);
-    a21 = ops<T, R>::scale(add(q, s), half * us * vr);
-    a22 = ops<T, R>::scale(sub(q, s), half * us * vs);
 }
 
 // the sixteen tiles of two fused levels: t[4 a + b] at row offset off(a), column offset off(b),
