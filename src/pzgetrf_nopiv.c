@@ -2,7 +2,8 @@
  * a tile column in one task or several: starsolve_config_t.update_tiles).
  * With whole-column updates (GPUs) the TRSM of U(k,j) and the GEMMs below it
  * are one task (codelet_zgetrf_update.c), and the TRSMs of the tiles below the
- * diagonal are one task as well (codelet_ztrsm_column.c).
+ * diagonal are one task as well (codelet_ztrsm_column.c), but for the tiles
+ * that the next diagonal tile's factorization waits for (look-ahead, below).
  *
  * Every TRSM solves with the diagonal tile's triangles themselves, not with their inverses as the LU with
  * partial pivoting and Cholesky do on GPUs: without pivoting nothing bounds
@@ -35,19 +36,33 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
                 insert_ztrsm_panel('R', 'U', 'N', 'N', one, Akk, ss_tile(A, i, k), panel_prio);
             lcolumn[i - k - 1] = ss_tile(A, i, k);
         }
-        if (panel_task && k + 1 < A->mt)
-            insert_ztrsm_column_solve('R', 'N', A->mt - k - 1, lcolumn, Akk, panel_prio);
+        /* Look-ahead: tile (k+1, k+1)'s chain (its L(k+1,k) solve, U(k,k+1), its GEMM) in tasks of its
+         * own, at the next panel's priority, so that the next diagonal factorization waits for them
+         * alone and not for the whole column's solve and update */
+        int next_prio = ss_prio_panel(A->nt, k + 1);
+        if (panel_task && k + 1 < A->mt) {
+            insert_ztrsm_column_solve('R', 'N', 1, lcolumn, Akk, panel_prio);
+            if (k + 2 < A->mt)
+                insert_ztrsm_column_solve('R', 'N', A->mt - k - 2, lcolumn + 1, Akk, panel_prio);
+        }
         for (int j = k + 1; j < A->nt; j++) {
-            int prio = ss_prio_update(A->nt, j);
+            int prio = ss_prio_update(A->nt, j), lookahead = j == k + 1 && k + 1 < A->mt;
             for (int i = k; i < A->mt; i++)
                 column[i - k] = ss_tile(A, i, j);
+            /* rows k .. first - 1 of the column with U(k,j), the rest after */
+            int first = lookahead ? k + 2 : A->mt;
             if (fused) {
-                insert_zgetrf_update(A->mt - k, column, lcolumn, Akk, 0, NULL, NULL, prio);
-                continue;
+                insert_zgetrf_update(first - k, column, lcolumn, Akk, 0, NULL, NULL, lookahead ? next_prio : prio);
+            } else {
+                insert_ztrsm('L', 'L', 'N', 'U', one, Akk, ss_tile(A, k, j), lookahead ? next_prio : prio);
+                /* A(i,j) -= L(i,k) U(k,j) for k < i < first */
+                insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, first - k - 1, lcolumn, one, column + 1,
+                                   lookahead ? next_prio : prio);
             }
-            insert_ztrsm('L', 'L', 'N', 'U', one, Akk, ss_tile(A, k, j), prio);
-            /* A(i,j) -= L(i,k) U(k,j) for i > k */
-            insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, A->mt - k - 1, lcolumn, one, column + 1, prio);
+            /* A(i,j) -= L(i,k) U(k,j) for i >= first */
+            if (first < A->mt)
+                insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, A->mt - first, lcolumn + (first - k - 1), one,
+                                   column + (first - k), prio);
         }
         for (int i = k + 1; i < A->mt; i++)
             starpu_data_wont_use(ss_tile(A, i, k));
