@@ -2,7 +2,8 @@
  * of `count` consecutive matrices of a strided batch. The chunk's matrices,
  * pivots, tau and infos are each one StarPU vector (the bytes from the first
  * matrix to the end of the last), so StarPU moves a chunk in one transfer.
- * CPU: a loop of LAPACKE calls on one core. CUDA, factorizations: our kernels
+ * CPU: a loop of LAPACKE calls on one core, the next small matrix prefetched meanwhile.
+ * CUDA, factorizations: our kernels
  * (zbatched_cuda.c, codelets/cuda/batched.cu) on every shape whose panel fits
  * in a thread block's shared memory (m up to about 1024), or with
  * starsolve_set_batch_vendor(1) the vendor's batched routines (cuBLAS
@@ -21,20 +22,55 @@ static starsolve_complex64_t *matrix(void *buf, long stride, int k)
 static int *ints(void *buf, long stride, int k) { return (int *)STARPU_VECTOR_GET_PTR(buf) + (size_t)k * (size_t)stride; }
 
 /* ---- CPU variants: LAPACKE on each matrix of the chunk */
+
+/* Matrices up to this size have the next one prefetched (into every cache level) before their
+ * factorization: small factorizations start on a cold matrix each time, and the hardware
+ * prefetcher has too few lines of one column to learn the stream. On 2 cores of an EPYC
+ * (1 MiB L2 a core), 256 MiB of matrices (bench/batched.sh), potrf of order 64 went from
+ * 26 to 32-33 GF/s and getrf of order 64 and 128 gained 2-6 %; from order 256 on, prefetching
+ * the whole next matrix or its first 128 KiB gained nothing (bench/NOTES.md, session 32). */
+#define PREFETCH_MAX_BYTES ((size_t)128 << 10)
+
+/* Ask for the m x n matrix A (leading dimension lda) in cache, for writing, if it is small.
+ * noipa: GCC 12 finds a function of prefetches alone free of side effects (pure-const) and
+ * drops every call to it at -O2. */
+__attribute__((noipa)) static void prefetch_matrix(const starsolve_complex64_t *A, int m, int n, int lda)
+{
+    size_t column_bytes = (size_t)m * sizeof *A;
+    if (column_bytes * n > PREFETCH_MAX_BYTES)
+        return;
+    for (int j = 0; j < n; j++) {
+        const char *column = (const char *)(A + (size_t)j * lda);
+        for (size_t b = 0; b < column_bytes; b += 64)
+            __builtin_prefetch(column + b, 1, 3);
+    }
+}
+
+/* the chunk's matrix k + 1, if there is one, in cache while matrix k is factored */
+static void prefetch_next(const struct ss_batch_args *a, void *matrices, int k)
+{
+    if (k + 1 < a->count)
+        prefetch_matrix(matrix(matrices, a->strideA, k + 1), a->m, a->n, a->lda);
+}
+
 static void zgetrf_batch_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
-    for (int k = 0; k < a->count; k++)
+    for (int k = 0; k < a->count; k++) {
+        prefetch_next(a, buffers[0], k);
         *ints(buffers[2], 1, k) = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, a->m, a->n, matrix(buffers[0], a->strideA, k),
                                                       a->lda, ints(buffers[1], a->strideIpiv, k));
+    }
 }
 
 static void zpotrf_batch_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_batch_args *a = cl_arg;
-    for (int k = 0; k < a->count; k++)
+    for (int k = 0; k < a->count; k++) {
+        prefetch_next(a, buffers[0], k);
         *ints(buffers[1], 1, k) = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, a->uplo, a->n, matrix(buffers[0], a->strideA, k),
                                                       a->lda);
+    }
 }
 
 static void zgeqrf_batch_cpu(void *buffers[], void *cl_arg)
@@ -45,9 +81,11 @@ static void zgeqrf_batch_cpu(void *buffers[], void *cl_arg)
     int lwork = (int)creal(query) > 1 ? (int)creal(query) : 1;
     starsolve_complex64_t *work = malloc((size_t)lwork * sizeof *work);
     STARPU_ASSERT_MSG(work, "zgeqrf_batch: out of memory");
-    for (int k = 0; k < a->count; k++)
+    for (int k = 0; k < a->count; k++) {
+        prefetch_next(a, buffers[0], k);
         *ints(buffers[2], 1, k) = LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, a->m, a->n, matrix(buffers[0], a->strideA, k),
                                                       a->lda, matrix(buffers[1], a->strideTau, k), work, lwork);
+    }
     free(work);
 }
 
@@ -326,6 +364,9 @@ static void zvbatch_cpu(void *buffers[], void *cl_arg)
     for (int k = 0; k < a->count; k++) {
         int m = SS_ROWS(buffers[k]), n = SS_COLS(buffers[k]), lda = SS_LD(buffers[k]);
         starsolve_complex64_t *A = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[k]);
+        if (k + 1 < a->count)
+            prefetch_matrix((const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[k + 1]), SS_ROWS(buffers[k + 1]),
+                            SS_COLS(buffers[k + 1]), SS_LD(buffers[k + 1]));
         if (a->op == SS_BATCH_GETRF) {
             info[k] = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, (int *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]));
         } else if (a->op == SS_BATCH_POTRF) {

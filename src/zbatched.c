@@ -14,7 +14,11 @@
  * session 22). Matrices of more than that go one per task. */
 #define TASK_FLOPS 1e8
 
-/* matrices per task for matrices of `flops` (real count) each */
+/* Matrices per task for matrices of `flops` (real count) each. The task count is then rounded
+ * up to a multiple of the workers and the matrices shared out evenly: with 15 chunks of 142
+ * matrices (the last of 60) on 2 CPU workers, one worker was busy 29.5 ms and the other 28.4
+ * of a 29.8 ms call; with 16 of 128, 28.8 and 28.6 (potrf of order 128, bench/NOTES.md,
+ * session 32). */
 static int chunk_size(double flops, int batch)
 {
     if (ss_ctx.batch_chunk > 0)
@@ -22,7 +26,11 @@ static int chunk_size(double flops, int batch)
     double per_task = TASK_FLOPS / (flops > 1 ? flops : 1);
     int chunk = per_task >= batch ? batch : (int)per_task;
     int workers = (int)starpu_worker_get_count(), spread = (batch + 4 * workers - 1) / (4 * workers);
-    return ss_max(1, ss_min(chunk, spread));
+    chunk = ss_max(1, ss_min(chunk, spread));
+    int tasks = (batch + chunk - 1) / chunk;
+    if (tasks > 1)
+        tasks = (tasks + workers - 1) / workers * workers;
+    return (batch + tasks - 1) / tasks;
 }
 
 /* One array of the batch: item k (a matrix, its pivots, its tau or its info)
