@@ -102,6 +102,7 @@ static void rbt_nan(int n, int nb)
     int info = starsolve_zgesv_rbt(n, 1, A, n, X, n, 2, 3, &iters);
     TEST_CHECK(info == n + 1 && iters == 3, "starsolve_zgesv_rbt n=%d with a NaN in A: info = %d (want n+1 = %d), iters = %d (want 3)",
                n, info, n + 1, iters);
+    free(A); free(X);
 }
 
 static void rbt_bad_arguments(void)
