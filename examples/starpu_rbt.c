@@ -18,7 +18,7 @@ int main(int argc, char **argv)
 {
     struct driver_opts o;
     const struct driver_flag flags[] = {
-        { "-depth", DRIVER_FLAG_INT, &o.depth, 0, NULL, "D", "butterfly depth, 0 to 16 (0: no randomization); default 2" },
+        { "-depth", DRIVER_FLAG_INT, &o.depth, 0, NULL, "D", "butterfly depth, 0 to 7 and above 2 only while 2^D <= n (0: no randomization); default 2" },
         { "-refine", DRIVER_FLAG_INT, &o.refine, 0, NULL, "K", "at most K refinement steps; default 5" },
         { "-matrix", DRIVER_FLAG_STRING, &o.matrix, 0, NULL, "KIND",
           "test matrix: rand randn cond1e8 cond1e12 zerodiag zeroblock fiedler lotkin chebspec ris\n"
@@ -54,8 +54,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "starpu_rbt: unknown -matrix '%.40s' (see --help)\n", o.matrix);
         return DRIVER_USAGE;
     }
-    if (o.depth > 16) {   /* starsolve_<p>gesv_rbt's limit (argument -7) */
-        fprintf(stderr, "starpu_rbt: -depth must be at most 16, not %d\n", o.depth);
+    if (o.depth >= 0 && !starsolve_rbt_depth_valid(o.n, o.depth)) {   /* starsolve_<p>gesv_rbt's argument -7 */
+        fprintf(stderr, "starpu_rbt: -depth %d does not go with -n %d: at most %d, and above 2 only while 2^depth <= n\n",
+                o.depth, o.n, STARSOLVE_RBT_MAX_DEPTH);
         return DRIVER_USAGE;
     }
     if (o.nrhs < 1) {

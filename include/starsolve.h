@@ -108,6 +108,13 @@ int  starsolve_get_nb_for(starsolve_factorization_t factorization, int n);
  * 2^depth ceil(ceil(n / 2^depth) / nb) nb exceeds n least; with GPUs and
  * 16384 <= n <= 49152, about 8 tiles a side instead (unless the tile size was set). */
 int  starsolve_get_nb_rbt(int n, int depth);
+/* The butterfly depths the RBT solver takes for order n: 0 .. STARSOLVE_RBT_MAX_DEPTH, and
+ * above the usual 2 only while 2^depth <= n (deeper blocks would hold less than a row of A).
+ * Every butterfly half is made of whole tiles, so the randomized matrix has at least
+ * 2^depth tiles a side and its LU at least (2^depth)^3 / 3 tasks: at n = 100 on 2 cores,
+ * depth 6 took 0.6 s, 7 5.2 s, 9 324 s (bench/NOTES.md, session 33). 1 if valid, else 0. */
+#define STARSOLVE_RBT_MAX_DEPTH 7
+int  starsolve_rbt_depth_valid(int n, int depth);
 /* Tile GEMMs per trailing-update task of LU and Cholesky (starsolve_config_t.update_tiles):
  * the value in use (INT_MAX: a whole tile column), and a way to change it between calls
  * (0: automatic again). */
@@ -349,7 +356,7 @@ int starsolve_zposv(char uplo, int n, int nrhs, starsolve_complex64_t *A, int ld
  * A is only read. B (ldb >= n) is overwritten by X. Returns 0; i > 0 when U(i,i) of
  * the (augmented) randomized matrix is exactly zero, B unchanged; n+1 when
  * refinement did not meet the criterion (B then holds the best iterate).
- * *iters (if not NULL) = refinement steps run. */
+ * *iters (if not NULL) = refinement steps run. -7: a depth starsolve_rbt_depth_valid refuses. */
 int starsolve_sgesv_rbt(int n, int nrhs, float *A, int lda, float *B, int ldb, int depth, int max_refine, int *iters);
 int starsolve_dgesv_rbt(int n, int nrhs, double *A, int lda, double *B, int ldb, int depth, int max_refine, int *iters);
 int starsolve_cgesv_rbt(int n, int nrhs, starsolve_complex32_t *A, int lda, starsolve_complex32_t *B, int ldb,
@@ -383,7 +390,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
  * starsolve_get_nb_rbt pads least). Synchronous, unlike the *_tile_async routines: each
  * refinement step's stopping test waits for the residual's norms (combined over the
  * processes, so that all of them take the same decision). times: NULL, or as *_timed's.
- * Negative returns: -1 A, -2 B, -3 depth (0 .. 16), -4 max_refine. */
+ * Negative returns: -1 A, -2 B, -3 depth (starsolve_rbt_depth_valid), -4 max_refine. */
 int starsolve_sgesv_rbt_tile(const starsolve_desc_t *A, starsolve_desc_t *B, int depth, int max_refine, int *iters,
                              starsolve_rbt_times_t *times);
 int starsolve_dgesv_rbt_tile(const starsolve_desc_t *A, starsolve_desc_t *B, int depth, int max_refine, int *iters,

@@ -362,10 +362,15 @@ int starsolve_get_nb_for(starsolve_factorization_t factorization, int n)
     return 2048;
 }
 
+int starsolve_rbt_depth_valid(int n, int depth)
+{
+    return depth >= 0 && depth <= STARSOLVE_RBT_MAX_DEPTH && (depth <= 2 || (1L << depth) <= n);
+}
+
 int starsolve_get_nb_rbt(int n, int depth)
 {
     int nb = starsolve_get_nb_for(STARSOLVE_GETRF_NOPIV, n);
-    if (n < 1 || depth < 0 || depth > 16)
+    if (n < 1 || !starsolve_rbt_depth_valid(n, depth))
         return nb;
     /* the butterflies need N = 2^depth q' with halves of whole tiles: q = ceil(n / 2^depth)
      * cut in k = ceil(q / nb) tiles of ceil(q / k) rows pads least (k tiles of nb could add

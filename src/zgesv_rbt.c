@@ -302,7 +302,7 @@ int starsolve_zgesv_rbt_tile(const starsolve_desc_t *A, starsolve_desc_t *B, int
     if (!A || A->prec != STARSOLVE_Z || A->m != A->n) return ss_arg_error(me, -1);
     if (!B || B->prec != STARSOLVE_Z || B->m != A->n || B->nb != A->nb || B->P != A->P || B->Q != A->Q)
         return ss_arg_error(me, -2);
-    if (depth < 0 || depth > 16) return ss_arg_error(me, -3);
+    if (!starsolve_rbt_depth_valid(A->n, depth)) return ss_arg_error(me, -3);
     if (max_refine < 0) return ss_arg_error(me, -4);
     if (augmented_order(A->n, depth, A->nb) > INT32_MAX) return ss_arg_error(me, -1);
     if (iters)
@@ -329,7 +329,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
     if (lda < ss_max(1, n)) return ss_arg_error(me, -4);
     if (!B && n > 0 && nrhs > 0) return ss_arg_error(me, -5);
     if (ldb < ss_max(1, n)) return ss_arg_error(me, -6);
-    if (depth < 0 || depth > 16) return ss_arg_error(me, -7);   /* 0: no randomization (plain LU without pivoting) */
+    if (!starsolve_rbt_depth_valid(n, depth)) return ss_arg_error(me, -7);   /* 0: no randomization (plain LU without pivoting) */
     if (max_refine < 0) return ss_arg_error(me, -8);
     if (iters)
         *iters = 0;

@@ -252,7 +252,8 @@ if [ "$status" -eq 0 ] && grep -q "fell back" "$tmp/out" && within_bound "$(valu
 else fail "$RBT -matrix zerodiag -depth 0 -fallback: exit status $status"; fi
 usage_error "$RBT" -matrix nosuchkind
 usage_error "$RBT" -depth -1
-usage_error "$RBT" -depth 17                    # gesv_rbt takes depths 0 .. 16
+usage_error "$RBT" -depth 8                     # gesv_rbt takes depths 0 .. 7 (starsolve_rbt_depth_valid)
+usage_error "$RBT" -n 100 -depth 7             # and above 2 only while 2^depth <= n
 usage_error "$RBT" -refine x
 
 # starpu_batched: every op in every precision, a size that is no power of two, -check and -vendor

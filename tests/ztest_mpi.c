@@ -244,10 +244,10 @@ static void rbt_bad_arguments(int P, int Q)
     if (TEST_CHECK(info == 0, "RBT arguments, grid %dx%d: descriptors: %d", P, Q, info)) {
         int wide = starsolve_zgesv_rbt_tile(B, B, 2, 5, NULL, NULL);
         int other_nb = starsolve_zgesv_rbt_tile(A, Bnb, 2, 5, NULL, NULL);
-        int depth = starsolve_zgesv_rbt_tile(A, B, 17, 5, NULL, NULL);
+        int depth = starsolve_zgesv_rbt_tile(A, B, 5, 5, NULL, NULL);   /* 2^5 > n = 20 */
         int refine = starsolve_zgesv_rbt_tile(A, B, 2, -1, NULL, NULL);
         TEST_CHECK(wide == -1 && other_nb == -2 && depth == -3 && refine == -4,
-                   "gesv_rbt_tile grid %dx%d: A not square %d (want -1), B of another nb %d (-2), depth 17 %d (-3), "
+                   "gesv_rbt_tile grid %dx%d: A not square %d (want -1), B of another nb %d (-2), depth 5 %d (-3), "
                    "max_refine -1 %d (-4)", P, Q, wide, other_nb, depth, refine);
     }
     starsolve_desc_destroy(Bnb);

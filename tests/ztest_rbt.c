@@ -112,6 +112,8 @@ static void rbt_bad_arguments(void)
     struct { int n, nrhs, lda, ldb, depth, refine, want; } c[] = {
         { -1, 1, 2, 2, 2, 1, -1 }, { 2, -1, 2, 2, 2, 1, -2 }, { 2, 1, 1, 2, 2, 1, -4 },
         { 2, 1, 2, 1, 2, 1, -6 }, { 2, 1, 2, 2, -1, 1, -7 }, { 2, 1, 2, 2, 2, -1, -8 },
+        /* depths past starsolve_rbt_depth_valid: 2^3 > n = 2, and 8 > STARSOLVE_RBT_MAX_DEPTH */
+        { 2, 1, 2, 2, 3, 1, -7 }, { 2, 1, 2, 2, 8, 1, -7 },
     };
     for (size_t t = 0; t < sizeof c / sizeof c[0]; t++) {
         int info = starsolve_zgesv_rbt(c[t].n, c[t].nrhs, A, c[t].lda, B, c[t].ldb, c[t].depth, c[t].refine, &iters);
@@ -121,6 +123,11 @@ static void rbt_bad_arguments(void)
     TEST_CHECK(starsolve_zgesv_rbt(2, 1, NULL, 2, B, 2, 2, 1, &iters) == -3, "starsolve_zgesv_rbt with A = NULL: -3");
     TEST_CHECK(starsolve_zgesv_rbt(2, 1, A, 2, NULL, 2, 2, 1, &iters) == -5, "starsolve_zgesv_rbt with B = NULL: -5");
     TEST_CHECK(starsolve_zgesv_rbt(0, 1, A, 1, B, 1, 2, 1, NULL) == 0, "starsolve_zgesv_rbt n = 0, iters NULL: 0");
+    /* the depth rule at its edges: 2 for any order, more while 2^depth <= n, never past the maximum */
+    TEST_CHECK(starsolve_rbt_depth_valid(1, 2) && starsolve_rbt_depth_valid(8, 3) && !starsolve_rbt_depth_valid(7, 3)
+                   && starsolve_rbt_depth_valid(1 << 20, STARSOLVE_RBT_MAX_DEPTH)
+                   && !starsolve_rbt_depth_valid(1 << 20, STARSOLVE_RBT_MAX_DEPTH + 1) && !starsolve_rbt_depth_valid(100, -1),
+               "starsolve_rbt_depth_valid: (1,2) (8,3) valid; (7,3), (2^20, max + 1), (100, -1) not");
 }
 
 int test_zrbt(void)
