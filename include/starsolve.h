@@ -492,6 +492,7 @@ int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t 
  * one on were solved by LAPACK's gbsv; -2: a row's dominance |a_ii| / sum_{j!=i} |a_ij| is below 0.5,
  * a partition is singular, or n < 2 max(kl, ku) (no partition fits), so gbsv solved everything (a positive return is then gbsv's:
  * U(i,i) exactly zero). With starsolve_set_spike_fallback(0) it returns n + 1 instead of falling back.
+ * n + 1 also when gbsv's solution has a NaN or Inf (one in A or B, or an overflow): it has no residual test.
  * ?gbsv_spike is ?gbtrf_spike, ?gbtrs_spike and starsolve_spike_free below, in one call. */
 int starsolve_sgbsv_spike(int n, int kl, int ku, int nrhs, float *AB, int ldab, float *B, int ldb, int *iters);
 int starsolve_dgbsv_spike(int n, int kl, int ku, int nrhs, double *AB, int ldab, double *B, int ldb, int *iters);
@@ -520,7 +521,8 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
  * banded LU with partial pivoting (gbtrf at that moment, gbtrs), *iters = -1, and the factorization
  * keeps that LU: later solves use it directly (*iters -1, BiCGStab is not tried again); a positive
  * return is then gbtrf's (U(i,i) exactly zero; those columns of B are left as they were). With the
- * fallback off it returns n + 1 and leaves BiCGStab's last iterate in those columns.
+ * fallback off it returns n + 1 and leaves BiCGStab's last iterate in those columns. n + 1 also when
+ * the banded LU's solution has a NaN or Inf.
  *
  * starsolve_spike_free: releases the factors (NULL: nothing); call it before starsolve_finalize. */
 typedef struct starsolve_spike starsolve_spike_t;

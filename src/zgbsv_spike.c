@@ -601,6 +601,18 @@ int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *A
     return factor_without_spike(s, me, why, factors);
 }
 
+/* Whether every entry of B's first n rows and nrhs columns is finite (real and imaginary parts) */
+static int columns_finite(int n, int nrhs, const starsolve_complex64_t *B, int ldb)
+{
+    for (int j = 0; j < nrhs; j++)
+        for (int i = 0; i < n; i++) {
+            starsolve_complex64_t x = B[i + (size_t)j * ldb];
+            if (!isfinite(creal(x)) || !isfinite(cimag(x)))
+                return 0;
+        }
+    return 1;
+}
+
 int starsolve_zgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_complex64_t *B, int ldb, int *iters)
 {
     const char *me = "starsolve_zgbtrs_spike";
@@ -659,6 +671,14 @@ int starsolve_zgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_compl
         return s->luinfo;
     LAPACKE_zgbtrs_work(LAPACK_COL_MAJOR, 'N', n, s->kl, s->ku, nrhs - solved, s->lu, s->ldab, s->lupiv,
                         B + (size_t)solved * ldb, ldb);
+    /* BiCGStab's answers passed a residual test; the banded LU's did not. A NaN or Inf in A or B
+     * (or an overflow) leaves gbtrs's X non-finite with gbtrf's info 0: say so rather than
+     * return 0, as the BiCGStab path does (n + 1; bench/NOTES.md, session 33) */
+    if (!columns_finite(n, nrhs - solved, B + (size_t)solved * ldb, ldb)) {
+        if (ss_ctx.verbose)
+            fprintf(stderr, "starsolve: %s: the banded LU's solution has a NaN or Inf (one in A or B, or an overflow)\n", me);
+        return n + 1;
+    }
     return 0;
 }
 

@@ -9,8 +9,8 @@
  * dominant (iters = -2: solved by gbsv); d >= 1 must be solved by SPIKE itself in double
  * precisions (iters >= 0); in single precision BiCGStab may give up at d = 1 (iters = -1). With
  * the fallback off, a matrix SPIKE does not solve gives info n + 1. Fewer rows than 2K: the banded
- * LU (iters = -2), n + 1 without the fallback. AB must not change; bad
- * arguments give LAPACK's negative info.
+ * LU (iters = -2), n + 1 without the fallback. A NaN in A or an Inf in B gives n + 1 (the
+ * banded LU's solution is not finite). AB must not change; bad arguments give LAPACK's negative info.
  *
  * The split API (?gbtrf_spike, ?gbtrs_spike, starsolve_spike_free): several solves of one
  * factorization, one to three right-hand sides each, partitions that do not divide n, two
@@ -296,6 +296,29 @@ static void split_bicgstab_fails(void)
     free(AB); free(AB0);
 }
 
+/* A NaN in A or an Inf in B: no BiCGStab iterate passes its test and the banded LU's solution is
+ * not finite, so info n + 1, never 0 (gbsv alone would return 0). Both ways into the banded LU:
+ * after BiCGStab (a dominant A) and from the start (d = 0.1). */
+static void spike_not_finite(void)
+{
+    const int n = 1201, k = 2, ldab = 3 * k + 1;
+    const double dominance[2] = { 10, 0.1 };
+    for (int d = 0; d < 2; d++)
+        for (int where = 0; where < 2; where++) {
+            starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *X = testing_alloc((size_t)n * sizeof *X);
+            gen_zband(n, k, k, dominance[d], AB, ldab, 41);
+            gen_zmatrix(n, 1, X, n, 42);
+            if (where == 0)
+                AB[2 * k + (size_t)600 * ldab] = NAN;   /* A(600, 600) */
+            else
+                X[700] = INFINITY;
+            int iters = 0, info = starsolve_zgbsv_spike(n, k, k, 1, AB, ldab, X, n, &iters);
+            TEST_CHECK(info == n + 1, "zgbsv_spike d=%g with %s: info %d (want n+1 = %d), iters %d", dominance[d],
+                       where == 0 ? "a NaN in A" : "an Inf in B", info, n + 1, iters);
+            free(AB); free(X);
+        }
+}
+
 /* the split API's fallbacks at the factorization, two factorizations alive at once, empty
  * sizes and bad arguments */
 static void split_misc(void)
@@ -430,6 +453,7 @@ int test_zspike(void)
     spike_too_small(5, 2, 3);
     spike_no_fallback();
     spike_long_partitions();
+    spike_not_finite();
     /* the split API: one factorization, several solves */
     split_case(2003, 32, 32, 1, 300, 1);       /* n not a multiple of psize */
     split_case(2903, 32, 20, 10, 71, 0);       /* kl != ku, many partitions, working precision */
