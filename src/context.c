@@ -124,7 +124,12 @@ static int default_nb(const starsolve_config_t *cfg)
     return 256;
 }
 
-int starsolve_init(const starsolve_config_t *cfg_in)
+/* starsolve_init and starsolve_finalize run one at a time: an application that never calls
+ * starsolve_init may make its first calls from several threads at once (each one starts the
+ * library through ss_ensure_init), and starsolve_init sets environment variables for StarPU. */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int init_locked(const starsolve_config_t *cfg_in)
 {
     starsolve_config_t cfg;
     if (cfg_in)
@@ -258,12 +263,20 @@ int starsolve_init(const starsolve_config_t *cfg_in)
     ss_ctx.mpi_gather_panel = cfg.mpi_gather_panel != 0;
     ss_ctx.nb = default_nb(&cfg);
     ss_ctx.nb_fixed = cfg.nb > 0;
-    ss_ctx.initialized = 1;
     starsolve_set_update_tiles(cfg.update_tiles > 0 ? cfg.update_tiles : 0);   /* 0: by the workers started */
+    __atomic_store_n(&ss_ctx.initialized, 1, __ATOMIC_RELEASE);   /* last: see ss_ensure_init */
     return 0;
 }
 
-void starsolve_finalize(void)
+int starsolve_init(const starsolve_config_t *cfg_in)
+{
+    pthread_mutex_lock(&init_lock);
+    int ret = init_locked(cfg_in);
+    pthread_mutex_unlock(&init_lock);
+    return ret;
+}
+
+static void finalize_locked(void)
 {
     if (!ss_ctx.initialized)
         return;
@@ -277,6 +290,13 @@ void starsolve_finalize(void)
         starpu_shutdown();
     ss_free_large_kept_now();
     ss_ctx.initialized = 0;
+}
+
+void starsolve_finalize(void)
+{
+    pthread_mutex_lock(&init_lock);
+    finalize_locked();
+    pthread_mutex_unlock(&init_lock);
 }
 
 void *starsolve_malloc(size_t bytes)
@@ -394,7 +414,7 @@ int starsolve_set_update_tiles(int tiles)
     if (tiles < 0)
         return -1;
     if (tiles == 0)   /* single tiles balance best over CPU cores; a GPU wants fewer, larger tasks */
-        tiles = ss_ctx.initialized && starpu_cuda_worker_get_count() > 0 ? INT_MAX : 1;
+        tiles = starpu_is_initialized() && starpu_cuda_worker_get_count() > 0 ? INT_MAX : 1;
     ss_ctx.update_tiles = tiles;
     return 0;
 }
@@ -534,7 +554,9 @@ size_t ss_perfmodel_matrix_elements(struct starpu_task *task, unsigned nimpl)
 
 int ss_ensure_init(void)
 {
-    return ss_ctx.initialized ? 0 : starsolve_init(NULL);
+    /* init_locked sets initialized last, with a release store: a thread that sees it set here
+     * (acquire) sees every field of a finished initialization; one that does not takes the lock */
+    return __atomic_load_n(&ss_ctx.initialized, __ATOMIC_ACQUIRE) ? 0 : starsolve_init(NULL);
 }
 
 int ss_arg_error(const char *routine, int info)

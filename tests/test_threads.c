@@ -1,0 +1,128 @@
+/* make check: the library called from several application threads at once, as a
+ * program that links it in place of LAPACK may (double precision: the threads and
+ * the shared state are the same for the four).
+ *
+ * The threads make the library's first calls themselves, with no starsolve_init
+ * before them, so that they race to start it (ss_ensure_init). Each thread then
+ * solves its own systems, one routine family per thread and round: gesv, posv,
+ * gesv_rbt, gbsv_spike and getrf_batched, each checked against its backward-error
+ * bound. starsolve_finalize must then stop StarPU (started once, not once per
+ * thread), and a second round's first calls must start the library again. */
+#include <pthread.h>
+#include <starpu.h>
+#include "testing.h"
+
+struct testing_counts testing_counts;
+static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define NTHREADS 5
+
+/* one check from a thread: TEST_CHECK's counters are plain longs */
+#define THREAD_CHECK(cond, ...)                                                                                        \
+    do {                                                                                                               \
+        pthread_mutex_lock(&count_lock);                                                                               \
+        TEST_CHECK(cond, __VA_ARGS__);                                                                                 \
+        pthread_mutex_unlock(&count_lock);                                                                             \
+    } while (0)
+
+static void dense(int which, int n, unsigned seed)
+{
+    double *A = testing_alloc((size_t)n * n * sizeof *A), *A0 = testing_alloc((size_t)n * n * sizeof *A0);
+    double *B = testing_alloc((size_t)n * 2 * sizeof *B), *X = testing_alloc((size_t)n * 2 * sizeof *X);
+    int *ipiv = testing_alloc((size_t)n * sizeof *ipiv), iters = 0, info;
+    if (which == 1)
+        gen_dhpd(n, A0, n, seed);
+    else
+        gen_dmatrix(n, n, A0, n, seed);
+    gen_dmatrix(n, 2, B, n, seed + 1);
+    memcpy(A, A0, (size_t)n * n * sizeof *A);
+    memcpy(X, B, (size_t)n * 2 * sizeof *X);
+    const char *name = which == 0 ? "dgesv" : which == 1 ? "dposv" : "dgesv_rbt";
+    info = which == 0 ? starsolve_dgesv(n, 2, A, n, ipiv, X, n)
+         : which == 1 ? starsolve_dposv('L', n, 2, A, n, X, n)
+                      : starsolve_dgesv_rbt(n, 2, A, n, X, n, 2, 5, &iters);
+    double r = check_dsolve('N', n, 2, A0, n, X, n, B, n);
+    THREAD_CHECK(info == 0 && check_passes(r), "%s n=%d from a thread: info %d, scaled residual %.3g", name, n, info, r);
+    free(A); free(A0); free(B); free(X); free(ipiv);
+}
+
+static void banded(int n, unsigned seed)
+{
+    const int k = 3, ldab = 3 * k + 1;
+    double *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *B = testing_alloc((size_t)n * sizeof *B),
+           *X = testing_alloc((size_t)n * sizeof *X);
+    gen_dband(n, k, k, 10, AB, ldab, seed);
+    gen_dmatrix(n, 1, B, n, seed + 1);
+    memcpy(X, B, (size_t)n * sizeof *X);
+    int iters = 0, info = starsolve_dgbsv_spike(n, k, k, 1, AB, ldab, X, n, &iters);
+    double relative, r = check_dgbsolve(n, k, k, 1, AB, ldab, X, n, B, n, &relative);
+    THREAD_CHECK(info == 0 && check_passes(r) && relative <= 1e-10,
+                 "dgbsv_spike n=%d K=%d from a thread: info %d, iters %d, scaled residual %.3g, relative %.3g", n, k, info,
+                 iters, r, relative);
+    free(AB); free(B); free(X);
+}
+
+static void batched(int m, unsigned seed)
+{
+    const int batch = 200;
+    const size_t sA = (size_t)m * m;
+    double *A = testing_alloc(sA * batch * sizeof *A), *A0 = testing_alloc(sA * batch * sizeof *A0);
+    int *ipiv = testing_alloc((size_t)m * batch * sizeof *ipiv), *info = testing_alloc(batch * sizeof *info);
+    for (int b = 0; b < batch; b++)
+        gen_dmatrix(m, m, A0 + b * sA, m, seed + (unsigned)b);
+    memcpy(A, A0, sA * batch * sizeof *A);
+    int ret = starsolve_dgetrf_batched(m, m, A, m, (long)sA, ipiv, m, info, batch), infos = 0;
+    double worst = 0;
+    for (int b = 0; b < batch; b++) {
+        infos |= info[b];
+        double r = check_dgetrf(m, m, A0 + b * sA, m, A + b * sA, m, ipiv + (size_t)b * m, 1);
+        worst = r > worst || r != r ? r : worst;
+    }
+    THREAD_CHECK(ret == 0 && infos == 0 && check_passes(worst), "dgetrf_batched m=%d batch=%d from a thread: %d, infos %s, worst %.3g",
+                 m, batch, ret, infos ? "not 0" : "0", worst);
+    free(A); free(A0); free(ipiv); free(info);
+}
+
+struct job {
+    int thread, round;
+};
+
+static void *run_job(void *arg)
+{
+    const struct job *j = arg;
+    unsigned seed = 100u * (unsigned)j->round + 10u * (unsigned)j->thread;
+    switch ((j->thread + j->round) % NTHREADS) {
+    case 0: dense(0, 301 + j->thread, seed); break;
+    case 1: dense(1, 257 + j->thread, seed); break;
+    case 2: dense(2, 199 + j->thread, seed); break;
+    case 3: banded(20011 + j->thread, seed); break;
+    default: batched(24 + j->thread, seed); break;
+    }
+    return NULL;
+}
+
+static void round_of_threads(int round)
+{
+    pthread_t threads[NTHREADS];
+    struct job jobs[NTHREADS];
+    for (int t = 0; t < NTHREADS; t++) {
+        jobs[t] = (struct job){ t, round };
+        TEST_CHECK(pthread_create(&threads[t], NULL, run_job, &jobs[t]) == 0, "pthread_create, round %d thread %d", round, t);
+    }
+    for (int t = 0; t < NTHREADS; t++)
+        pthread_join(threads[t], NULL);
+}
+
+int main(void)
+{
+    testing_start_watchdog();
+    for (int round = 0; round < 2; round++) {
+        round_of_threads(round);   /* no starsolve_init: the threads' first calls start the library */
+        TEST_CHECK(starsolve_ncpus() >= 1, "round %d: the library started once, %d CPU workers", round, starsolve_ncpus());
+        starsolve_finalize();
+        /* StarPU counts its starts: one left over (two threads that both started it) would keep
+         * its workers running after starsolve_finalize */
+        TEST_CHECK(!starpu_is_initialized(), "round %d: StarPU stopped by starsolve_finalize", round);
+    }
+    return testing_summary();
+}
