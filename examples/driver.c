@@ -159,7 +159,7 @@ static int set_flag(const struct driver_opts *o, const struct driver_flag *f, co
     case DRIVER_FLAG_INT:
         if (driver_parse_int(value, f->min, (int *)f->value) == 0)
             return DRIVER_OK;
-        snprintf(what, sizeof what, "%s needs an integer >= %d, not '%.40s'", f->name, f->min, value);
+        snprintf(what, sizeof what, "%s needs an integer from %d to %d, not '%.40s'", f->name, f->min, INT_MAX, value);
         return usage_error(o, what, "");
     case DRIVER_FLAG_CHOICE:
         if (strlen(value) == 1 && strchr(f->choices, value[0])) {
