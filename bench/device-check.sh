@@ -55,7 +55,7 @@ stamp() { echo "--- $(date +%T) $*"; }
 
 if wants tests; then
   stamp "test programs with one CUDA worker"
-  for t in ${SS_TESTS:-test_desc test_lu test_cholesky test_qr test_rbt test_batched test_spike}; do
+  for t in ${SS_TESTS:-test_desc test_lu test_cholesky test_qr test_rbt test_batched test_spike test_threads}; do
     STARSOLVE_TEST_GPUS=1 timeout 90 "$t" > "$out/$t.log" 2>&1
     echo "$t rc=$? $(tail -1 "$out/$t.log")"
   done
