@@ -1,6 +1,10 @@
 /* The frame shared by every driver: flags, runtime start, timing, result lines. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
+#endif
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +125,28 @@ static void print_help(const struct driver_opts *o, const struct driver_flag *fl
 }
 
 /* One line on stderr for a bad command line. */
+/* The cores this process may run on (its affinity mask), or 0 if unknown */
+static int cores_available(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+
+/* Whether a file can be created at path: its directory exists and is writable */
+static int directory_writable(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return access(".", W_OK | X_OK) == 0;
+    size_t len = slash == path ? 1 : (size_t)(slash - path);
+    if (len >= sizeof dir)
+        return 0;
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    return access(dir, W_OK | X_OK) == 0;
+}
+
 static int usage_error(const struct driver_opts *o, const char *what, const char *detail)
 {
     fprintf(stderr, "%s: %s%s (see --help)\n", o->spec->name, what, detail);
@@ -245,6 +271,24 @@ int driver_parse(int argc, char **argv, struct driver_opts *o)
         for (struct starpu_sched_policy **p = starpu_sched_get_predefined_policies(); p && *p; p++)
             if ((*p)->policy_name && len < (int)sizeof what - 40)
                 len += snprintf(what + len, sizeof what - len, " %s", (*p)->policy_name);
+        return usage_error(o, what, "");
+    }
+    if (o->prefetch > 1)
+        return usage_error(o, "-prefetch needs 0 or 1", "");
+#ifndef STARPU_USE_FXT
+    if (o->fxt)   /* StarPU would ignore it: no trace, and no word of why */
+        return usage_error(o, "-fxt needs a StarPU built with FxT; this one has none", "");
+#endif
+    if (o->trace && !directory_writable(o->trace)) {   /* say so now, not after the run */
+        char what[160];
+        snprintf(what, sizeof what, "-trace %.100s: its directory is not writable", o->trace);
+        return usage_error(o, what, "");
+    }
+    /* more CPU workers than cores: StarPU would start them, and time them sharing cores */
+    int cores = cores_available();
+    if (o->ncpus > 0 && cores > 0 && o->ncpus > cores) {
+        char what[120];
+        snprintf(what, sizeof what, "-ncpus %d, but this process may run on %d cores", o->ncpus, cores);
         return usage_error(o, what, "");
     }
     if (o->m < 0)      /* no -m: square */

@@ -220,8 +220,6 @@ for d in "$LU" "$CHOL" "$QR"; do
        && [ "${boxes:-0}" -gt 10 ]; then pass
     else fail "$d -trace: exit status $status, or no SVG with task boxes (${boxes:-0} boxes)"; fi
 done
-run "$LU" -n 100 -nb 32 -trace /nonexistent-dir/trace.svg
-if grep -q "could not write" "$tmp/err"; then pass; else fail "$LU -trace into a missing directory: no message"; fi
 
 # least squares (tall) and minimum norm (wide), with the orthogonality check
 for shape in "-m 400 -n 150" "-m 150 -n 400"; do
@@ -252,6 +250,9 @@ if [ "$status" -eq 0 ] && grep -q "fell back" "$tmp/out" && within_bound "$(valu
 else fail "$RBT -matrix zerodiag -depth 0 -fallback: exit status $status"; fi
 usage_error "$RBT" -matrix nosuchkind
 usage_error "$RBT" -depth -1
+usage_error "$LU" -prefetch 2                   # 0 or 1
+usage_error "$LU" -ncpus 100000                 # more CPU workers than the process's cores
+usage_error "$LU" -n 100 -trace /nonexistent-dir/gantt.svg   # said before the run, not after
 usage_error "$RBT" -depth 8                     # gesv_rbt takes depths 0 .. 7 (starsolve_rbt_depth_valid)
 usage_error "$RBT" -n 100 -depth 7             # and above 2 only while 2^depth <= n
 usage_error "$RBT" -refine x
