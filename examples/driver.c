@@ -124,7 +124,6 @@ static void print_help(const struct driver_opts *o, const struct driver_flag *fl
            "Exit status: 0 success, 1 a run failed (info != 0, or a check above 30 or NaN), 2 bad flags.\n");
 }
 
-/* One line on stderr for a bad command line. */
 /* The cores this process may run on (its affinity mask), or 0 if unknown */
 static int cores_available(void)
 {
@@ -147,6 +146,7 @@ static int directory_writable(const char *path)
     return access(dir, W_OK | X_OK) == 0;
 }
 
+/* One line on stderr for a bad command line. */
 static int usage_error(const struct driver_opts *o, const char *what, const char *detail)
 {
     fprintf(stderr, "%s: %s%s (see --help)\n", o->spec->name, what, detail);

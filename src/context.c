@@ -289,7 +289,7 @@ static void finalize_locked(void)
     if (starpu_is_initialized())   /* StarPU-MPI may have stopped StarPU with itself */
         starpu_shutdown();
     ss_free_large_kept_now();
-    ss_ctx.initialized = 0;
+    __atomic_store_n(&ss_ctx.initialized, 0, __ATOMIC_RELEASE);   /* ss_ensure_init's unlocked read */
 }
 
 void starsolve_finalize(void)
