@@ -108,8 +108,8 @@ static void round_of_threads(int round)
     int started[NTHREADS];
     for (int t = 0; t < NTHREADS; t++) {
         jobs[t] = (struct job){ t, round };
-        started[t] = TEST_CHECK(pthread_create(&threads[t], NULL, run_job, &jobs[t]) == 0, "pthread_create, round %d thread %d",
-                                round, t);
+        started[t] = pthread_create(&threads[t], NULL, run_job, &jobs[t]) == 0;
+        THREAD_CHECK(started[t], "pthread_create, round %d thread %d", round, t);   /* the earlier threads count too */
     }
     for (int t = 0; t < NTHREADS; t++)
         if (started[t])
