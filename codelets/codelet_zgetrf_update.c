@@ -3,7 +3,8 @@
  *   2. U(k,j) = L(k,k)^-1 A(k,j): with partial pivoting a GEMM with the inverse
  *      the panel left, through the scratch buffer since GEMM is out of place;
  *      without pivoting a TRSM with the diagonal tile's unit lower triangle
- *      itself (its entries have no bound there: codelet_ztrsm_column.c says why),
+ *      itself (its entries have no bound there: codelet_ztrsm_column.c says why;
+ *      on GPUs by our TRSM, cuda_ztrsm_recursive),
  *   3. A(i,j) -= L(i,k) U(k,j) for i > k (codelet_zgemm_tiles.c).
  * With GPUs this replaces three tasks per column and step (laswp, TRSM, column
  * GEMM): each of them waited for the previous one's end to be noticed by
@@ -95,9 +96,8 @@ static void zgetrf_update_cuda(void *buffers[], void *cl_arg)
                               L, SS_LD(b.linv), Ukj, SS_LD(U), (const cuDoubleComplex *)&zero, T, r));
         SS_CUDA(cudaMemcpy2DAsync(Ukj, (size_t)SS_LD(U) * esz, T, (size_t)r * esz, (size_t)r * esz, c,
                                   cudaMemcpyDeviceToDevice, stream));
-    } else {
-        SS_CUBLAS(cublasZtrsm(ss_cublas_handle(), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
-                              r, c, (const cuDoubleComplex *)&one, L, SS_LD(b.linv), Ukj, SS_LD(U)));
+    } else {   /* LU without pivoting: the triangle itself (codelet_ztrsm_column.c) */
+        cuda_ztrsm_recursive('L', 'U', r, c, L, SS_LD(b.linv), Ukj, SS_LD(U));
     }
     if (a->ntiles > 1)
         cuda_zgemm_tiles('N', 'N', -1.0, U, 0, a->ntiles - 1, b.lower, 1.0, b.column + 1);

@@ -163,9 +163,12 @@ void insert_ztrsm_column(char side, char trans, int ntiles, const starpu_data_ha
 
 /* ---- with the triangle itself: tiles[t] = tiles[t] T^-1 (side 'R', T upper) or T^-1 tiles[t]
  * (side 'L', T lower), in place: a TRSM per tile, or on GPUs per stack of tiles (below).
- * Blocking these TRSMs by 256 columns with GEMMs for the rest bought no speed on an H100
- * (LU-nopiv 40000: 1.061-1.074 s against 1.067 s, bench/NOTES.md, session 24), so cuBLAS's
- * own TRSM does the whole triangle. */
+ * On GPUs the TRSM is ours (cuda_ztrsm_recursive): halves of the triangle with a GEMM between,
+ * down to leaf kernels that solve every row (side 'R') or column (side 'L') of a narrow slice
+ * at once. cuBLAS's TRSM recurses the same way but its leaves are slow: blocking by 256 columns
+ * around it bought nothing (session 24), while our leaves took the stacked column solve from 34
+ * to 43 TF/s at 5000 and LU-nopiv 40000 on an H100 from 0.961-0.966 to 0.913-0.919 s, RBT 40000
+ * from 1.164-1.171 to 1.069-1.075 s (bench/NOTES.md, session 33). */
 
 struct ztrsm_column_solve_args { char side, diag; int ntiles; };
 
@@ -182,21 +185,39 @@ static void ztrsm_column_solve_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef STARSOLVE_USE_CUDA
-/* cuBLAS's TRSM runs much faster on one tall block than tile by tile (H100, side right, upper:
+/* A TRSM runs much faster on one tall block than tile by tile (H100, side right, upper, cuBLAS:
  * 2500 x 2500 tiles one by one 9.6 TF/s, seven of them stacked into 17500 rows 21.7 TF/s;
- * 5000 x 5000 tiles 24.2 against 34.6 TF/s; bench/NOTES.md, session 31), and this task is on
- * the LU's critical path. So side 'R' copies the column's tiles one under the other into the
+ * 5000 x 5000 tiles 24.2 against 34.6 TF/s, bench/NOTES.md, session 31; ours 9.7 against 29.2
+ * and 24.9 against 42.9, session 33), and this task is on the LU's critical path. So side 'R' copies the column's tiles one under the other into the
  * worker's scratch, at most TRSM_STACK_BYTES at a time, solves each stack with one call and
  * copies it back (the copies run at the memory's speed: ~0.04 ms for a 2500 x 2500 tile). */
 #define TRSM_STACK_BYTES ((size_t)1 << 30)
 
-static void ztrsm_tile_solve_cuda(char side, char diag, int m, int n, const void *T, int ldt, void *B, int ldb)
+void cuda_ztrsm_recursive(char side, char diag, int m, int n, const void *T, int ldt, void *B, int ldb)
 {
-    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0;
-    SS_CUBLAS(cublasZtrsm(ss_cublas_handle(), side == 'R' ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT,
-                          side == 'R' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                          diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n, (const cuDoubleComplex *)&one,
-                          (const cuDoubleComplex *)T, ldt, (cuDoubleComplex *)B, ldb));
+    const int k = side == 'R' ? n : m, leaf = side == 'R' ? SS_TRSM_LEAF_R : SS_TRSM_LEAF_L;
+    if (k <= leaf) {
+        ss_cuda_ztrsm_leaf(side, diag, m, n, T, ldt, B, ldb, ss_cuda_stream());
+        return;
+    }
+    /* halves of whole leaves: the first k1 rows and columns of the triangle, then the rest */
+    int k1 = (k / 2 + leaf - 1) / leaf * leaf;
+    if (k1 >= k)
+        k1 = k - leaf;
+    SS_CUBLAS_SCALAR const starsolve_complex64_t one = 1.0, mone = -1.0;
+    const cuDoubleComplex *t = T;
+    cuDoubleComplex *b = B;
+    if (side == 'R') {   /* [X1 X2] [U11 U12; 0 U22] = [B1 B2] */
+        cuda_ztrsm_recursive(side, diag, m, k1, t, ldt, b, ldb);
+        SS_CUBLAS(cublasZgemm(ss_cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, m, n - k1, k1, (const cuDoubleComplex *)&mone,
+                              b, ldb, t + (size_t)k1 * ldt, ldt, (const cuDoubleComplex *)&one, b + (size_t)k1 * ldb, ldb));
+        cuda_ztrsm_recursive(side, diag, m, n - k1, t + (size_t)k1 * ldt + k1, ldt, b + (size_t)k1 * ldb, ldb);
+    } else {             /* [L11 0; L21 L22] [X1; X2] = [B1; B2] */
+        cuda_ztrsm_recursive(side, diag, k1, n, t, ldt, b, ldb);
+        SS_CUBLAS(cublasZgemm(ss_cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, m - k1, n, k1, (const cuDoubleComplex *)&mone,
+                              t + k1, ldt, b, ldb, (const cuDoubleComplex *)&one, b + k1, ldb));
+        cuda_ztrsm_recursive(side, diag, m - k1, n, t + (size_t)k1 * ldt + k1, ldt, b + k1, ldb);
+    }
 }
 
 /* on the urgent stream, as the inverse's form */
@@ -213,12 +234,12 @@ static void ztrsm_column_solve_cuda(void *buffers[], void *cl_arg)
         while (a->side == 'R' && t1 <= ntiles && (size_t)(rows + SS_ROWS(buffers[t1])) * row_bytes <= TRSM_STACK_BYTES)
             rows += SS_ROWS(buffers[t1++]);
         if (t1 - t0 == 1) {
-            ztrsm_tile_solve_cuda(a->side, a->diag, rows, n, T, ldt, (void *)STARPU_MATRIX_GET_PTR(buffers[t0]),
-                                  SS_LD(buffers[t0]));
+            cuda_ztrsm_recursive(a->side, a->diag, rows, n, T, ldt, (void *)STARPU_MATRIX_GET_PTR(buffers[t0]),
+                                 SS_LD(buffers[t0]));
         } else {
             void *block = ss_cuda_dwork((size_t)rows * row_bytes);
             cuda_zcopy_tile_column(t1 - t0, buffers + t0, n, block, rows, 0, ss_cuda_stream());
-            ztrsm_tile_solve_cuda('R', a->diag, rows, n, T, ldt, block, rows);
+            cuda_ztrsm_recursive('R', a->diag, rows, n, T, ldt, block, rows);
             cuda_zcopy_tile_column(t1 - t0, buffers + t0, n, block, rows, 1, ss_cuda_stream());
         }
         t0 = t1;

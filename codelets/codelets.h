@@ -133,6 +133,14 @@ void ss_cuda_cgetrf_leaf(void *panel, int ld, int m, int ncols, int c0, int nl, 
                          int max_blocks, cudaStream_t stream);
 void ss_cuda_zgetrf_leaf(void *panel, int ld, int m, int ncols, int c0, int nl, int *ipiv, int *info, void *work,
                          int max_blocks, cudaStream_t stream);
+/* The leaves of cuda_ztrsm_recursive (codelets/cuda/trsm_leaf.cu): side 'R', X U = B with U n x n
+ * upper, n <= SS_TRSM_LEAF_R, B m x n; side 'L', L X = B with L m x m lower, m <= SS_TRSM_LEAF_L,
+ * B m x n; diag 'U': unit. Asynchronous on stream. */
+#include "cuda/trsm_leaf.h"
+void ss_cuda_strsm_leaf(char side, char diag, int m, int n, const void *T, int ldt, void *B, int ldb, cudaStream_t st);
+void ss_cuda_dtrsm_leaf(char side, char diag, int m, int n, const void *T, int ldt, void *B, int ldb, cudaStream_t st);
+void ss_cuda_ctrsm_leaf(char side, char diag, int m, int n, const void *T, int ldt, void *B, int ldb, cudaStream_t st);
+void ss_cuda_ztrsm_leaf(char side, char diag, int m, int n, const void *T, int ldt, void *B, int ldb, cudaStream_t st);
 /* If *flag (device int) is nonzero, the count reals at x become NaN. */
 void ss_cuda_fill_nan_if(size_t realsize, size_t count, void *x, const int *flag, cudaStream_t stream);
 /* Random butterflies on tiles in GPU memory (codelets/cuda/rbt.cu; formulas in codelet_zgerbt.c). */
