@@ -10,7 +10,7 @@
 #           all four precisions, QR/RBT/batched/SPIKE in d and z
 #   stats   starpu_lu and starpu_cholesky -n 16384 -stats after calibration:
 #           StarPU's per-worker busy/idle time and the bytes moved (where time goes)
-#   rbt     bench/rbt.sh at 20000 and 40000 (RBT_SIZES) on one GPU, library tile sizes
+#   rbt     bench/rbt.sh at 20000 and 40000 (RBT_SIZES) on one GPU, library tile sizes, best of RBT_NITER (2)
 #   panel   bench/panel_cost: one LU panel, one potrf tile, one column GEMM, each alone
 #   trace   for each of TRACE_OPS (default "getrf potrf getrf_nopiv") at n = TRACE_N
 #           (default 40000), driver flags TRACE_FLAGS (e.g. "-nb 3072"): calibrate at 8192 and TRACE_N,
@@ -93,7 +93,7 @@ fi
 
 if wants rbt; then
   stamp "bench/rbt.sh at 20000 and 40000 on one GPU"
-  bash "$here/rbt.sh" --sizes "${RBT_SIZES:-20000 40000}" --ngpus 1 --niter 2 "$root/bin" | tee "$out/rbt.log"
+  bash "$here/rbt.sh" --sizes "${RBT_SIZES:-20000 40000}" --ngpus 1 --niter "${RBT_NITER:-2}" "$root/bin" | tee "$out/rbt.log"
 fi
 
 if wants panel; then
