@@ -150,14 +150,6 @@ static double inf_norm(const starsolve_desc_t *A, starpu_data_handle_t *parts, c
     return anorm;
 }
 
-/* X = V A_r^-1 U^T [B; 0]: the first solve, from B (n rows) into X (N rows) */
-static void solve_first(const starsolve_desc_t *B, starsolve_desc_t *F, starsolve_desc_t *X, int depth,
-                        starpu_data_handle_t *u, starpu_data_handle_t *v)
-{
-    pzlacpy_pad_rows(B, X);
-    solve_randomized(F, X, depth, u, v);
-}
-
 /* The order of the augmented matrix for n, depth and tile size nb (long: it may not fit an int) */
 static long augmented_order(int n, int depth, int nb)
 {
@@ -236,18 +228,13 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     /* ||A||_inf for the stopping criterion: row sums by tasks on the CPU cores while the
      * GPUs factor (A is only read by both) */
     pzlange_rowsums(A, hrow);
-    /* X = V A_r^-1 U^T [B; 0], submitted before the factorization's info is known (unless the
-     * phases are timed apart), so that its forward sweep follows the LU's columns as they
-     * finish instead of starting after the last. After a zero pivot (info > 0) X holds
-     * garbage in a workspace that nobody reads: B is written only when info is 0. */
-    if (!times)
-        solve_first(B, F, X, depth, hu, hv);
     int info = starsolve_request_wait(req);
     phase_end(times ? &times->factor : NULL, &t0, req);
     double anorm = inf_norm(A, hrow, rowvals, rows);
     if (info == 0) {
-        if (times)
-            solve_first(B, F, X, depth, hu, hv);
+        /* X = V A_r^-1 U^T [B; 0] */
+        pzlacpy_pad_rows(B, X);
+        solve_randomized(F, X, depth, hu, hv);
         phase_end(times ? &times->solve : NULL, &t0, req);
 
         /* Everything stays in tasks but the column norms: acquiring the residual's
