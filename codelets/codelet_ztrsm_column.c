@@ -187,10 +187,11 @@ static void ztrsm_column_solve_cpu(void *buffers[], void *cl_arg)
 #ifdef STARSOLVE_USE_CUDA
 /* A TRSM runs much faster on one tall block than tile by tile (H100, side right, upper, cuBLAS:
  * 2500 x 2500 tiles one by one 9.6 TF/s, seven of them stacked into 17500 rows 21.7 TF/s;
- * 5000 x 5000 tiles 24.2 against 34.6 TF/s, bench/NOTES.md, session 31; ours 9.7 against 29.2
- * and 24.9 against 42.9, session 33), and this task is on the LU's critical path. So side 'R' copies the column's tiles one under the other into the
- * worker's scratch, at most TRSM_STACK_BYTES at a time, solves each stack with one call and
- * copies it back (the copies run at the memory's speed: ~0.04 ms for a 2500 x 2500 tile). */
+ * 5000 x 5000 tiles 24.2 against 34.6 TF/s, bench/NOTES.md, session 31; ours 9.7 against
+ * 29.2 and 24.9 against 42.9, session 33), and this task is on the LU's critical path. So side
+ * 'R' copies the column's tiles one under the other into the worker's scratch, at most
+ * TRSM_STACK_BYTES at a time, solves each stack with one call and copies it back (the copies
+ * run at the memory's speed: ~0.04 ms for a 2500 x 2500 tile). */
 #define TRSM_STACK_BYTES ((size_t)1 << 30)
 
 void cuda_ztrsm_recursive(char side, char diag, int m, int n, const void *T, int ldt, void *B, int ldb)
