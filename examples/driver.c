@@ -131,19 +131,26 @@ static int cores_available(void)
     return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
 }
 
-/* Whether a file can be created at path: its directory exists and is writable */
-static int directory_writable(const char *path)
+/* Whether dir is a directory this process may create files in (-ooc, -trace) */
+static int writable_directory(const char *dir)
+{
+    struct stat st;
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0;
+}
+
+/* Whether a file can be created at path: its directory is writable */
+static int file_creatable(const char *path)
 {
     char dir[4096];
     const char *slash = strrchr(path, '/');
     if (!slash)
-        return access(".", W_OK | X_OK) == 0;
+        return writable_directory(".");
     size_t len = slash == path ? 1 : (size_t)(slash - path);
     if (len >= sizeof dir)
         return 0;
     memcpy(dir, path, len);
     dir[len] = '\0';
-    return access(dir, W_OK | X_OK) == 0;
+    return writable_directory(dir);
 }
 
 /* One line on stderr for a bad command line. */
@@ -279,7 +286,7 @@ int driver_parse(int argc, char **argv, struct driver_opts *o)
     if (o->fxt)   /* StarPU would ignore it: no trace, and no word of why */
         return usage_error(o, "-fxt needs a StarPU built with FxT; this one has none", "");
 #endif
-    if (o->trace && !directory_writable(o->trace)) {   /* say so now, not after the run */
+    if (o->trace && !file_creatable(o->trace)) {   /* say so now, not after the run */
         char what[160];
         snprintf(what, sizeof what, "-trace %.100s: its directory is not writable", o->trace);
         return usage_error(o, what, "");
@@ -333,8 +340,7 @@ int driver_main(const struct driver_opts *o, int (*run)(const struct driver_opts
     cfg.gpu_only_tile = o->gpu_only_tile;
     cfg.update_tiles = o->update_tiles;
     if (o->ooc) {
-        struct stat st;
-        if (stat(o->ooc, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->ooc, W_OK | X_OK) != 0) {
+        if (!writable_directory(o->ooc)) {
             char why[160];
             snprintf(why, sizeof why, "-ooc %.100s is not a writable directory", o->ooc);
             driver_error(o, why);
