@@ -118,7 +118,7 @@ static void zgemm_tiles_cuda(void *buffers[], void *cl_arg)
 #endif
 
 static struct starpu_perfmodel model_zgemm_tiles = {
-    .type = STARPU_NL_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements) */
+    .type = STARPU_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements, internal.h) */
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_zgemm_tiles",
 };

@@ -70,7 +70,7 @@ size_t ss_zgeqrf_panel_scratch_bytes(int m, int n)
 }
 
 static struct starpu_perfmodel model_zgeqrf_panel = {
-    .type = STARPU_NL_REGRESSION_BASED,   /* panels shrink along a factorization (ss_perfmodel_matrix_elements) */
+    .type = STARPU_REGRESSION_BASED,   /* panels shrink along a factorization (ss_perfmodel_matrix_elements, internal.h) */
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_zgeqrf_panel",
 };

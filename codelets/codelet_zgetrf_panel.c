@@ -226,7 +226,7 @@ size_t ss_zgetrf_panel_scratch_bytes(int m, int n)
 }
 
 static struct starpu_perfmodel model_zgetrf_panel = {
-    .type = STARPU_NL_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements) */
+    .type = STARPU_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements, internal.h) */
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_zgetrf_panel",
 };

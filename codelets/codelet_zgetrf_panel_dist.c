@@ -120,7 +120,7 @@ static void zgetrf_panel_pick_cpu(void *buffers[], void *cl_arg)
 }
 
 static struct starpu_perfmodel model_zgetrf_panel_group = {
-    .type = STARPU_NL_REGRESSION_BASED,
+    .type = STARPU_REGRESSION_BASED,
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_zgetrf_panel_group",
 };

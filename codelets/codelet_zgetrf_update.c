@@ -110,7 +110,7 @@ size_t ss_zgetrf_update_scratch_bytes(int nb, int pivoting)
 }
 
 static struct starpu_perfmodel model_zgetrf_update = {
-    .type = STARPU_NL_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements) */
+    .type = STARPU_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements, internal.h) */
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_zgetrf_update",
 };
@@ -130,7 +130,7 @@ static struct starpu_codelet cl_zgetrf_update = {
 };
 
 static struct starpu_perfmodel model_zgetrf_update_trsm = {
-    .type = STARPU_NL_REGRESSION_BASED,
+    .type = STARPU_REGRESSION_BASED,
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_zgetrf_update_trsm",
 };

@@ -135,7 +135,7 @@ size_t ss_zlarfb_tiles_scratch_bytes(int nb)
 }
 
 static struct starpu_perfmodel model_zlarfb_tiles = {
-    .type = STARPU_NL_REGRESSION_BASED,   /* columns shorten along a factorization (ss_perfmodel_matrix_elements) */
+    .type = STARPU_REGRESSION_BASED,   /* columns shorten along a factorization (ss_perfmodel_matrix_elements, internal.h) */
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_zlarfb_tiles",
 };

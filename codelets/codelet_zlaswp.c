@@ -102,7 +102,7 @@ static void zlaswp_cuda(void *buffers[], void *cl_arg)
 #endif
 
 static struct starpu_perfmodel model_zlaswp = {
-    .type = STARPU_NL_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements) */
+    .type = STARPU_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements, internal.h) */
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_zlaswp",
 };
@@ -251,12 +251,12 @@ static void zlaswp_rows_in_cpu(void *buffers[], void *cl_arg)
 }
 
 static struct starpu_perfmodel model_zlaswp_rows_out = {
-    .type = STARPU_NL_REGRESSION_BASED,
+    .type = STARPU_REGRESSION_BASED,
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_zlaswp_rows_out",
 };
 static struct starpu_perfmodel model_zlaswp_rows_in = {
-    .type = STARPU_NL_REGRESSION_BASED,
+    .type = STARPU_REGRESSION_BASED,
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_zlaswp_rows_in",
 };

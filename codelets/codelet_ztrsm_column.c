@@ -104,7 +104,7 @@ size_t ss_ztrsm_column_scratch_bytes(int nb)
 }
 
 static struct starpu_perfmodel model_ztrsm_column = {
-    .type = STARPU_NL_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements) */
+    .type = STARPU_REGRESSION_BASED,   /* sizes vary within a factorization (ss_perfmodel_matrix_elements, internal.h) */
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_ztrsm_column",
 };
@@ -250,7 +250,7 @@ static void ztrsm_column_solve_cuda(void *buffers[], void *cl_arg)
 #endif
 
 static struct starpu_perfmodel model_ztrsm_column_solve = {
-    .type = STARPU_NL_REGRESSION_BASED,
+    .type = STARPU_REGRESSION_BASED,
     .size_base = ss_perfmodel_matrix_elements,
     .symbol = "starsolve_ztrsm_column_solve",
 };

@@ -233,13 +233,18 @@ int ss_cuda_worker_uploads(unsigned workerid);
 /* Perfmodel size of a task whose tiles vary in number or height within one
  * factorization (a panel of the rows left, a column update over the tiles
  * below the diagonal): the elements of its matrix buffers. Those codelets use
- * non-linear regression models (a size^b + c) on it: a history-based model
- * keys on the exact shape and counts as calibrated after ten runs of that
+ * StarPU's regression models (a size^b, fitted in log-log) on it: a history-based
+ * model keys on the exact shape and counts as calibrated after ten runs of that
  * shape, which a panel of a given height gets once per factorization, so at
  * n = 40000 every panel ran uncalibrated and dmdas placed it by queue length
  * (bench/NOTES.md, session 10). The regression is valid from ten samples over
  * different sizes, within 0.9x to 1.1x of the sizes seen: one calibrating run
- * at the largest order covers all smaller ones. */
+ * at the largest order covers all smaller ones.
+ * Not the non-linear one (a size^b + c): StarPU 1.3 fits it by a search on c
+ * that can end in nonsense on noisy samples (laswp's, with B's vectors and
+ * matrix columns: a = 1.7e69, b = -8.1, predicting 2e34 us for a vector), and
+ * modular-heft-prio's worker queues refuse a task predicted above 1e9 us for
+ * ever: starpu_lu stalled (bench/NOTES.md, session 34). */
 size_t ss_perfmodel_matrix_elements(struct starpu_task *task, unsigned nimpl);
 /* StarPU-MPI (src/mpi.c). Under MPI every handle a task touches needs an owner
  * process and a tag; these are no-ops in one process. */
