@@ -12,9 +12,10 @@
 #include "algorithms.h"
 #include "codelets.h"
 
-/* The butterflies of level l that touch tile column group g (see pzgerbt_augment):
- * the tile quadruples whose left column tj, within its block, is g mod k */
-static void butterflies_of_group(starsolve_desc_t *A, int l, int g, int k, starpu_data_handle_t *u,
+/* The butterflies of level l that touch tile class (r, g) (see pzgerbt_augment):
+ * the tile quadruples whose top row ti and left column tj, within their block, are
+ * r and g mod k */
+static void butterflies_of_class(starsolve_desc_t *A, int l, int r, int g, int k, starpu_data_handle_t *u,
                                  starpu_data_handle_t *v, int prio)
 {
     int nb = A->nb;
@@ -22,18 +23,18 @@ static void butterflies_of_group(starsolve_desc_t *A, int l, int g, int k, starp
     for (int bj = 0; bj < nblocks; bj++)
         for (int tj = g; tj < ht; tj += k)
             for (int bi = 0; bi < nblocks; bi++)
-                for (int ti = 0; ti < ht; ti++) {
+                for (int ti = r; ti < ht; ti += k) {
                     int i = bi * 2 * ht + ti, j = bj * 2 * ht + tj;
                     insert_zgerbt(ss_tile(A, i, j), ss_tile(A, i, j + ht), ss_tile(A, i + ht, j),
                                   ss_tile(A, i + ht, j + ht), u[l], v[l], i * nb, j * nb, h, prio);
                 }
 }
 
-/* Levels l and l+1 at once (insert_zgerbt2) where they touch tile column group g: the 16-tile
- * sets of a level-l block whose first tile column tj, within the block, is g mod k. The
- * offsets q (level l+1's half in tiles) and ht (level l's) are multiples of k, so all 16
- * tiles are of group g. */
-static void fused_butterflies_of_group(starsolve_desc_t *A, int l, int g, int k, starpu_data_handle_t *u,
+/* Levels l and l+1 at once (insert_zgerbt2) where they touch tile class (r, g): the 16-tile
+ * sets of a level-l block whose first tile row ti and column tj, within the block, are r and
+ * g mod k. The offsets q (level l+1's half in tiles) and ht (level l's) are multiples of k,
+ * so all 16 tiles are of class (r, g). */
+static void fused_butterflies_of_class(starsolve_desc_t *A, int l, int r, int g, int k, starpu_data_handle_t *u,
                                        starpu_data_handle_t *v, int prio)
 {
     int nb = A->nb;
@@ -42,7 +43,7 @@ static void fused_butterflies_of_group(starsolve_desc_t *A, int l, int g, int k,
     for (int bj = 0; bj < nblocks; bj++)
         for (int tj = g; tj < q; tj += k)
             for (int bi = 0; bi < nblocks; bi++)
-                for (int ti = 0; ti < q; ti++) {
+                for (int ti = r; ti < q; ti += k) {
                     int i = bi * 2 * ht + ti, j = bj * 2 * ht + tj;
                     starpu_data_handle_t tiles[16];
                     for (int a = 0; a < 4; a++)
@@ -67,34 +68,39 @@ static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, 
         insert_zlaset(0.0, i == j ? 1.0 : 0.0, ss_tile(F, i, j), prio);
 }
 
-/* F = U^T diag(A, I) V by groups of tile columns. Every butterfly pairs tile columns
- * j and j + h/nb, and h/nb is a multiple of k = F->nt / 2^depth (the smallest
- * butterfly's half), so tile column c of the result mixes only the columns c' = c
- * (mod k) of A: group g = c mod k can be copied and randomized on its own. The groups
- * go in order, group g's tasks with priority -1 - g: below the factorization's (>= 0),
- * so that a ready update runs before a later group's copy, and decreasing with g, so
- * that A's tiles are fetched group by group. The factorization's first columns can
- * then start once a k-th of A has arrived (on a GPU: uploaded) and randomized,
- * instead of after all of it (bench/NOTES.md, session 13). A itself goes to the GPU
- * (for the refinement's residuals) once F's last group is done. */
+/* F = U^T diag(A, I) V by classes of tiles. Every butterfly pairs tile rows i and
+ * i + h/nb, and columns j and j + h/nb, and h/nb is a multiple of k = F->nt / 2^depth
+ * (the smallest butterfly's half), so tile (i, j) of the result mixes only the tiles
+ * (i', j') of A with i' = i and j' = j (mod k): class (r, g) = (i mod k, j mod k) can be
+ * copied and randomized on its own. The classes go column group by column group, and
+ * within group g row class by row class, class c = g k + r with priority -1 - c: below the
+ * factorization's (>= 0), so that a ready update runs before a later class's copy, and
+ * decreasing with c, so that A's tiles are fetched class by class. The factorization's
+ * first column can then start once a k-th of A has arrived (on a GPU: uploaded) and
+ * randomized, instead of after all of it (bench/NOTES.md, session 13), and its first
+ * panel once a k^2-th has; the updates of F's rows of class 0 in the next column group
+ * start before that group's other rows are up (session 34). A itself goes to the GPU
+ * (for the refinement's residuals) once F's last class is done. */
 void pzgerbt_augment(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, starpu_data_handle_t *u,
                      starpu_data_handle_t *v, enum ss_rbt_part part)
 {
     int k = F->nt >> depth;
-    for (int g = 0; g < k; g++) {
-        if (part & SS_RBT_COPY)
-            for (int j = g; j < F->nt; j += k)
-                for (int i = 0; i < F->mt; i++)
-                    copy_tile_augmented(A, F, i, j, -1 - g);
-        if (part & SS_RBT_BUTTERFLIES)   /* levels two at a time: half the passes over the tiles */
-            for (int l = 0; l < depth; l += 2) {
-                if (l + 1 < depth)
-                    fused_butterflies_of_group(F, l, g, k, u, v, -1 - g);
-                else
-                    butterflies_of_group(F, l, g, k, u, v, -1 - g);
-            }
-    }
-    if (part & SS_RBT_BUTTERFLIES)   /* F's last tile: of the last group, after all its butterflies */
+    for (int g = 0; g < k; g++)
+        for (int r = 0; r < k; r++) {
+            int prio = -1 - (g * k + r);
+            if (part & SS_RBT_COPY)
+                for (int j = g; j < F->nt; j += k)
+                    for (int i = r; i < F->mt; i += k)
+                        copy_tile_augmented(A, F, i, j, prio);
+            if (part & SS_RBT_BUTTERFLIES)   /* levels two at a time: half the passes over the tiles */
+                for (int l = 0; l < depth; l += 2) {
+                    if (l + 1 < depth)
+                        fused_butterflies_of_class(F, l, r, g, k, u, v, prio);
+                    else
+                        butterflies_of_class(F, l, r, g, k, u, v, prio);
+                }
+        }
+    if (part & SS_RBT_BUTTERFLIES)   /* F's last tile: of the last class, after all its butterflies */
         ss_desc_prefetch_gpu_after(A, ss_tile(F, F->mt - 1, F->nt - 1), 2);
 }
 
