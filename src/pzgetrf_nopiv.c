@@ -4,6 +4,10 @@
  * are one task (codelet_zgetrf_update.c), and the TRSMs of the tiles below the
  * diagonal are one task as well (codelet_ztrsm_column.c), but for the tiles
  * that the next diagonal tile's factorization waits for (look-ahead, below).
+ * With row classes (RBT, whose randomized matrix arrives class by class: tile
+ * rows i = c mod K together, src/pzgerbt.c), those column tasks are cut into
+ * one per class, so the first step's rows of class 0 are solved and updated
+ * while the other classes are still uploading (bench/NOTES.md, session 34).
  *
  * Every TRSM solves with the diagonal tile's triangles themselves, not with their inverses as the LU with
  * partial pivoting and Cholesky do on GPUs: without pivoting nothing bounds
@@ -17,7 +21,18 @@
 #include "algorithms.h"
 #include "codelets.h"
 
-void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
+/* The tiles of rows from, from + 1, .. < A->mt in row class c (row mod classes == c), for tile
+ * column j, into out; their count */
+static int rows_of_class(const starsolve_desc_t *A, int j, int from, int c, int classes, starpu_data_handle_t *out)
+{
+    int n = 0;
+    for (int i = from; i < A->mt; i++)
+        if (i % classes == c)
+            out[n++] = ss_tile(A, i, j);
+    return n;
+}
+
+void pzgetrf_nopiv(starsolve_desc_t *A, int row_classes, starsolve_request_t *req)
 {
     const starsolve_complex64_t one = 1.0, mone = -1.0;
     int kt = ss_min(A->mt, A->nt);
@@ -25,6 +40,10 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
     starpu_data_handle_t scratch = ss_scratch_buffer(ss_zgetrf_nopiv_scratch_bytes(A->nb));
     starpu_data_handle_t *lcolumn = malloc((size_t)A->mt * sizeof *lcolumn);
     starpu_data_handle_t *column = malloc((size_t)A->mt * sizeof *column);
+    /* one class's L(i,k) and A(i,j) tiles (whole-column tasks split by row class) */
+    starpu_data_handle_t *lclass = malloc((size_t)A->mt * sizeof *lclass);
+    starpu_data_handle_t *cclass = malloc((size_t)(A->mt + 1) * sizeof *cclass);
+    const int classes = row_classes > 1 ? row_classes : 1;
     int fused = ss_ctx.update_tiles > 1, panel_task = ss_column_tasks();
     for (int k = 0; k < kt; k++) {
         int panel_prio = ss_prio_panel(A->nt, k);
@@ -42,8 +61,11 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
         int next_prio = ss_prio_panel(A->nt, k + 1);
         if (panel_task && k + 1 < A->mt) {
             insert_ztrsm_column_solve('R', 'N', 1, lcolumn, Akk, panel_prio);
-            if (k + 2 < A->mt)
-                insert_ztrsm_column_solve('R', 'N', A->mt - k - 2, lcolumn + 1, Akk, panel_prio);
+            for (int c = 0; c < classes; c++) {   /* the rest, a stacked solve per row class */
+                int n = rows_of_class(A, k, k + 2, (k + c) % classes, classes, lclass);
+                if (n > 0)
+                    insert_ztrsm_column_solve('R', 'N', n, lclass, Akk, panel_prio);
+            }
         }
         for (int j = k + 1; j < A->nt; j++) {
             int prio = ss_prio_update(A->nt, j), lookahead = j == k + 1 && k + 1 < A->mt;
@@ -51,6 +73,20 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
                 column[i - k] = ss_tile(A, i, j);
             /* rows k .. first - 1 of the column with U(k,j), the rest after */
             int first = lookahead ? k + 2 : A->mt;
+            if (fused && !lookahead && classes > 1) {
+                /* U(k,j) with the rows of its own class, then the other classes' GEMMs */
+                cclass[0] = ss_tile(A, k, j);
+                int n = rows_of_class(A, j, k + 1, k % classes, classes, cclass + 1);
+                rows_of_class(A, k, k + 1, k % classes, classes, lclass);
+                insert_zgetrf_update(n + 1, cclass, lclass, Akk, 0, NULL, NULL, prio);
+                for (int c = 1; c < classes; c++) {
+                    n = rows_of_class(A, j, k + 1, (k + c) % classes, classes, cclass);
+                    rows_of_class(A, k, k + 1, (k + c) % classes, classes, lclass);
+                    if (n > 0)
+                        insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, n, lclass, one, cclass, prio);
+                }
+                continue;
+            }
             if (fused) {
                 insert_zgetrf_update(first - k, column, lcolumn, Akk, 0, NULL, NULL, lookahead ? next_prio : prio);
             } else {
@@ -59,10 +95,13 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
                 insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, first - k - 1, lcolumn, one, column + 1,
                                    lookahead ? next_prio : prio);
             }
-            /* A(i,j) -= L(i,k) U(k,j) for i >= first */
-            if (first < A->mt)
-                insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, A->mt - first, lcolumn + (first - k - 1), one,
-                                   column + (first - k), prio);
+            /* A(i,j) -= L(i,k) U(k,j) for i >= first, a task per row class */
+            for (int c = 0; c < classes && first < A->mt; c++) {
+                int n = rows_of_class(A, j, first, (k + c) % classes, classes, cclass);
+                rows_of_class(A, k, first, (k + c) % classes, classes, lclass);
+                if (n > 0)
+                    insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, n, lclass, one, cclass, prio);
+            }
         }
         for (int i = k + 1; i < A->mt; i++)
             starpu_data_wont_use(ss_tile(A, i, k));
@@ -75,4 +114,6 @@ void pzgetrf_nopiv(starsolve_desc_t *A, starsolve_request_t *req)
     ss_workspace_release(scratch);
     free(lcolumn);
     free(column);
+    free(lclass);
+    free(cclass);
 }

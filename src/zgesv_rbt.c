@@ -224,7 +224,8 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
         pzgerbt_augment(A, F, depth, hu, hv, SS_RBT_BOTH);
     }
     phase_end(times ? &times->randomize : NULL, &t0, req);
-    pzgetrf_nopiv(F, req);
+    /* F arrives by tile classes (pzgerbt_augment): the LU's column tasks split along its row classes */
+    pzgetrf_nopiv(F, depth > 0 ? F->nt >> depth : 1, req);
     /* ||A||_inf for the stopping criterion: row sums by tasks on the CPU cores while the
      * GPUs factor (A is only read by both) */
     pzlange_rowsums(A, hrow);

@@ -5,7 +5,7 @@ int starsolve_zgetrf_nopiv_tile_async(starsolve_desc_t *A, starsolve_request_t *
 {
     if (!A || A->prec != STARSOLVE_Z) return ss_arg_error("starsolve_zgetrf_nopiv_tile_async", -1);
     if (!req) return ss_arg_error("starsolve_zgetrf_nopiv_tile_async", -2);
-    pzgetrf_nopiv(A, req);
+    pzgetrf_nopiv(A, 1, req);
     return 0;
 }
 
@@ -22,7 +22,7 @@ int starsolve_zgetrf_nopiv(int m, int n, starsolve_complex64_t *A, int lda)
     starsolve_desc_t *dA;
     starsolve_request_t *req = starsolve_request_create();
     starsolve_desc_create_lapack(&dA, STARSOLVE_Z, m, n, starsolve_get_nb_for(STARSOLVE_GETRF_NOPIV, n), A, lda);
-    pzgetrf_nopiv(dA, req);
+    pzgetrf_nopiv(dA, 1, req);
     int info = starsolve_request_wait(req);
     starsolve_desc_destroy(dA);
     starsolve_request_destroy(req);

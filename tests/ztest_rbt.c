@@ -53,11 +53,13 @@ static double rbt_unrefined(int n, int nb, int update_tiles, unsigned seed)
 /* The whole-column tasks that GPUs run (starsolve_config_t.update_tiles) must factor as
  * accurately as the tile tasks: LU without pivoting solves with its diagonal tiles'
  * triangles there too, not with their inverses, which nothing bounds without pivoting
- * (src/pzgetrf_nopiv.c; at n = 1000, nb = 250 the inverses left residuals 47-800x larger). */
+ * (src/pzgetrf_nopiv.c; at n = 1000, nb = 250 the inverses left residuals 47-800x larger).
+ * 10x, not less: the two runs' tasks land on CPU or GPU kernels by the scheduler's choice, and
+ * single precision with a CUDA worker once gave 18 against 3.69 (4.9x; bench/NOTES.md, session 34). */
 static void rbt_column_tasks_accuracy(int n, int nb)
 {
     double tiles = rbt_unrefined(n, nb, 1, 700), columns = rbt_unrefined(n, nb, 1000, 700);
-    TEST_CHECK(columns <= 4 * tiles, "starsolve_zgesv_rbt n=%d nb=%d, no refinement: residual %.3g with whole-column "
+    TEST_CHECK(columns <= 10 * tiles, "starsolve_zgesv_rbt n=%d nb=%d, no refinement: residual %.3g with whole-column "
                "tasks against %.3g with tile tasks", n, nb, columns, tiles);
     starsolve_set_update_tiles(0);
 }
@@ -144,11 +146,16 @@ int test_zrbt(void)
     static const int update_tiles[] = { 3, 1000 };
     for (size_t u = 0; u < sizeof update_tiles / sizeof update_tiles[0]; u++) {
         TEST_CHECK(starsolve_set_update_tiles(update_tiles[u]) == 0, "starsolve_set_update_tiles(%d)", update_tiles[u]);
+        /* F's row classes (tile row mod nt / 2^depth, src/pzgetrf_nopiv.c): 2 at depth 2 here, 3, 6 at depth 1,
+         * 2 at depth 3 */
         rbt_random(100, 3, 16, 2, 2, 600 + 10 * (unsigned)u);
         rbt_random(257, 2, 32, 2, 0, 601 + 10 * (unsigned)u);
+        rbt_random(300, 2, 25, 1, 1, 602 + 10 * (unsigned)u);
+        rbt_random(257, 1, 32, 3, 0, 603 + 10 * (unsigned)u);
     }
     TEST_CHECK(starsolve_set_update_tiles(0) == 0, "starsolve_set_update_tiles(0)");
     rbt_column_tasks_accuracy(1200, 300);
+    rbt_column_tasks_accuracy(1200, 150);   /* 8 tiles a side, 2 row classes */
     rbt_zero_block(120, 32);
     rbt_nan(90, 32);
     rbt_bad_arguments();
