@@ -47,6 +47,11 @@ export PATH=$root/bin:$PATH
 # Debian's OpenBLAS misdetects this CPU (BASELINES.md): name the core type
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
 export STARPU_HOME=/tmp/starsolve-starpu-home STARPU_SILENT=1
+# A run in which no task ends for 2 minutes is stuck (session 34: a degenerate perfmodel made
+# modular-heft-prio hold a task for good, and two calls spent their 10 minutes waiting): StarPU's
+# watchdog then names it and ends the program, and the call goes on with its other sections.
+# The longest task here (a 5000-tile GEMM column on one core, out of core) is well under that.
+export STARPU_WATCHDOG_TIMEOUT=${STARPU_WATCHDOG_TIMEOUT:-120000000} STARPU_WATCHDOG_CRASH=${STARPU_WATCHDOG_CRASH:-1}
 mkdir -p "$out" "$STARPU_HOME"
 nvidia-smi -L; nproc
 here=$(cd "$(dirname "$0")" && pwd)
