@@ -32,6 +32,18 @@ static int rows_of_class(const starsolve_desc_t *A, int j, int from, int c, int 
     return n;
 }
 
+/* A(i,j) -= L(i,k) U(k,j) for the rows i >= from of class c, in one task (none if there are no
+ * such rows); lrows and rows: room for A->mt handles */
+static void update_rows_of_class(starsolve_desc_t *A, int k, int j, int from, int c, int classes,
+                                 starpu_data_handle_t *lrows, starpu_data_handle_t *rows, int prio)
+{
+    const starsolve_complex64_t one = 1.0, mone = -1.0;
+    int n = rows_of_class(A, j, from, c, classes, rows);
+    rows_of_class(A, k, from, c, classes, lrows);
+    if (n > 0)
+        insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, n, lrows, one, rows, prio);
+}
+
 void pzgetrf_nopiv(starsolve_desc_t *A, int row_classes, starsolve_request_t *req)
 {
     const starsolve_complex64_t one = 1.0, mone = -1.0;
@@ -69,24 +81,20 @@ void pzgetrf_nopiv(starsolve_desc_t *A, int row_classes, starsolve_request_t *re
         }
         for (int j = k + 1; j < A->nt; j++) {
             int prio = ss_prio_update(A->nt, j), lookahead = j == k + 1 && k + 1 < A->mt;
-            for (int i = k; i < A->mt; i++)
-                column[i - k] = ss_tile(A, i, j);
-            /* rows k .. first - 1 of the column with U(k,j), the rest after */
-            int first = lookahead ? k + 2 : A->mt;
             if (fused && !lookahead && classes > 1) {
                 /* U(k,j) with the rows of its own class, then the other classes' GEMMs */
                 cclass[0] = ss_tile(A, k, j);
                 int n = rows_of_class(A, j, k + 1, k % classes, classes, cclass + 1);
                 rows_of_class(A, k, k + 1, k % classes, classes, lclass);
                 insert_zgetrf_update(n + 1, cclass, lclass, Akk, 0, NULL, NULL, prio);
-                for (int c = 1; c < classes; c++) {
-                    n = rows_of_class(A, j, k + 1, (k + c) % classes, classes, cclass);
-                    rows_of_class(A, k, k + 1, (k + c) % classes, classes, lclass);
-                    if (n > 0)
-                        insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, n, lclass, one, cclass, prio);
-                }
+                for (int c = 1; c < classes; c++)
+                    update_rows_of_class(A, k, j, k + 1, (k + c) % classes, classes, lclass, cclass, prio);
                 continue;
             }
+            for (int i = k; i < A->mt; i++)
+                column[i - k] = ss_tile(A, i, j);
+            /* rows k .. first - 1 of the column with U(k,j), the rest after */
+            int first = lookahead ? k + 2 : A->mt;
             if (fused) {
                 insert_zgetrf_update(first - k, column, lcolumn, Akk, 0, NULL, NULL, lookahead ? next_prio : prio);
             } else {
@@ -96,12 +104,8 @@ void pzgetrf_nopiv(starsolve_desc_t *A, int row_classes, starsolve_request_t *re
                                    lookahead ? next_prio : prio);
             }
             /* A(i,j) -= L(i,k) U(k,j) for i >= first, a task per row class */
-            for (int c = 0; c < classes && first < A->mt; c++) {
-                int n = rows_of_class(A, j, first, (k + c) % classes, classes, cclass);
-                rows_of_class(A, k, first, (k + c) % classes, classes, lclass);
-                if (n > 0)
-                    insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, n, lclass, one, cclass, prio);
-            }
+            for (int c = 0; c < classes; c++)
+                update_rows_of_class(A, k, j, first, (k + c) % classes, classes, lclass, cclass, prio);
         }
         for (int i = k + 1; i < A->mt; i++)
             starpu_data_wont_use(ss_tile(A, i, k));
