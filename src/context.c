@@ -263,6 +263,7 @@ static int init_locked(const starsolve_config_t *cfg_in)
     ss_ctx.mpi_gather_panel = cfg.mpi_gather_panel != 0;
     ss_ctx.nb = default_nb(&cfg);
     ss_ctx.nb_fixed = cfg.nb > 0;
+    ss_ctx.out_of_core = cfg.disk_swap != NULL;
     starsolve_set_update_tiles(cfg.update_tiles > 0 ? cfg.update_tiles : 0);   /* 0: by the workers started */
     __atomic_store_n(&ss_ctx.initialized, 1, __ATOMIC_RELEASE);   /* last: see ss_ensure_init */
     return 0;
@@ -357,10 +358,40 @@ int starsolve_set_nb(int nb)
     return 0;
 }
 
+/* CPU workers alone, in core: the largest of 512, 384 and 256 (the default) that leaves at least
+ * 25 tiles per CPU worker (all processes' workers over all of the matrix's tiles). Larger tiles make
+ * each task's BLAS faster, smaller ones keep every worker busy to the end of the factorization.
+ * Measured with bench/variants.sh, -nb 256 / 384 / 512 (/ 768), rounds interleaved, factor seconds
+ * (bench/NOTES.md, session 35):
+ *   - 2 cores: 3072 LU 0.195 / 0.184 / 0.196; 4096 LU 0.487 / 0.468 / 0.466, LU without pivoting 0.415 /
+ *     0.401 / 0.399, Cholesky 0.205 / 0.200 / 0.199, QR 1.369 / 1.304 / 1.277; 8192 LU 3.661 / 3.387 / 3.312,
+ *     without pivoting 3.254 / 3.186 / 3.166, Cholesky 1.629 / 1.544 / 1.523, QR 9.733 / 9.117 / 9.122;
+ *   - 16 cores: 4096 LU 0.160 / 0.230 / 0.265, without pivoting 0.106 / 0.114 / 0.137, Cholesky 0.061 /
+ *     0.090 / 0.102, QR 0.259 / 0.295 / 0.367; 8192 LU 0.833 / 0.796 / 0.886, without pivoting 0.679 / 0.610 /
+ *     0.635, Cholesky 0.409 / 0.382 / 0.380, QR 1.738 / 1.589 / 1.834;
+ *     16384 LU 5.449 / 5.564 / 4.802 / 4.997, without pivoting 4.709 / 3.811 / 3.568, Cholesky 2.755 /
+ *     2.641 / 2.468 / 2.477.
+ * The rule picks the fastest (or one within 1 %) in each of these; above 512 was not better anywhere measured. */
+static int cpu_tile_size(int n)
+{
+    static const int sizes[] = { 512, 384 };
+    long workers = (long)starpu_cpu_worker_get_count() * starsolve_mpi_size();
+    if (workers < 1)
+        return ss_ctx.nb;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        long tiles = ((long)n + sizes[i] - 1) / sizes[i];
+        if (tiles * tiles >= 25 * workers)
+            return sizes[i];
+    }
+    return ss_ctx.nb;
+}
+
 int starsolve_get_nb_for(starsolve_factorization_t factorization, int n)
 {
-    if (ss_ctx.nb_fixed || starpu_cuda_worker_get_count() == 0)
+    if (ss_ctx.nb_fixed || ss_ctx.out_of_core)
         return ss_ctx.nb;
+    if (starpu_cuda_worker_get_count() == 0)
+        return cpu_tile_size(n);
     /* one StarPU driver thread feeds each GPU: at nb = 1024 an H100 GEMM task takes
      * ~50 us, near what the runtime spends per task; QR's panels at 2048 are half as
      * many, beside column updates twice as long. LU with partial pivoting too: at

@@ -140,6 +140,7 @@ struct ss_context {
     int initialized;
     int nb;
     int nb_fixed;      /* nb came from cfg.nb or starsolve_set_nb: starsolve_get_nb_for keeps it */
+    int out_of_core;   /* started with cfg.disk_swap: nb was chosen for the disk's requests (default_nb) */
     int verbose;
     int gpu_only_tile;
     int pin_lapack;
