@@ -94,9 +94,9 @@ int  starsolve_ngpus(void);   /* GPUs in use (each may have several CUDA workers
 int  starsolve_get_nb(void);
 int  starsolve_set_nb(int nb);   /* returns -1 if nb < 1 */
 /* The tile size a LAPACK-layout factorization of order n takes (QR: n = min(m, n)). It is
- * starsolve_get_nb() when cfg.nb or starsolve_set_nb chose it, or out of core; otherwise, on
- * CPU workers alone, the largest of 512, 384 and 256 that leaves at least 25 tiles per CPU
- * worker (of all processes), e.g. 512 at n = 4096 on 2 cores, 256 there on 16 and 384 at 8192;
+ * starsolve_get_nb() when cfg.nb or starsolve_set_nb chose it, out of core, or with StarPU-MPI;
+ * otherwise, on CPU workers alone, the largest of 512, 384 and 256 that leaves at least 25 tiles
+ * per CPU worker, e.g. 512 at n = 4096 on 2 cores, 256 there on 16 and 384 at 8192;
  * with GPUs, every factorization takes 2048 from n = 32768 on, LU with and without pivoting
  * 2048 from 12288 and 3072 from 32768 (fewer, larger tasks: on an H100 at n = 40000,
  * 0.79 s against 1.08 s for Cholesky; QR 2.44 s against 2.52 s; LU with pivoting, a chain

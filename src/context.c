@@ -358,9 +358,10 @@ int starsolve_set_nb(int nb)
     return 0;
 }
 
-/* CPU workers alone, in core: the largest of 512, 384 and 256 (the default) that leaves at least
- * 25 tiles per CPU worker (all processes' workers over all of the matrix's tiles). Larger tiles make
- * each task's BLAS faster, smaller ones keep every worker busy to the end of the factorization.
+/* CPU workers alone, in core, one process: the largest of 512, 384 and 256 (the default) that leaves
+ * at least 25 tiles per CPU worker. Larger tiles make each task's BLAS faster, smaller ones keep every
+ * worker busy to the end of the factorization. With StarPU-MPI the default stays: every process must
+ * take the same tile size, and processes may run different numbers of workers.
  * Measured with bench/variants.sh, -nb 256 / 384 / 512 (/ 768), rounds interleaved, factor seconds
  * (bench/NOTES.md, session 35):
  *   - 2 cores: 3072 LU 0.195 / 0.184 / 0.196; 4096 LU 0.487 / 0.468 / 0.466, LU without pivoting 0.415 /
@@ -375,8 +376,8 @@ int starsolve_set_nb(int nb)
 static int cpu_tile_size(int n)
 {
     static const int sizes[] = { 512, 384 };
-    long workers = (long)starpu_cpu_worker_get_count() * starsolve_mpi_size();
-    if (workers < 1)
+    long workers = (long)starpu_cpu_worker_get_count();
+    if (ss_ctx.mpi || workers < 1)
         return ss_ctx.nb;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         long tiles = ((long)n + sizes[i] - 1) / sizes[i];

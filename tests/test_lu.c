@@ -15,7 +15,7 @@ static void default_tile_sizes(void)
     if (starsolve_ngpus() > 0)
         return;   /* with GPUs the rule is another one */
     const starsolve_factorization_t all[] = { STARSOLVE_GETRF, STARSOLVE_GETRF_NOPIV, STARSOLVE_POTRF, STARSOLVE_GEQRF };
-    const int workers = starsolve_ncpus() * starsolve_mpi_size(), base = starsolve_get_nb();
+    const int workers = starsolve_ncpus(), base = starsolve_get_nb();
     /* k tiles a side give k^2 >= 25 workers from k = ceil(5 sqrt(workers)) on */
     int k = 1;
     while (k * k < 25 * workers)
