@@ -6,6 +6,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include "internal.h"
+#include "tridiag_result.h"
 #ifdef STARSOLVE_USE_MPI
 #include <starpu_mpi.h>
 #endif
@@ -337,6 +338,12 @@ void ss_cuda_spike_matvec(char p, int kind, const struct ss_spike_chunk *c, cons
                           void *om, void *o1, void *o2, void *work, cudaStream_t st);
 void ss_cuda_spike_update(char p, int op, int n, const void *sc, void *const *v, void *om, void *o1, void *work,
                           cudaStream_t st);
+/* The tridiagonal path's whole solve (codelets/cuda/tridiag.cu): every column of B (nrhs 0: the check
+ * only) on the stream, synchronised inside (the flags decide on refinement); work of
+ * ss_cuda_tridiag_work(element bytes, n) bytes; the report in *res */
+size_t ss_cuda_tridiag_work(size_t es, long n);
+void ss_cuda_tridiag_solve(char p, const struct ss_tridiag_args *a, const void *band, int ldband, int nrhs, void *B, int ldb,
+                           void *work, cudaStream_t st, struct ss_tridiag_result *res);
 /* zspike_reduce_cpu's step on the GPU: np <= SS_SPIKE_MAX_PARTIALS partial sums (device pointers) into the scalars */
 void ss_cuda_spike_reduce(char p, int op, int np, const void *const *partials, void *scalars, cudaStream_t st);
 /* Bytes rounded up so that consecutive pieces of one scratch buffer stay aligned. */

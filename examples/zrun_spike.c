@@ -163,7 +163,7 @@ int run_zspike(const struct driver_opts *o)
         }
     }
     if (o->vendor)
-        fprintf(h, "starpu_spike: LAPACK gbsv (OpenBLAS): best %.4f s; starsolve best %.4f s; speedup %.2f\n",
+        fprintf(h, "starpu_spike: LAPACK gbsv (OpenBLAS): best %.6f s; starsolve best %.6f s; speedup %.2f\n",
                 vbest, best, vbest / best);
     if (sbest > 0)   /* bench/spike.sh reads these two lines */
         fprintf(h, "starpu_spike: further solves (factorization kept): starsolve best %.6f s\n", sbest);

@@ -55,6 +55,7 @@
 #include <lapacke.h>
 #include "algorithms.h"
 #include "codelets.h"
+#include "tridiag_layout.h"
 
 /* Below this row dominance ratio truncated SPIKE is not tried (bench/NOTES.md: at
  * d = 0.1 BiCGStab needs tens of iterations or stagnates, gbsv is cheaper) */
@@ -85,6 +86,11 @@ struct spike {
     starpu_data_handle_t *band, *edge_top, *edge_bot, *F, *ipiv, *tips, *S, *ipivS, *gt, *y, *stat, *partial, *Bh, *vec[NVEC];
     starpu_data_handle_t *Sx, *ipivSx, *yx;
     starpu_data_handle_t scratch, scalars;
+    /* the tridiagonal path (tri_setup): the band, the task's scratch, its worker and its report; unchecked:
+     * gbsv_spike's factorization, whose solve measures the dominance itself (tri_solve) */
+    int tri, tri_unchecked, tri_worker;
+    starpu_data_handle_t tri_band, tri_work;
+    struct ss_tridiag_result tri_result;
     void *Fmem;
     size_t Fbytes, ipivbytes, vecbytes;   /* of the ss_alloc_large arrays */
     int *ipivmem, *ipivSmem;
@@ -501,11 +507,75 @@ static int spike_lu(struct spike *s)
     return s->luinfo;
 }
 
+/* ---- the tridiagonal path (kl, ku <= 1) ----------------------------------------------------------
+ * At K = 1 a partition's work is a few flops a row, and the general path's dozen dependent tasks and its
+ * truncated-SPIKE iterations cost more than the work (bench/NOTES.md, sessions 14-29: ~2.5 ms a call at
+ * n = 1e6 on an H100, where cuSPARSE's gtsv2 takes ~1 ms with its copies). So a tridiagonal matrix whose
+ * rows are all (weakly) diagonally dominant is solved by one task per solve (codelets/codelet_ztridiag.c):
+ * exactly (no truncation), without pivoting on a GPU (the partition method, codelets/cuda/tridiag.cu),
+ * by LAPACK's gttrf / gttrs on a CPU, with each column's residual checked and refined in the task. The
+ * factorization keeps only the band (on the GPU, once the first task has run): recomputing the
+ * elimination costs a pass over the band, less than storing and reading back its factors. A matrix less
+ * dominant than TRI_MIN_DOMINANCE (where elimination without pivoting may grow) goes the general way.
+ * starsolve_set_spike_psize does not apply here (the partitions are the kernels': tridiag_layout.h). */
+#define TRI_MIN_DOMINANCE 0.999
+/* gbtrs on an unchecked factorization (gbsv_spike's) that the task found not usable: gbsv_spike starts over
+ * on the general path (B untouched) */
+#define TRI_DECLINED (-1000000)
+
+static void tri_setup(struct spike *s, int checked)
+{
+    starsolve_complex64_t *AB = (starsolve_complex64_t *)s->AB;
+    const int whole = spike_band_whole(s->kl, s->ku, s->ldab, sizeof *AB), row0 = whole ? 0 : s->kl;
+    s->pinA = ss_pin_host(AB, (size_t)s->ldab * s->n * sizeof *AB);
+    s->tri_band = ss_register_matrix(AB + row0, s->ldab, whole ? s->ldab : s->kl + s->ku + 1, s->n, sizeof *AB);
+    s->tri_work = ss_scratch_buffer(ss_ztri_work_bytes(s->n));
+    s->tri_worker = starpu_cuda_worker_get_count() > 0 ? chunk_worker(0) : -1;   /* the GPU when there is one */
+    s->tri = 1;
+    s->tri_unchecked = !checked;
+}
+
+static struct ss_tridiag_args tri_args(struct spike *s, double tol)
+{
+    const int whole = spike_band_whole(s->kl, s->ku, s->ldab, sizeof(starsolve_complex64_t));
+    return (struct ss_tridiag_args){ .n = s->n, .kl = s->kl, .ku = s->ku, .diag_row = s->kl + s->ku - (whole ? 0 : s->kl),
+                                     .min_dominance = TRI_MIN_DOMINANCE, .tol = tol, .maxit = ss_ctx.spike_maxit,
+                                     .result = &s->tri_result };
+}
+
+/* gbtrf's check: whether the band is dominant enough and its elimination meets no zero pivot */
+static int tri_check(struct spike *s)
+{
+    struct ss_tridiag_args a = tri_args(s, 0);
+    insert_ztridiag(&a, s->tri_worker, s->tri_band, NULL, s->tri_work);
+    starpu_task_wait_for_all();
+    return s->tri_result.usable;
+}
+
+/* Solve B's columns; returns how many were solved (in order; the others keep b), or -1 if the task found
+ * the matrix not usable (B untouched); *steps the most refinement steps a column took */
+static int tri_solve(struct spike *s, starsolve_complex64_t *B, int ldb, int nrhs, double tol, int *steps)
+{
+    size_t pinB = ss_pin_host(B, ((size_t)ldb * (nrhs - 1) + s->n) * sizeof *B);
+    starpu_data_handle_t hb = ss_register_matrix(B, ldb, s->n, nrhs, sizeof *B);
+    struct ss_tridiag_args a = tri_args(s, tol);
+    insert_ztridiag(&a, s->tri_worker, s->tri_band, hb, s->tri_work);
+    starpu_data_unregister(hb);   /* waits for the task; X comes home */
+    ss_unpin_host(B, pinB);
+    *steps = s->tri_result.steps;
+    return s->tri_result.usable ? s->tri_result.solved : -1;
+}
+
 /* Let go of SPIKE's data and the band's page-locking (the fallback's LU needs neither) */
 static void spike_drop(struct spike *s)
 {
-    if (s->registered)
+    if (s->registered || s->tri)
         starpu_task_wait_for_all();
+    if (s->tri) {
+        starpu_data_unregister(s->tri_band);
+        starpu_data_unregister(s->tri_work);
+        s->tri = 0;
+    }
     spike_release(s);
     ss_unpin_host((void *)s->AB, s->pinA);
     s->pinA = 0;
@@ -542,7 +612,9 @@ static int factor_without_spike(struct spike *s, const char *me, const char *why
     return 0;
 }
 
-int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, int ldab, starsolve_spike_t **factors)
+/* tri: 0 the general path only; 1 the tridiagonal path when kl, ku <= 1 and the check task accepts the
+ * band; 2 the tridiagonal path unchecked (gbsv_spike: its solve checks, TRI_DECLINED otherwise) */
+static int zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, int ldab, starsolve_spike_t **factors, int tri)
 {
     const char *me = "starsolve_zgbtrf_spike";
     if (factors)
@@ -573,6 +645,21 @@ int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *A
      * above) has no tips to reach past. */
     if (n < 2 * ss_max(kl, ku))
         return factor_without_spike(s, me, "fewer rows than twice the half-bandwidth", factors);
+    if (tri && kl <= 1 && ku <= 1) {
+        tri_setup(s, tri == 1);
+        if (tri == 2 || tri_check(s)) {
+            if (ss_ctx.verbose)   /* bench/spike.sh reads this line */
+                fprintf(stderr, "starsolve: %s: tridiagonal path, one task: %ld partitions of %d..%d rows in 1 chunks\n", me,
+                        n > SS_TRI_DIRECT ? (long)(n / SS_TRI_PART) : 1L, n > SS_TRI_DIRECT ? n / (n / SS_TRI_PART) : n,
+                        n > SS_TRI_DIRECT ? n / (n / SS_TRI_PART) + (n % (n / SS_TRI_PART) > 0) : n);
+            *factors = &s->head;
+            return 0;
+        }
+        if (ss_ctx.verbose)
+            fprintf(stderr, "starsolve: %s: tridiagonal, smallest row dominance %.3g or a zero pivot: the general path\n", me,
+                    s->tri_result.dominance);
+        spike_drop(s);
+    }
     partition_count(n, s->K, &s->p, &s->nc);
     if (ss_ctx.verbose)   /* bench/spike.sh reads this line */
         fprintf(stderr, "starsolve: %s: %d partitions of %d..%d rows in %d chunks\n", me, s->p, n / s->p, n / s->p + (n % s->p > 0),
@@ -601,6 +688,11 @@ int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *A
     return factor_without_spike(s, me, why, factors);
 }
 
+int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, int ldab, starsolve_spike_t **factors)
+{
+    return zgbtrf_spike(n, kl, ku, AB, ldab, factors, 1);
+}
+
 /* Whether every entry of B's first n rows and nrhs columns is finite (real and imaginary parts) */
 static int columns_finite(int n, int nrhs, const starsolve_complex64_t *B, int ldb)
 {
@@ -626,7 +718,26 @@ int starsolve_zgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_compl
     const int n = s->n;
     if (n == 0 || nrhs == 0) return 0;
     int solved = 0, info = 0;
-    if (s->method == 0) {
+    /* the tolerance of both paths; see the comment in the general path below */
+    const double tol = fmax(100 * DBL_EPSILON, fmin(1e-12, 10.0 * n * DBL_EPSILON));
+    if (s->method == 0 && s->tri) {
+        int steps;
+        solved = tri_solve(s, B, ldb, nrhs, tol, &steps);
+        if (solved < 0 && s->tri_unchecked)
+            return TRI_DECLINED;
+        if (iters)
+            *iters = steps;
+        if (solved == nrhs)
+            return 0;
+        /* a column whose residual stayed above the goal (or a check passed on another worker kind than
+         * the solve's): this and later solves by banded LU with partial pivoting */
+        solved = ss_max(solved, 0);
+        if (ss_ctx.verbose)
+            fprintf(stderr, "starsolve: %s: the tridiagonal solve missed its residual goal; columns %d .. %d by banded LU with pivoting\n",
+                    me, solved + 1, nrhs);
+        spike_drop(s);
+        s->method = -1;
+    } else if (s->method == 0) {
         /* B's rows go up per chunk as the tasks need them (page-locked for the call unless they are) */
         size_t pinB = ss_pin_host(B, ((size_t)ldb * (nrhs - 1) + n) * sizeof *B);
         spike_rhs_register(s, B, ldb, nrhs);
@@ -634,7 +745,6 @@ int starsolve_zgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_compl
          * ask. A small system must go further: LAPACK-style, ||b - Ax|| / (||A|| ||x|| n eps) above
          * 30 fails a check, and n = 17 (K = 1, psize 2) stopped at 6.2e-13 relative was 40.7. So at
          * most 10 n eps, which binds below n ~ 450 in double. */
-        double tol = fmax(100 * DBL_EPSILON, fmin(1e-12, 10.0 * n * DBL_EPSILON));
         int worst = 0;
         for (; solved < nrhs; solved++) {
             int it = bicgstab(s, solved, tol);
@@ -707,7 +817,15 @@ int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t
         *iters = 0;
     if (n == 0 || nrhs == 0) return 0;
     starsolve_spike_t *factors;
-    int info = starsolve_zgbtrf_spike(n, kl, ku, AB, ldab, &factors);
+    /* the tridiagonal path without gbtrf's check task: its solve checks, and declines before touching B */
+    int info = zgbtrf_spike(n, kl, ku, AB, ldab, &factors, 2);
+    if (info == 0 && kl <= 1 && ku <= 1) {
+        info = starsolve_zgbtrs_spike(factors, nrhs, B, ldb, iters);
+        starsolve_spike_free(factors);
+        if (info != TRI_DECLINED)
+            return info;
+        info = zgbtrf_spike(n, kl, ku, AB, ldab, &factors, 0);
+    }
     if (info != 0) {
         /* 1 .. n only from the fallback's LU (U exactly singular: B left as it was, as gbsv does);
          * n + 1: not usable and the fallback off; < 0: StarPU did not start */

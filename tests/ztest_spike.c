@@ -299,9 +299,9 @@ static void split_bicgstab_fails(void)
 /* A NaN in A or an Inf in B: no BiCGStab iterate passes its test and the banded LU's solution is
  * not finite, so info n + 1, never 0 (gbsv alone would return 0). Both ways into the banded LU:
  * after BiCGStab (a dominant A) and from the start (d = 0.1). */
-static void spike_not_finite(void)
+static void spike_not_finite(int k)
 {
-    const int n = 1201, k = 2, ldab = 3 * k + 1;
+    const int n = 1201, ldab = 3 * k + 1;
     const double dominance[2] = { 10, 0.1 };
     for (int d = 0; d < 2; d++)
         for (int where = 0; where < 2; where++) {
@@ -313,7 +313,7 @@ static void spike_not_finite(void)
             else
                 X[700] = INFINITY;
             int iters = 0, info = starsolve_zgbsv_spike(n, k, k, 1, AB, ldab, X, n, &iters);
-            TEST_CHECK(info == n + 1, "zgbsv_spike d=%g with %s: info %d (want n+1 = %d), iters %d", dominance[d],
+            TEST_CHECK(info == n + 1, "zgbsv_spike K=%d d=%g with %s: info %d (want n+1 = %d), iters %d", k, dominance[d],
                        where == 0 ? "a NaN in A" : "an Inf in B", info, n + 1, iters);
             free(AB); free(X);
         }
@@ -453,7 +453,18 @@ int test_zspike(void)
     spike_too_small(5, 2, 3);
     spike_no_fallback();
     spike_long_partitions();
-    spike_not_finite();
+    spike_not_finite(2);
+    spike_not_finite(1);   /* the tridiagonal path: it declines a NaN in A, and an Inf in B misses its residual goal */
+    /* the tridiagonal path (one task; on a GPU the partition method, codelets/tridiag_layout.h): the direct
+     * level alone (n <= 64), one level and several (n = 100003: 3 levels), several right-hand sides, the band
+     * as whole columns and as its rows alone (odd psize: spare rows); below its dominance, the general path */
+    spike_case(2, 1, 1, 10, 2, 0, 1);
+    spike_case(3, 1, 1, 10, 1, 1, 1);
+    spike_case(64, 1, 1, 1, 3, 0, 1);
+    spike_case(65, 1, 0, 1, 1, 1, 1);
+    spike_case(100003, 1, 1, 1, 2, 0, 1);
+    spike_case(100003, 0, 1, 10, 1, 1, 1);
+    spike_case(1201, 1, 1, 0.9, 2, 0, 1);
     /* the split API: one factorization, several solves */
     split_case(2003, 32, 32, 1, 300, 1);       /* n not a multiple of psize */
     split_case(2903, 32, 20, 10, 71, 0);       /* kl != ku, many partitions, working precision */

@@ -1,0 +1,518 @@
+// The tridiagonal path of gbsv_spike on the GPU (kl, ku <= 1): the partition method without pivoting
+// (the caller checks diagonal dominance, which these kernels measure), all levels in one task.
+//
+// Why not the general SPIKE kernels at K = 1: there a solve is ~13 dependent tasks and truncated-SPIKE
+// iterations, ~2.5 ms a call at n = 1e6 against cuSPARSE gtsv2's ~1 ms with its copies (bench/NOTES.md,
+// sessions 14-29). Here a call is one task: the band and b go up, a handful of kernels run, x comes
+// down. The method (tridiag_layout.h: the levels): each partition of ~32 rows eliminates its subdiagonal
+// downwards and its superdiagonal upwards, which leaves its first and last rows coupled only to each
+// other and to the neighbouring partitions' last and first rows: a tridiagonal system of 2 rows per
+// partition, solved the same way, down to a level that fits one block's shared memory (a few thousand rows),
+// solved there by parallel cyclic reduction (tri_tail). Back up, each partition's interior rows follow from
+// its first and last unknowns.
+//
+// A block loads a run of consecutive partitions into shared memory (coalesced, every row read once),
+// then one thread per partition runs the sweeps on shared memory. At level 0 the back-substitution
+// also computes the residual b - A x of every row from the rows it holds, so checking the answer costs
+// no extra pass over the band.
+//
+// Precisions by LAPACK's letter: 's' float, 'd' double, 'c' cuFloatComplex, 'z' cuDoubleComplex.
+#include <cuda_runtime.h>
+#include <cuComplex.h>
+#include <math.h>
+#include <string.h>
+#include "cuda_check.cuh"
+#include "batched_scalar.cuh"
+#include "../tridiag_layout.h"
+#include "../tridiag_result.h"
+
+namespace {
+
+template <typename T> __device__ inline T zero() { return make<T>(0, 0); }
+template <typename T> __device__ inline T neg(T a) { return sub(zero<T>(), a); }
+__device__ inline double mag(float a) { return fabs((double)a); }
+__device__ inline double mag(double a) { return fabs(a); }
+__device__ inline double mag(cuFloatComplex a) { return hypot((double)a.x, (double)a.y); }
+__device__ inline double mag(cuDoubleComplex a) { return hypot(a.x, a.y); }
+
+// 1 / b for the sweeps: each step of a partition's sweep waits for the previous step's reciprocal, and
+// IEEE double division is a long sequence (~0.3 us a step under ncu, session 36); a float estimate
+// refined by two Newton steps (error 1e-7, then 1e-14, then below double's rounding) takes a few FMAs.
+// Outside float's range (and for 0, Inf, NaN) the exact division.
+__device__ inline float rcp(float b) { return __frcp_rn(b); }
+__device__ inline double rcp(double b)
+{
+    const float f = (float)b;
+    if (!(fabsf(f) >= 1e-36f && fabsf(f) <= 1e36f)) return 1.0 / b;
+    double r = (double)__frcp_rn(f);
+    r = fma(r, fma(-b, r, 1.0), r);
+    return fma(r, fma(-b, r, 1.0), r);
+}
+__device__ inline cuFloatComplex rcp(cuFloatComplex b) { return div_(make_cuFloatComplex(1, 0), b); }
+__device__ inline cuDoubleComplex rcp(cuDoubleComplex b) { return div_(make_cuDoubleComplex(1, 0), b); }
+
+// one diagonal of a level: value(i) = p[i s + o], p NULL for a diagonal that is zero
+template <typename T> struct Diagonal { const T *p; long s, o; };
+
+// a level's tridiagonal matrix: the caller's band at level 0, the scratch arrays above
+template <typename T> struct Level {
+    Diagonal<T> a, b, c;   // sub-, main and superdiagonal: row i is a(i) x[i-1] + b(i) x[i] + c(i) x[i+1]
+    long N;
+    __device__ T sub_(long i) const { return a.p && i > 0 ? a.p[i * a.s + a.o] : zero<T>(); }
+    __device__ T dia(long i) const { return b.p[i * b.s + b.o]; }
+    __device__ T sup(long i) const { return c.p && i < N - 1 ? c.p[i * c.s + c.o] : zero<T>(); }
+};
+
+// flags (tridiag_layout.h): [0] the smallest row dominance |b| / (|a| + |c|), [1] a zero pivot or a
+// non-finite entry met, [2] max |b - A x|, [3] max |b|; doubles >= 0 as their bits (ordered as integers)
+enum { F_DOMINANCE, F_BAD, F_RESID, F_RHS };
+
+__device__ inline void flag_min(unsigned long long *f, double v) { atomicMin(f, (unsigned long long)__double_as_longlong(v)); }
+__device__ inline void flag_max(unsigned long long *f, double v) { atomicMax(f, (unsigned long long)__double_as_longlong(v)); }
+
+// the block's min or max of v (every thread calls it); thread 0 gets the result
+template <bool MAX> __device__ double block_reduce(double v)
+{
+    __shared__ double part[32];
+    for (int o = 16; o > 0; o >>= 1) {
+        double w = __shfl_down_sync(0xffffffffu, v, o);
+        v = MAX ? fmax(v, w) : fmin(v, w);
+    }
+    __syncthreads();   // part may still be read by a previous call
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (int w = 1; w < (int)(blockDim.x + 31) / 32; w++) v = MAX ? fmax(v, part[w]) : fmin(v, part[w]);
+    return v;
+}
+
+// row g of a level cut into partitions of q or q + 1 rows (the first r of q + 1): its partition and row in it
+__device__ inline void locate(long g, long q, long r, long *k, int *j)
+{
+    long big = r * (q + 1);
+    if (g < big) { *k = g / (q + 1); *j = (int)(g - *k * (q + 1)); }
+    else { long h = g - big; *k = r + h / q; *j = (int)(h - (*k - r) * q); }
+}
+
+// Forward: every partition's reduced first and last rows into the next level (rows 2k, 2k + 1), with
+// their right-hand side (d NULL: zero). Shared memory: a, b, c, d, rows j of partition t at j pitch + t.
+template <typename T>
+__global__ void tri_forward(Level<T> L, const T *d, long P, int ppb, T *na, T *nb, T *nc, T *nd, unsigned long long *flags,
+                            bool dominance)
+{
+    extern __shared__ double2 smem_forward[];
+    const long N = L.N, q = N / P, r = N % P, k0 = (long)blockIdx.x * ppb, k1 = min(P, k0 + ppb);
+    const int pitch = ppb + 1, span = (int)(q + 1) * pitch;
+    T *sa = (T *)smem_forward, *sb = sa + span, *sc = sb + span, *sd = sc + span;
+    const long g0 = ss_tri_part_first(k0, N, P), g1 = ss_tri_part_first(k1, N, P);
+    double mindom = INFINITY;
+    bool bad = false;
+    for (long g = g0 + threadIdx.x; g < g1; g += blockDim.x) {
+        long k; int j;
+        locate(g, q, r, &k, &j);
+        const int at = j * pitch + (int)(k - k0);
+        T a = L.sub_(g), b = L.dia(g), c = L.sup(g);
+        sa[at] = a; sb[at] = b; sc[at] = c; sd[at] = d ? d[g] : zero<T>();
+        if (dominance) {
+            double off = mag(a) + mag(c), diag = mag(b);
+            if (!isfinite(off + diag)) bad = true;
+            else mindom = fmin(mindom, off > 0 ? diag / off : INFINITY);
+        }
+    }
+    __syncthreads();
+    const int t = threadIdx.x % ppb;
+    const long k = k0 + t;
+    if (threadIdx.x < 2 * ppb && k < k1) {
+        const int m = ss_tri_part_rows(k, N, P);
+#define S(arr, j) arr[(j) * pitch + t]
+        if (threadIdx.x < ppb) {   // downward: the last row, coupled to the first
+            T al = S(sa, 1), be = S(sb, 1), de = S(sd, 1);
+            for (int j = 2; j < m; j++) {
+                if (is_zero(be)) bad = true;
+                T l = mul(S(sa, j), rcp(be));
+                al = neg(mul(l, al));
+                be = sub(S(sb, j), mul(l, S(sc, j - 1)));
+                de = sub(S(sd, j), mul(l, de));
+            }
+            na[2 * k + 1] = al; nb[2 * k + 1] = be; nc[2 * k + 1] = S(sc, m - 1);
+            if (nd) nd[2 * k + 1] = de;
+        } else {                   // upward: the first row, coupled to the last
+            T bs = S(sb, 0), cs = S(sc, 0), ds = S(sd, 0);
+            if (m >= 3) {
+                T bu = S(sb, m - 2), ga = S(sc, m - 2), du = S(sd, m - 2);
+                for (int j = m - 3; j >= 0; j--) {
+                    if (is_zero(bu)) bad = true;
+                    T f = mul(S(sc, j), rcp(bu));
+                    T nbu = sub(S(sb, j), mul(f, S(sa, j + 1)));
+                    ga = neg(mul(f, ga));
+                    du = sub(S(sd, j), mul(f, du));
+                    bu = nbu;
+                }
+                bs = bu; cs = ga; ds = du;
+            }
+            na[2 * k] = S(sa, 0); nb[2 * k] = bs; nc[2 * k] = cs;
+            if (nd) nd[2 * k] = ds;
+        }
+#undef S
+    }
+    if (dominance) {
+        double v = block_reduce<false>(mindom);
+        if (threadIdx.x == 0) flag_min(&flags[F_DOMINANCE], v);
+    }
+    if (bad) atomicOr(&flags[F_BAD], 1ull);
+}
+
+// Back: the level's solution x from the next level's (xr: partition k's first and last unknowns at 2k,
+// 2k + 1); x may be d. With `check` (level 0): max |d - A x| and max |d| into the flags, and d into
+// save (unless NULL) before x overwrites it. Shared memory: a, b, c, d, then the upward sweep's
+// pivot, fill and right-hand side (u, g, h), h overwritten by x.
+template <typename T>
+__global__ void tri_back(Level<T> L, const T *d, const T *xr, long P, int ppb, T *x, T *save, unsigned long long *flags, bool check)
+{
+    extern __shared__ double2 smem_back[];
+    const long N = L.N, q = N / P, r = N % P, k0 = (long)blockIdx.x * ppb, k1 = min(P, k0 + ppb);
+    const int pitch = ppb + 1, span = (int)(q + 1) * pitch;
+    T *sa = (T *)smem_back, *sb = sa + span, *sc = sb + span, *sd = sc + span, *su = sd + span, *sg = su + span, *sh = sg + span;
+    const long g0 = ss_tri_part_first(k0, N, P), g1 = ss_tri_part_first(k1, N, P);
+    for (long g = g0 + threadIdx.x; g < g1; g += blockDim.x) {
+        long k; int j;
+        locate(g, q, r, &k, &j);
+        const int at = j * pitch + (int)(k - k0);
+        sa[at] = L.sub_(g); sb[at] = L.dia(g); sc[at] = L.sup(g); sd[at] = d[g];
+    }
+    __syncthreads();
+#define S(arr, j) arr[(j) * pitch + t]
+    if (threadIdx.x < ppb && k0 + threadIdx.x < k1) {
+        const int t = threadIdx.x;
+        const long k = k0 + t;
+        const int m = ss_tri_part_rows(k, N, P);
+        const T xs = xr[2 * k], xe = xr[2 * k + 1];
+        if (m >= 3) {   // su keeps 1 / the pivots, so that the substitution's chain has no division
+            T inv = rcp(S(sb, m - 2)), ga = S(sc, m - 2), du = S(sd, m - 2);
+            S(su, m - 2) = inv; S(sg, m - 2) = ga; S(sh, m - 2) = du;
+            for (int j = m - 3; j >= 1; j--) {
+                T f = mul(S(sc, j), inv);
+                inv = rcp(sub(S(sb, j), mul(f, S(sa, j + 1))));
+                ga = neg(mul(f, ga));
+                du = sub(S(sd, j), mul(f, du));
+                S(su, j) = inv; S(sg, j) = ga; S(sh, j) = du;
+            }
+            T xp = xs;
+            for (int j = 1; j <= m - 2; j++) {
+                xp = mul(sub(sub(S(sh, j), mul(S(sa, j), xp)), mul(S(sg, j), xe)), S(su, j));
+                S(sh, j) = xp;
+            }
+        }
+        S(sh, 0) = xs; S(sh, m - 1) = xe;
+    }
+    __syncthreads();
+    double rmax = 0, bmax = 0;
+    for (long g = g0 + threadIdx.x; g < g1; g += blockDim.x) {
+        long k; int j;
+        locate(g, q, r, &k, &j);
+        const int t = (int)(k - k0), m = ss_tri_part_rows(k, N, P);
+        const T xg = S(sh, j);
+        if (check) {
+            const T xm = j > 0 ? S(sh, j - 1) : g > 0 ? xr[2 * k - 1] : zero<T>();
+            const T xn = j < m - 1 ? S(sh, j + 1) : g < N - 1 ? xr[2 * k + 2] : zero<T>();
+            const T res = sub(sub(sub(S(sd, j), mul(S(sa, j), xm)), mul(S(sb, j), xg)), mul(S(sc, j), xn));
+            double v = mag(res), w = mag(S(sd, j));
+            rmax = fmax(rmax, isnan(v) ? INFINITY : v);
+            bmax = fmax(bmax, isnan(w) ? INFINITY : w);
+            if (save) save[g] = S(sd, j);
+        }
+        x[g] = xg;
+    }
+#undef S
+    if (check) {
+        double v = block_reduce<true>(rmax), w = block_reduce<true>(bmax);
+        if (threadIdx.x == 0) { flag_max(&flags[F_RESID], v); flag_max(&flags[F_RHS], w); }
+    }
+}
+
+// The last level, small enough for one block's shared memory (tail_rows): parallel cyclic reduction
+// (each of ceil(log2 N) steps eliminates every row's couplings at distance s with its neighbours' rows,
+// doubling s; all rows at once, the new values held in registers across the barrier), then x = d / b.
+// A launch per level and a serial chain per partition cost more than the work below a few thousand
+// rows (bench/NOTES.md, session 36). d NULL: zero (the pivots only); x may be d. With `dominance`, the
+// rows' dominance into the flags (level 0 this small).
+#define TAIL_THREADS 1024
+#define TAIL_ROWS_PER_THREAD 4
+#define TAIL_SMEM (160 * 1024)
+template <typename T>
+__global__ void __launch_bounds__(TAIL_THREADS) tri_tail(Level<T> L, const T *d, T *x, unsigned long long *flags, bool dominance)
+{
+    extern __shared__ double2 smem_tail[];
+    const int N = (int)L.N;
+    T *sa = (T *)smem_tail, *sb = sa + N, *sc = sb + N, *sd = sc + N;
+    bool bad = false;
+    double mindom = INFINITY;
+    for (int i = threadIdx.x; i < N; i += blockDim.x) {
+        T a = L.sub_(i), b = L.dia(i), c = L.sup(i);
+        sa[i] = a; sb[i] = b; sc[i] = c; sd[i] = d ? d[i] : zero<T>();
+        if (dominance) {
+            double off = mag(a) + mag(c), diag = mag(b);
+            if (!isfinite(off + diag)) bad = true;
+            else mindom = fmin(mindom, off > 0 ? diag / off : INFINITY);
+        }
+    }
+    __syncthreads();
+    for (int s = 1; s < N; s *= 2) {
+        T na[TAIL_ROWS_PER_THREAD], nb[TAIL_ROWS_PER_THREAD], nc[TAIL_ROWS_PER_THREAD], nd[TAIL_ROWS_PER_THREAD];
+#pragma unroll
+        for (int r = 0; r < TAIL_ROWS_PER_THREAD; r++) {
+            const int i = threadIdx.x + r * TAIL_THREADS;
+            if (i >= N) break;
+            T a = zero<T>(), b = sb[i], c = zero<T>(), dd = sd[i];
+            if (i >= s) {
+                if (is_zero(sb[i - s])) bad = true;
+                T k = mul(sa[i], rcp(sb[i - s]));
+                b = sub(b, mul(k, sc[i - s])); dd = sub(dd, mul(k, sd[i - s])); a = neg(mul(k, sa[i - s]));
+            }
+            if (i + s < N) {
+                if (is_zero(sb[i + s])) bad = true;
+                T k = mul(sc[i], rcp(sb[i + s]));
+                b = sub(b, mul(k, sa[i + s])); dd = sub(dd, mul(k, sd[i + s])); c = neg(mul(k, sc[i + s]));
+            }
+            na[r] = a; nb[r] = b; nc[r] = c; nd[r] = dd;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < TAIL_ROWS_PER_THREAD; r++) {
+            const int i = threadIdx.x + r * TAIL_THREADS;
+            if (i >= N) break;
+            sa[i] = na[r]; sb[i] = nb[r]; sc[i] = nc[r]; sd[i] = nd[r];
+        }
+        __syncthreads();
+    }
+    for (int i = threadIdx.x; i < N; i += blockDim.x) {
+        if (is_zero(sb[i])) bad = true;
+        if (x) x[i] = mul(sd[i], rcp(sb[i]));
+    }
+    if (dominance) {
+        double v = block_reduce<false>(mindom);
+        if (threadIdx.x == 0) flag_min(&flags[F_DOMINANCE], v);
+    }
+    if (bad) atomicOr(&flags[F_BAD], 1ull);
+}
+
+// the rows the tail kernel takes for elements of es bytes
+static long tail_rows(size_t es)
+{
+    long rows = (long)(TAIL_SMEM / (4 * es));
+    return rows < (long)TAIL_THREADS * TAIL_ROWS_PER_THREAD ? rows : (long)TAIL_THREADS * TAIL_ROWS_PER_THREAD;
+}
+
+// r = b - A x (r NULL: not stored), max |r| and max |b| into the flags
+template <typename T>
+__global__ void tri_residual(Level<T> L, const T *b, const T *x, T *r, unsigned long long *flags)
+{
+    double rmax = 0, bmax = 0;
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < L.N; i += (long)gridDim.x * blockDim.x) {
+        T v = sub(b[i], mul(L.dia(i), x[i]));
+        if (i > 0) v = sub(v, mul(L.sub_(i), x[i - 1]));
+        if (i < L.N - 1) v = sub(v, mul(L.sup(i), x[i + 1]));
+        if (r) r[i] = v;
+        double m = mag(v), w = mag(b[i]);
+        rmax = fmax(rmax, isnan(m) ? INFINITY : m);
+        bmax = fmax(bmax, isnan(w) ? INFINITY : w);
+    }
+    double v = block_reduce<true>(rmax), w = block_reduce<true>(bmax);
+    if (threadIdx.x == 0) { flag_max(&flags[F_RESID], v); flag_max(&flags[F_RHS], w); }
+}
+
+template <typename T> __global__ void tri_add(long n, T *x, const T *dx)
+{
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) x[i] = add(x[i], dx[i]);
+}
+
+// flags to their neutral values: dominance +inf, the rest 0
+__global__ void tri_flags_init(unsigned long long *flags)
+{
+    flags[F_DOMINANCE] = (unsigned long long)__double_as_longlong(INFINITY);
+    flags[F_BAD] = flags[F_RESID] = flags[F_RHS] = 0;
+}
+
+#define TRI_THREADS 128
+#define TRI_SMEM_TARGET (32 * 1024)   // a block's shared memory: 7 blocks of the back kernel on an H100 SM, so that some load while others sweep
+
+// partitions per block for a level: as many as keep the back kernel's 7 arrays under TRI_SMEM_TARGET (at most
+// TRI_THREADS / 2: the forward kernel runs two sweeps a partition), and its shared memory in bytes
+static int partitions_per_block(long N, long P, size_t es, int arrays, size_t *bytes)
+{
+    const long q = N / P;
+    int ppb = TRI_THREADS / 2;
+    while (ppb > 1 && (size_t)7 * (q + 1) * (ppb + 1) * es > TRI_SMEM_TARGET) ppb /= 2;
+    *bytes = (size_t)arrays * (q + 1) * (ppb + 1) * es;
+    return ppb;
+}
+
+template <typename T> struct Solver {
+    Level<T> level0;      // the caller's band
+    char *work;           // the task's scratch (tridiag_layout.h)
+    long n;
+    unsigned long long *flags;
+    cudaStream_t st;
+
+    Level<T> level(int l) const
+    {
+        if (l == 0) return level0;
+        T *base = (T *)(work + ss_tri_off_level(n, l, sizeof(T)));
+        const long N = ss_tri_level_rows(n, l);
+        const size_t stride = ss_tri_align((size_t)N * sizeof(T)) / sizeof(T);
+        Level<T> L = { { base, 1, 0 }, { base + stride, 1, 0 }, { base + 2 * stride, 1, 0 }, N };
+        return L;
+    }
+    T *rhs(int l) const   // level l >= 1's right-hand side (then solution)
+    {
+        const long N = ss_tri_level_rows(n, l);
+        return (T *)(work + ss_tri_off_level(n, l, sizeof(T))) + 3 * (ss_tri_align((size_t)N * sizeof(T)) / sizeof(T));
+    }
+    T *save() const { return (T *)(work + ss_tri_off_save()); }
+    T *resid() const { return (T *)(work + ss_tri_off_resid(n, sizeof(T))); }
+
+    // x = A^-1 d at level 0 (d NULL: the pivots only). check: save d and the residual's norms (x = d then).
+    void solve(const T *d, T *x, bool dominance, bool check) const
+    {
+        if (n <= SS_TRI_DIRECT) {   // level 0 alone, in the tail kernel; its residual apart
+            if (check) SS_CUDA_CHECK(cudaMemcpyAsync(save(), d, (size_t)n * sizeof(T), cudaMemcpyDeviceToDevice, st));
+            tri_tail<T><<<1, TAIL_THREADS, 4 * n * sizeof(T), st>>>(level0, d, x, flags, dominance);
+            SS_CHECK_LAUNCH("tri_tail");
+            if (check && x) {
+                tri_residual<T><<<1, TRI_THREADS, 0, st>>>(level0, save(), x, (T *)NULL, flags);
+                SS_CHECK_LAUNCH("tri_residual");
+            }
+            return;
+        }
+        // partitioned levels 0 .. levels - 1 on the grid, then level `levels` in the tail kernel
+        int levels = 1;
+        while (ss_tri_level_rows(n, levels) > tail_rows(sizeof(T)) && levels < ss_tri_levels(n)) levels++;
+        for (int l = 0; l < levels; l++) {
+            const Level<T> L = level(l), next = level(l + 1);
+            const long P = L.N / SS_TRI_PART;
+            size_t bytes;
+            const int ppb = partitions_per_block(L.N, P, sizeof(T), 4, &bytes);
+            tri_forward<T><<<(unsigned)((P + ppb - 1) / ppb), TRI_THREADS, bytes, st>>>(
+                L, l == 0 ? d : d ? rhs(l) : (const T *)NULL, P, ppb, (T *)next.a.p, (T *)next.b.p, (T *)next.c.p, d ? rhs(l + 1) : (T *)NULL, flags,
+                dominance && l == 0);
+            SS_CHECK_LAUNCH("tri_forward");
+        }
+        const Level<T> last = level(levels);
+        tri_tail<T><<<1, TAIL_THREADS, 4 * last.N * sizeof(T), st>>>(last, d ? rhs(levels) : (T *)NULL, d ? rhs(levels) : (T *)NULL,
+                                                                   flags, false);
+        SS_CHECK_LAUNCH("tri_tail");
+        if (!d) return;
+        for (int l = levels - 1; l >= 0; l--) {
+            const Level<T> L = level(l);
+            const long P = L.N / SS_TRI_PART;
+            size_t bytes;
+            const int ppb = partitions_per_block(L.N, P, sizeof(T), 7, &bytes);
+            tri_back<T><<<(unsigned)((P + ppb - 1) / ppb), TRI_THREADS, bytes, st>>>(
+                L, l == 0 ? d : rhs(l), rhs(l + 1), P, ppb, l == 0 ? x : rhs(l), l == 0 && check ? save() : (T *)NULL, flags,
+                l == 0 && check);
+            SS_CHECK_LAUNCH("tri_back");
+        }
+    }
+
+    void flags_init() const { tri_flags_init<<<1, 1, 0, st>>>(flags); SS_CHECK_LAUNCH("tri_flags_init"); }
+    void flags_read(double out[SS_TRI_FLAGS]) const
+    {
+        unsigned long long h[SS_TRI_FLAGS];
+        SS_CUDA_CHECK(cudaMemcpyAsync(h, flags, sizeof h, cudaMemcpyDeviceToHost, st));
+        SS_CUDA_CHECK(cudaStreamSynchronize(st));
+        for (int i = 0; i < SS_TRI_FLAGS; i++) out[i] = i == F_BAD ? (double)h[i] : host_double(h[i]);
+    }
+    static double host_double(unsigned long long b) { double v; memcpy(&v, &b, sizeof v); return v; }
+};
+
+// every kernel may take more than the default 48 KB of shared memory
+template <typename T> void allow_shared_memory()
+{
+    static bool done = false;
+    if (done) return;
+    SS_CUDA_CHECK(cudaFuncSetAttribute(tri_forward<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * TRI_SMEM_TARGET));
+    SS_CUDA_CHECK(cudaFuncSetAttribute(tri_back<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * TRI_SMEM_TARGET));
+    SS_CUDA_CHECK(cudaFuncSetAttribute(tri_tail<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, TAIL_SMEM));
+    done = true;
+}
+
+template <typename T>
+void tri_solve(const struct ss_tridiag_args *a, const void *band, int ldband, int nrhs, void *B, int ldb, void *work, cudaStream_t st,
+               struct ss_tridiag_result *res)
+{
+    allow_shared_memory<T>();
+    const T *dg = (const T *)band + a->diag_row;
+    Solver<T> s;
+    s.level0.a = { a->kl > 0 ? dg : (const T *)NULL, ldband, 1 - (long)ldband };
+    s.level0.b = { dg, ldband, 0 };
+    s.level0.c = { a->ku > 0 ? dg : (const T *)NULL, ldband, (long)ldband - 1 };
+    s.level0.N = a->n;
+    s.work = (char *)work;
+    s.n = a->n;
+    s.flags = (unsigned long long *)work;
+    s.st = st;
+    *res = (struct ss_tridiag_result){ 1, 0, 0, 0 };
+    double f[SS_TRI_FLAGS];
+    if (nrhs == 0) {   // the pivots and the dominance only
+        s.flags_init();
+        s.solve(NULL, NULL, true, false);
+        s.flags_read(f);
+        res->dominance = f[F_DOMINANCE];
+        res->usable = f[F_BAD] == 0 && f[F_DOMINANCE] >= a->min_dominance;
+        return;
+    }
+    for (int col = 0; col < nrhs; col++) {
+        T *x = (T *)B + (size_t)col * ldb;
+        s.flags_init();
+        s.solve(x, x, col == 0, true);   // x = A^-1 b in place; b kept in save
+        s.flags_read(f);
+        if (col == 0) {
+            res->dominance = f[F_DOMINANCE];
+            if (f[F_BAD] != 0 || !(f[F_DOMINANCE] >= a->min_dominance)) {
+                SS_CUDA_CHECK(cudaMemcpyAsync(x, s.save(), (size_t)a->n * sizeof(T), cudaMemcpyDeviceToDevice, st));
+                res->usable = 0;
+                return;
+            }
+        }
+        const double goal = a->tol * (f[F_RHS] > 0 ? f[F_RHS] : 1);
+        double rnorm = f[F_RESID];
+        int steps = 0;
+        // refinement on the true residual b - A x, while it shrinks at least twofold a step
+        while (!(rnorm <= goal) && steps < a->maxit && isfinite(rnorm)) {
+            s.flags_init();
+            tri_residual<T><<<264, 256, 0, st>>>(s.level0, s.save(), x, s.resid(), s.flags);
+            SS_CHECK_LAUNCH("tri_residual");
+            s.solve(s.resid(), s.resid(), false, false);
+            tri_add<T><<<264, 256, 0, st>>>(a->n, x, s.resid());
+            SS_CHECK_LAUNCH("tri_add");
+            s.flags_init();
+            tri_residual<T><<<264, 256, 0, st>>>(s.level0, s.save(), x, (T *)NULL, s.flags);
+            SS_CHECK_LAUNCH("tri_residual");
+            s.flags_read(f);
+            steps++;
+            if (!(f[F_RESID] <= 0.5 * rnorm)) { rnorm = f[F_RESID]; break; }
+            rnorm = f[F_RESID];
+        }
+        res->steps = steps > res->steps ? steps : res->steps;
+        if (!(isfinite(rnorm) && rnorm <= goal)) {   // not solved (an Inf in b too): b back for the caller's fallback
+            SS_CUDA_CHECK(cudaMemcpyAsync(x, s.save(), (size_t)a->n * sizeof(T), cudaMemcpyDeviceToDevice, st));
+            return;
+        }
+        res->solved = col + 1;
+    }
+}
+
+} // namespace
+
+extern "C" size_t ss_cuda_tridiag_work(size_t es, long n) { return ss_tri_gpu_bytes(n, es); }
+
+extern "C" void ss_cuda_tridiag_solve(char p, const struct ss_tridiag_args *a, const void *band, int ldband, int nrhs, void *B, int ldb,
+                                      void *work, cudaStream_t st, struct ss_tridiag_result *res)
+{
+    switch (p) {
+    case 's': tri_solve<float>(a, band, ldband, nrhs, B, ldb, work, st, res); break;
+    case 'd': tri_solve<double>(a, band, ldband, nrhs, B, ldb, work, st, res); break;
+    case 'c': tri_solve<cuFloatComplex>(a, band, ldband, nrhs, B, ldb, work, st, res); break;
+    default: tri_solve<cuDoubleComplex>(a, band, ldband, nrhs, B, ldb, work, st, res); break;
+    }
+}
