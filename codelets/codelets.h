@@ -339,7 +339,7 @@ void ss_cuda_spike_matvec(char p, int kind, const struct ss_spike_chunk *c, cons
 void ss_cuda_spike_update(char p, int op, int n, const void *sc, void *const *v, void *om, void *o1, void *work,
                           cudaStream_t st);
 /* The tridiagonal path's whole solve (codelets/cuda/tridiag.cu): every column of B (nrhs 0: the check
- * only) on the stream, synchronised inside (the flags decide on refinement); work of
+ * only) on the stream, synchronised inside (the flags decide on refinement) and at the end; work of
  * ss_cuda_tridiag_work(element bytes, n) bytes; the report in *res */
 size_t ss_cuda_tridiag_work(size_t es, long n);
 void ss_cuda_tridiag_solve(char p, const struct ss_tridiag_args *a, const void *band, int ldband, int nrhs, void *B, int ldb,

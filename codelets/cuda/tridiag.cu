@@ -86,12 +86,60 @@ template <bool MAX> __device__ double block_reduce(double v)
     return v;
 }
 
-// row g of a level cut into partitions of q or q + 1 rows (the first r of q + 1): its partition and row in it
-__device__ inline void locate(long g, long q, long r, long *k, int *j)
+// A block's partitions k0 .. k1 - 1 of a level of N rows cut into P partitions of q or q + 1 rows (the
+// first r of q + 1). Rows are loaded and stored partition by partition, a warp per partition and a lane
+// per row (a partition is about a warp long): coalesced, and no division per row (a 64-bit division per
+// row made the level-0 kernels instruction-bound, session 36). 32-bit indices: n < 2^31.
+struct Blocking {
+    int N, P, q, r, k0, k1;
+    __device__ Blocking(long N_, long P_, int ppb)
+        : N((int)N_), P((int)P_), q((int)(N_ / P_)), r((int)(N_ % P_)), k0((int)blockIdx.x * ppb), k1(min((int)P_, k0 + ppb)) {}
+    __device__ int first(int k) const { return k * q + min(k, r); }
+    __device__ int rows(int k) const { return q + (k < r); }
+};
+// Load the block's rows of a level (and of d, NULL: zero) into shared memory, arr[j pitch + t]; with
+// `dominance`, the rows' smallest dominance and any non-finite entry. Each warp loads 4 partitions' rows
+// before it stores any: the loads of a warp are then 4 memory latencies apart no more, one.
+template <typename T>
+__device__ inline void load_block(const Blocking &B, const Level<T> &L, const T *d, T *sa, T *sb, T *sc, T *sd, int pitch,
+                                  bool dominance, double *mindom, bool *bad)
 {
-    long big = r * (q + 1);
-    if (g < big) { *k = g / (q + 1); *j = (int)(g - *k * (q + 1)); }
-    else { long h = g - big; *k = r + h / q; *j = (int)(h - (*k - r) * q); }
+    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+    for (int k = B.k0 + (int)(threadIdx.x >> 5); k < B.k1; k += 4 * warps)
+        for (int j = lane; j < B.q + 1; j += 32) {   // a partition has at most 2 SS_TRI_PART - 1 rows: 1 or 2 passes
+            T va[4], vb[4], vc[4], vd[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int kk = k + u * warps;
+                if (kk < B.k1 && j < B.rows(kk)) {
+                    const int g = B.first(kk) + j;
+                    va[u] = L.sub_(g); vb[u] = L.dia(g); vc[u] = L.sup(g); vd[u] = d ? d[g] : zero<T>();
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int kk = k + u * warps;
+                if (kk < B.k1 && j < B.rows(kk)) {
+                    const int at = j * pitch + kk - B.k0;
+                    sa[at] = va[u]; sb[at] = vb[u]; sc[at] = vc[u]; sd[at] = vd[u];
+                    if (dominance) {
+                        double off = mag(va[u]) + mag(vc[u]), diag = mag(vb[u]);
+                        if (!isfinite(off + diag)) *bad = true;
+                        else if (off > 0) *mindom = fmin(*mindom, diag * rcp(off));
+                    }
+                }
+            }
+        }
+}
+
+// every (partition t of the block, row j of it, global row g) once: f(t, j, g)
+template <typename F> __device__ inline void for_block_rows(const Blocking &B, F f)
+{
+    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+    for (int k = B.k0 + (int)(threadIdx.x >> 5); k < B.k1; k += warps) {
+        const int g0 = B.first(k), m = B.rows(k);
+        for (int j = lane; j < m; j += 32) f(k - B.k0, j, g0 + j);
+    }
 }
 
 // Forward: every partition's reduced first and last rows into the next level (rows 2k, 2k + 1), with
@@ -101,31 +149,21 @@ __global__ void tri_forward(Level<T> L, const T *d, long P, int ppb, T *na, T *n
                             bool dominance)
 {
     extern __shared__ double2 smem_forward[];
-    const long N = L.N, q = N / P, r = N % P, k0 = (long)blockIdx.x * ppb, k1 = min(P, k0 + ppb);
-    const int pitch = ppb + 1, span = (int)(q + 1) * pitch;
+    const Blocking B(L.N, P, ppb);
+    const int pitch = ppb + 1, span = (B.q + 1) * pitch;
     T *sa = (T *)smem_forward, *sb = sa + span, *sc = sb + span, *sd = sc + span;
-    const long g0 = ss_tri_part_first(k0, N, P), g1 = ss_tri_part_first(k1, N, P);
     double mindom = INFINITY;
     bool bad = false;
-    for (long g = g0 + threadIdx.x; g < g1; g += blockDim.x) {
-        long k; int j;
-        locate(g, q, r, &k, &j);
-        const int at = j * pitch + (int)(k - k0);
-        T a = L.sub_(g), b = L.dia(g), c = L.sup(g);
-        sa[at] = a; sb[at] = b; sc[at] = c; sd[at] = d ? d[g] : zero<T>();
-        if (dominance) {
-            double off = mag(a) + mag(c), diag = mag(b);
-            if (!isfinite(off + diag)) bad = true;
-            else mindom = fmin(mindom, off > 0 ? diag / off : INFINITY);
-        }
-    }
+    load_block(B, L, d, sa, sb, sc, sd, pitch, dominance, &mindom, &bad);
     __syncthreads();
-    const int t = threadIdx.x % ppb;
-    const long k = k0 + t;
-    if (threadIdx.x < 2 * ppb && k < k1) {
-        const int m = ss_tri_part_rows(k, N, P);
+    // the two sweeps of a partition in two different warps (the first threads of the first and of the
+    // second half of the block), so that no warp runs both one after the other
+    const int half = blockDim.x / 2, t = threadIdx.x % half;
+    const int k = B.k0 + t;
+    if (t < ppb && k < B.k1) {
+        const int m = B.rows(k);
 #define S(arr, j) arr[(j) * pitch + t]
-        if (threadIdx.x < ppb) {   // downward: the last row, coupled to the first
+        if (threadIdx.x < half) {   // downward: the last row, coupled to the first
             T al = S(sa, 1), be = S(sb, 1), de = S(sd, 1);
             for (int j = 2; j < m; j++) {
                 if (is_zero(be)) bad = true;
@@ -170,22 +208,18 @@ template <typename T>
 __global__ void tri_back(Level<T> L, const T *d, const T *xr, long P, int ppb, T *x, T *save, unsigned long long *flags, bool check)
 {
     extern __shared__ double2 smem_back[];
-    const long N = L.N, q = N / P, r = N % P, k0 = (long)blockIdx.x * ppb, k1 = min(P, k0 + ppb);
-    const int pitch = ppb + 1, span = (int)(q + 1) * pitch;
+    const Blocking B(L.N, P, ppb);
+    const int pitch = ppb + 1, span = (B.q + 1) * pitch;
     T *sa = (T *)smem_back, *sb = sa + span, *sc = sb + span, *sd = sc + span, *su = sd + span, *sg = su + span, *sh = sg + span;
-    const long g0 = ss_tri_part_first(k0, N, P), g1 = ss_tri_part_first(k1, N, P);
-    for (long g = g0 + threadIdx.x; g < g1; g += blockDim.x) {
-        long k; int j;
-        locate(g, q, r, &k, &j);
-        const int at = j * pitch + (int)(k - k0);
-        sa[at] = L.sub_(g); sb[at] = L.dia(g); sc[at] = L.sup(g); sd[at] = d[g];
-    }
+    double unused_dom = 0;
+    bool unused_bad = false;
+    load_block(B, L, d, sa, sb, sc, sd, pitch, false, &unused_dom, &unused_bad);
     __syncthreads();
 #define S(arr, j) arr[(j) * pitch + t]
-    if (threadIdx.x < ppb && k0 + threadIdx.x < k1) {
+    if (threadIdx.x < ppb && B.k0 + (int)threadIdx.x < B.k1) {
         const int t = threadIdx.x;
-        const long k = k0 + t;
-        const int m = ss_tri_part_rows(k, N, P);
+        const int k = B.k0 + t;
+        const int m = B.rows(k);
         const T xs = xr[2 * k], xe = xr[2 * k + 1];
         if (m >= 3) {   // su keeps 1 / the pivots, so that the substitution's chain has no division
             T inv = rcp(S(sb, m - 2)), ga = S(sc, m - 2), du = S(sd, m - 2);
@@ -207,14 +241,12 @@ __global__ void tri_back(Level<T> L, const T *d, const T *xr, long P, int ppb, T
     }
     __syncthreads();
     double rmax = 0, bmax = 0;
-    for (long g = g0 + threadIdx.x; g < g1; g += blockDim.x) {
-        long k; int j;
-        locate(g, q, r, &k, &j);
-        const int t = (int)(k - k0), m = ss_tri_part_rows(k, N, P);
+    for_block_rows(B, [&](int t, int j, int g) {
+        const int k = B.k0 + t, m = B.rows(k);
         const T xg = S(sh, j);
         if (check) {
             const T xm = j > 0 ? S(sh, j - 1) : g > 0 ? xr[2 * k - 1] : zero<T>();
-            const T xn = j < m - 1 ? S(sh, j + 1) : g < N - 1 ? xr[2 * k + 2] : zero<T>();
+            const T xn = j < m - 1 ? S(sh, j + 1) : g < B.N - 1 ? xr[2 * k + 2] : zero<T>();
             const T res = sub(sub(sub(S(sd, j), mul(S(sa, j), xm)), mul(S(sb, j), xg)), mul(S(sc, j), xn));
             double v = mag(res), w = mag(S(sd, j));
             rmax = fmax(rmax, isnan(v) ? INFINITY : v);
@@ -222,7 +254,7 @@ __global__ void tri_back(Level<T> L, const T *d, const T *xr, long P, int ppb, T
             if (save) save[g] = S(sd, j);
         }
         x[g] = xg;
-    }
+    });
 #undef S
     if (check) {
         double v = block_reduce<true>(rmax), w = block_reduce<true>(bmax);
@@ -230,15 +262,16 @@ __global__ void tri_back(Level<T> L, const T *d, const T *xr, long P, int ppb, T
     }
 }
 
-// The last level, small enough for one block's shared memory (tail_rows): parallel cyclic reduction
-// (each of ceil(log2 N) steps eliminates every row's couplings at distance s with its neighbours' rows,
-// doubling s; all rows at once, the new values held in registers across the barrier), then x = d / b.
-// A launch per level and a serial chain per partition cost more than the work below a few thousand
-// rows (bench/NOTES.md, session 36). d NULL: zero (the pivots only); x may be d. With `dominance`, the
-// rows' dominance into the flags (level 0 this small).
+// The last level, at most TAIL_THREADS rows: parallel cyclic reduction in one block's shared memory (each
+// of ceil(log2 N) steps eliminates every row's couplings at distance s with its neighbours' rows, doubling
+// s; all rows at once, the new values held in registers across the barrier), then x = d / b. Below a
+// thousand rows a grid level (a launch and a 32-step chain per partition) costs more than this; on 3906
+// rows (n = 1e6's level 2) it took 46 us against ~20 for one more grid level and a tail of 244 rows
+// (bench/NOTES.md, session 36). d NULL: zero (the pivots only); x may be d. With `dominance`, the rows'
+// dominance into the flags (level 0 this small).
 #define TAIL_THREADS 1024
-#define TAIL_ROWS_PER_THREAD 4
-#define TAIL_SMEM (160 * 1024)
+#define TAIL_ROWS_PER_THREAD 1
+#define TAIL_SMEM (4 * TAIL_THREADS * TAIL_ROWS_PER_THREAD * sizeof(cuDoubleComplex))
 template <typename T>
 __global__ void __launch_bounds__(TAIL_THREADS) tri_tail(Level<T> L, const T *d, T *x, unsigned long long *flags, bool dominance)
 {
@@ -253,7 +286,7 @@ __global__ void __launch_bounds__(TAIL_THREADS) tri_tail(Level<T> L, const T *d,
         if (dominance) {
             double off = mag(a) + mag(c), diag = mag(b);
             if (!isfinite(off + diag)) bad = true;
-            else mindom = fmin(mindom, off > 0 ? diag / off : INFINITY);
+            else if (off > 0) mindom = fmin(mindom, diag * rcp(off));
         }
     }
     __syncthreads();
@@ -337,7 +370,8 @@ __global__ void tri_flags_init(unsigned long long *flags)
 #define TRI_SMEM_TARGET (32 * 1024)   // a block's shared memory: 7 blocks of the back kernel on an H100 SM, so that some load while others sweep
 
 // partitions per block for a level: as many as keep the back kernel's 7 arrays under TRI_SMEM_TARGET (at most
-// TRI_THREADS / 2: the forward kernel runs two sweeps a partition), and its shared memory in bytes
+// TRI_THREADS / 2: the forward kernel's two sweeps of a partition run in the two halves of the block), and its
+// shared memory in bytes
 static int partitions_per_block(long N, long P, size_t es, int arrays, size_t *bytes)
 {
     const long q = N / P;
@@ -437,7 +471,7 @@ template <typename T> void allow_shared_memory()
 }
 
 template <typename T>
-void tri_solve(const struct ss_tridiag_args *a, const void *band, int ldband, int nrhs, void *B, int ldb, void *work, cudaStream_t st,
+void tri_solve_columns(const struct ss_tridiag_args *a, const void *band, int ldband, int nrhs, void *B, int ldb, void *work, cudaStream_t st,
                struct ss_tridiag_result *res)
 {
     allow_shared_memory<T>();
@@ -500,6 +534,15 @@ void tri_solve(const struct ss_tridiag_args *a, const void *band, int ldband, in
         }
         res->solved = col + 1;
     }
+}
+
+// the task is synchronous (codelets/codelet_ztridiag.c): nothing of it may still run on the stream when it returns
+template <typename T>
+void tri_solve(const struct ss_tridiag_args *a, const void *band, int ldband, int nrhs, void *B, int ldb, void *work, cudaStream_t st,
+               struct ss_tridiag_result *res)
+{
+    tri_solve_columns<T>(a, band, ldband, nrhs, B, ldb, work, st, res);
+    SS_CUDA_CHECK(cudaStreamSynchronize(st));
 }
 
 } // namespace
