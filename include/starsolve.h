@@ -495,6 +495,10 @@ int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t 
  * a partition is singular, or n < 2 max(kl, ku) (no partition fits), so gbsv solved everything (a positive return is then gbsv's:
  * U(i,i) exactly zero). With starsolve_set_spike_fallback(0) it returns n + 1 instead of falling back.
  * n + 1 also when gbsv's solution has a NaN or Inf (one in A or B, or an overflow): it has no residual test.
+ * Tridiagonal bands (kl, ku <= 1) with every row's dominance |a_ii| / (|a_i,i-1| + |a_i,i+1|) >= 0.999 are solved
+ * exactly instead, one task per solve (elimination without pivoting: the partition method on a GPU), each column's
+ * residual checked against the same goal and refined; *iters is then the most refinement steps a column took
+ * (usually 0), and -1 as above for the columns from one that missed the goal on.
  * ?gbsv_spike is ?gbtrf_spike, ?gbtrs_spike and starsolve_spike_free below, in one call. */
 int starsolve_sgbsv_spike(int n, int kl, int ku, int nrhs, float *AB, int ldab, float *B, int ldb, int *iters);
 int starsolve_dgbsv_spike(int n, int kl, int ku, int nrhs, double *AB, int ldab, double *B, int ldb, int *iters);

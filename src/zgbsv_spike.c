@@ -648,10 +648,11 @@ static int zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, 
     if (tri && kl <= 1 && ku <= 1) {
         tri_setup(s, tri == 1);
         if (tri == 2 || tri_check(s)) {
-            if (ss_ctx.verbose)   /* bench/spike.sh reads this line */
-                fprintf(stderr, "starsolve: %s: tridiagonal path, one task: %ld partitions of %d..%d rows in 1 chunks\n", me,
-                        n > SS_TRI_DIRECT ? (long)(n / SS_TRI_PART) : 1L, n > SS_TRI_DIRECT ? n / (n / SS_TRI_PART) : n,
-                        n > SS_TRI_DIRECT ? n / (n / SS_TRI_PART) + (n % (n / SS_TRI_PART) > 0) : n);
+            /* bench/spike.sh reads this line: on a GPU the partition method's level 0, on a CPU one sweep */
+            const int gpu = s->tri_worker >= 0 && n > SS_TRI_DIRECT, parts = gpu ? n / SS_TRI_PART : 1;
+            if (ss_ctx.verbose)
+                fprintf(stderr, "starsolve: %s: tridiagonal path, one task on a %s: %d partitions of %d..%d rows in 1 chunks\n", me,
+                        s->tri_worker >= 0 ? "GPU" : "CPU", parts, n / parts, n / parts + (n % parts > 0));
             *factors = &s->head;
             return 0;
         }
