@@ -286,6 +286,8 @@ static void finalize_locked(void)
     ss_cusolver_shutdown();
     starpu_cublas_shutdown();
 #endif
+    if (starpu_is_initialized())
+        ss_work_kept_now();
     ss_mpi_stop();
     if (starpu_is_initialized())   /* StarPU-MPI may have stopped StarPU with itself */
         starpu_shutdown();
@@ -707,6 +709,55 @@ void ss_free_large_kept(void *ptr, size_t bytes)
 }
 
 void ss_free_large_kept_now(void) { replace_kept_large(NULL, 0); }
+
+/* One work handle kept between calls, as the mapping above: SPIKE's tridiagonal path takes its work
+ * (ss_ztri_work_bytes: 18 MB at n = 1e6 in double) as a handle of its own, which StarPU allocates on the GPU
+ * at the first task that uses it and frees at its unregistration; a fresh one each call cost ~150 us of
+ * a ~1.1-1.2 ms call on an H100 (bench/NOTES.md, session 36). At most SS_WORK_KEPT_MAX bytes are kept;
+ * starsolve_finalize unregisters it, before StarPU stops. */
+#define SS_WORK_KEPT_MAX ((size_t)512 << 20)
+static struct {
+    pthread_mutex_t lock;
+    starpu_data_handle_t h;
+    size_t bytes;
+} kept_work = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+
+starpu_data_handle_t ss_work_reused(size_t bytes)
+{
+    starpu_data_handle_t h = NULL;
+    pthread_mutex_lock(&kept_work.lock);
+    if (kept_work.h && kept_work.bytes == bytes) {
+        h = kept_work.h;
+        kept_work.h = NULL;
+        kept_work.bytes = 0;
+    }
+    pthread_mutex_unlock(&kept_work.lock);
+    return h ? h : ss_scratch_buffer(bytes);
+}
+
+/* h (NULL: none) becomes the kept handle; the one it replaces is unregistered */
+static void replace_kept_work(starpu_data_handle_t h, size_t bytes)
+{
+    pthread_mutex_lock(&kept_work.lock);
+    starpu_data_handle_t old = kept_work.h;
+    kept_work.h = h;
+    kept_work.bytes = h ? bytes : 0;
+    pthread_mutex_unlock(&kept_work.lock);
+    if (old)
+        starpu_data_unregister_submit(old);
+}
+
+void ss_work_kept(starpu_data_handle_t h, size_t bytes)
+{
+    if (!h)
+        return;
+    if (!ss_ctx.initialized || bytes > SS_WORK_KEPT_MAX)
+        starpu_data_unregister_submit(h);
+    else
+        replace_kept_work(h, bytes);   /* the latest call's size is the likelier next one */
+}
+
+void ss_work_kept_now(void) { replace_kept_work(NULL, 0); }
 
 int starsolve_request_wait(starsolve_request_t *req)
 {

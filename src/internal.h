@@ -211,6 +211,12 @@ void ss_free_large(void *ptr, size_t bytes);
 void *ss_alloc_large_reused(size_t bytes);
 void ss_free_large_kept(void *ptr, size_t bytes);
 void ss_free_large_kept_now(void);
+/* A work handle (ss_scratch_buffer's kind) kept between calls in the same way: ss_work_kept keeps h for the
+ * next ss_work_reused of the same byte count, which returns it (else a new one); starsolve_finalize
+ * unregisters the kept one. */
+starpu_data_handle_t ss_work_reused(size_t bytes);
+void ss_work_kept(starpu_data_handle_t h, size_t bytes);
+void ss_work_kept_now(void);
 
 /* With CUDA workers and starsolve_config_t.gpu_only_tile > 0, GPU-sized work (large tiles,
  * SPIKE's chunks) refuses CPU workers (ss_can_execute, SPIKE's codelets) */

@@ -90,6 +90,7 @@ struct spike {
      * gbsv_spike's factorization, whose solve measures the dominance itself (tri_solve) */
     int tri, tri_unchecked, tri_worker;
     starpu_data_handle_t tri_band, tri_work;
+    size_t tri_work_bytes;
     struct ss_tridiag_result tri_result;
     void *Fmem;
     size_t Fbytes, ipivbytes, vecbytes;   /* of the ss_alloc_large arrays */
@@ -529,7 +530,8 @@ static void tri_setup(struct spike *s, int checked)
     const int whole = spike_band_whole(s->kl, s->ku, s->ldab, sizeof *AB), row0 = whole ? 0 : s->kl;
     s->pinA = ss_pin_host(AB, (size_t)s->ldab * s->n * sizeof *AB);
     s->tri_band = ss_register_matrix(AB + row0, s->ldab, whole ? s->ldab : s->kl + s->ku + 1, s->n, sizeof *AB);
-    s->tri_work = ss_scratch_buffer(ss_ztri_work_bytes(s->n));
+    s->tri_work_bytes = ss_ztri_work_bytes(s->n);
+    s->tri_work = ss_work_reused(s->tri_work_bytes);   /* the previous call's, still allocated where it ran */
     s->tri_worker = starpu_cuda_worker_get_count() > 0 ? chunk_worker(0) : -1;   /* the GPU when there is one */
     s->tri = 1;
     s->tri_unchecked = !checked;
@@ -573,7 +575,7 @@ static void spike_drop(struct spike *s)
         starpu_task_wait_for_all();
     if (s->tri) {
         starpu_data_unregister(s->tri_band);
-        starpu_data_unregister(s->tri_work);
+        ss_work_kept(s->tri_work, s->tri_work_bytes);
         s->tri = 0;
     }
     spike_release(s);
