@@ -70,7 +70,8 @@ int run_zspike(const struct driver_opts *o)
         driver_bound_end(o, &r);
         best = run == 1 || r.seconds < best ? r.seconds : best;
         if (r.iters == -1)
-            fprintf(h, "starpu_spike: BiCGStab did not converge; solved by LAPACK's banded LU with pivoting (gbsv)\n");
+            fprintf(h, "starpu_spike: SPIKE missed its residual goal (BiCGStab, or the tridiagonal solve's refinement); solved by LAPACK's "
+                    "banded LU with pivoting (gbsv)\n");
         if (r.iters == -2)
             fprintf(h, "starpu_spike: SPIKE not used (a row far from diagonal dominance, a singular partition, or n < 2 max(kl, ku));"
                        " solved by LAPACK's banded LU with pivoting (gbsv)\n");

@@ -319,6 +319,33 @@ static void spike_not_finite(int k)
         }
 }
 
+/* The tridiagonal path's refinement and fallback, through STARSOLVE_SPIKE_TOL (the residual goal): a goal no
+ * solve reaches refines, puts b back and sends the columns to the banded LU (iters -1), which solves them; a
+ * goal near rounding level (double) is met, after refinement steps where the first solve misses it, or also
+ * handed to the LU. Several right-hand sides, 3 grid levels on a GPU. */
+static void spike_tridiag_goal(void)
+{
+    const int n = 100003, ldab = 4, nrhs = 2;
+    starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *B = testing_alloc((size_t)n * nrhs * sizeof *B);
+    starsolve_complex64_t *X = testing_alloc((size_t)n * nrhs * sizeof *X);
+    gen_zband(n, 1, 1, 1, AB, ldab, 3);
+    gen_zmatrix(n, nrhs, B, n, 4);
+    const char *goals[2] = { "1e-30", "6e-14" };
+    const int single = sizeof(double) == sizeof(float);
+    for (int g = 0; g < (single ? 1 : 2); g++) {
+        int iters = -7;
+        memcpy(X, B, (size_t)n * nrhs * sizeof *X);
+        setenv("STARSOLVE_SPIKE_TOL", goals[g], 1);
+        int info = starsolve_zgbsv_spike(n, 1, 1, nrhs, AB, ldab, X, n, &iters);
+        unsetenv("STARSOLVE_SPIKE_TOL");
+        double relative, scaled = check_zgbsolve(n, 1, 1, nrhs, AB, ldab, X, n, B, n, &relative);
+        TEST_CHECK(info == 0 && check_passes(scaled) && (g == 0 ? iters == -1 : iters == -1 || (iters >= 0 && relative <= 6e-14)),
+                   "zgbsv_spike tridiagonal, goal %s: info %d, iters %d (want %s), scaled residual %.3g, ||b-Ax||/||b|| = %.3g",
+                   goals[g], info, iters, g == 0 ? "-1: the banded LU" : ">= 0 and the goal met, or -1", scaled, relative);
+    }
+    free(AB); free(B); free(X);
+}
+
 /* the split API's fallbacks at the factorization, two factorizations alive at once, empty
  * sizes and bad arguments */
 static void split_misc(void)
@@ -454,6 +481,7 @@ int test_zspike(void)
     spike_no_fallback();
     spike_long_partitions();
     spike_not_finite(2);
+    spike_tridiag_goal();
     spike_not_finite(1);   /* the tridiagonal path: it declines a NaN in A, and an Inf in B misses its residual goal */
     /* the tridiagonal path (one task; on a GPU the partition method, codelets/tridiag_layout.h): the direct
      * level alone (n <= 64), one level and several (n = 100003: 3 levels), several right-hand sides, the band
