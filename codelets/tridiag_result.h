@@ -20,4 +20,31 @@ struct ss_tridiag_args {
     struct ss_tridiag_result *result;
 };
 
+/* The tridiagonal path on CPU workers alone, cut into chunks of rows (one per worker, the partition method at chunk
+ * size; codelets/codelet_ztridiag.c): what each chunk task is told. */
+struct ss_tri_chunk {
+    int n, kl, ku, diag_row;   /* as ss_tridiag_args */
+    int c, nchunks;            /* this chunk, of how many */
+    int first, rows;           /* its rows (and columns) */
+    int col0;                  /* the first column its band handle covers (first - 1, or 0) */
+    int nrhs;                  /* the columns of B (0: the check, reduce and reduced tasks only) */
+    double min_dominance;
+    int worker;                /* where it runs (chunk c on CPU worker c) */
+};
+/* per chunk, the reduce task's output: entries of the working precision */
+#define SS_TRI_RED_A 0          /* the first row, reduced: coupled to the previous chunk's last and its own last */
+#define SS_TRI_RED_B 1
+#define SS_TRI_RED_C 2
+#define SS_TRI_RED_AL 3         /* the last row, reduced: coupled to its own first and the next chunk's first */
+#define SS_TRI_RED_BE 4
+#define SS_TRI_RED_CE 5
+#define SS_TRI_RED_DOM 6        /* the chunk's smallest row dominance */
+#define SS_TRI_RED_BAD 7        /* 1: a zero pivot or a non-finite entry */
+#define SS_TRI_RED_RHS 8        /* then per column j: the first row's right-hand side (8 + 2j), the last row's (9 + 2j) */
+#define SS_TRI_RED_COUNT(nrhs) (8 + 2 * (nrhs))
+/* per chunk, the reduced solve's output: [0] 1 if the matrix is usable, then per column j x_first (1 + 2j), x_last (2 + 2j) */
+#define SS_TRI_SOL_COUNT(nrhs) (1 + 2 * (nrhs))
+/* per chunk, the back task's output: per column j max |b - A x| (2j) and max |b| (2j + 1) over its rows */
+#define SS_TRI_STAT_COUNT(nrhs) (2 * (nrhs) > 0 ? 2 * (nrhs) : 1)
+
 #endif

@@ -91,6 +91,10 @@ struct spike {
     int tri, tri_unchecked, tri_worker;
     starpu_data_handle_t tri_band, tri_work;
     size_t tri_work_bytes;
+    /* on CPU workers alone (tri_chunk_count): chunks of rows, each with its band handle and its task arguments */
+    int tri_chunks;
+    starpu_data_handle_t *tri_band_c;
+    struct ss_tri_chunk *tri_chunk;
     struct ss_tridiag_result tri_result;
     void *Fmem;
     size_t Fbytes, ipivbytes, vecbytes;   /* of the ss_alloc_large arrays */
@@ -524,17 +528,134 @@ static int spike_lu(struct spike *s)
  * on the general path (B untouched) */
 #define TRI_DECLINED (-1000000)
 
+/* On CPU workers alone: a chunk of rows per worker, each of at least TRI_CHUNK_ROWS rows (a chunk task's work
+ * stays far above a task's cost); fewer than 2 chunks: the one task. */
+#define TRI_CHUNK_ROWS 16384
+static int tri_chunk_count(int n)
+{
+    if (starpu_cuda_worker_get_count() > 0)
+        return 0;
+    int p = ss_min((int)starpu_cpu_worker_get_count(), n / TRI_CHUNK_ROWS);
+    return p >= 2 ? p : 0;
+}
+
+static void tri_chunks_setup(struct spike *s, int p, int whole, int row0)
+{
+    starsolve_complex64_t *AB = (starsolve_complex64_t *)s->AB;
+    const int n = s->n;
+    s->tri_chunks = p;
+    s->tri_band_c = xcalloc(p, sizeof *s->tri_band_c);
+    s->tri_chunk = xcalloc(p, sizeof *s->tri_chunk);
+    for (int c = 0; c < p; c++) {
+        const int first = c * (n / p) + ss_min(c, n % p), rows = n / p + (c < n % p);
+        const int col0 = ss_max(0, first - 1), last = ss_min(n - 1, first + rows);   /* a column beyond its rows each side */
+        s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->kl + s->ku - row0, .c = c, .nchunks = p,
+                                                 .first = first, .rows = rows, .col0 = col0, .min_dominance = TRI_MIN_DOMINANCE,
+                                                 .worker = chunk_worker(c) };
+        s->tri_band_c[c] = ss_register_matrix(AB + row0 + (size_t)col0 * s->ldab, s->ldab, whole ? s->ldab : s->kl + s->ku + 1,
+                                              last - col0 + 1, sizeof *AB);
+    }
+}
+
 static void tri_setup(struct spike *s, int checked)
 {
     starsolve_complex64_t *AB = (starsolve_complex64_t *)s->AB;
     const int whole = spike_band_whole(s->kl, s->ku, s->ldab, sizeof *AB), row0 = whole ? 0 : s->kl;
+    s->tri = 1;
+    s->tri_unchecked = !checked;
+    const int p = tri_chunk_count(s->n);
+    if (p > 0) {
+        tri_chunks_setup(s, p, whole, row0);
+        return;
+    }
     s->pinA = ss_pin_host(AB, (size_t)s->ldab * s->n * sizeof *AB);
     s->tri_band = ss_register_matrix(AB + row0, s->ldab, whole ? s->ldab : s->kl + s->ku + 1, s->n, sizeof *AB);
     s->tri_work_bytes = ss_ztri_work_bytes(s->n);
     s->tri_work = ss_work_reused(s->tri_work_bytes);   /* the previous call's, still allocated where it ran */
     s->tri_worker = starpu_cuda_worker_get_count() > 0 ? chunk_worker(0) : -1;   /* the GPU when there is one */
-    s->tri = 1;
-    s->tri_unchecked = !checked;
+}
+
+/* The chunks' tasks for one solve (nrhs 0: the check, reduce and reduced only), waited for; *usable from the
+ * reduced task, stat (SS_TRI_STAT_COUNT(nrhs) per chunk) from the back tasks */
+static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, int nrhs, starsolve_complex64_t *save, int *usable,
+                           starsolve_complex64_t *stat)
+{
+    const int p = s->tri_chunks, R = SS_TRI_RED_COUNT(nrhs), S = SS_TRI_SOL_COUNT(nrhs), T = SS_TRI_STAT_COUNT(nrhs);
+    starsolve_complex64_t *red = xcalloc((size_t)p * R, sizeof *red), *sol = xcalloc((size_t)p * S, sizeof *sol);
+    starpu_data_handle_t *hred = xcalloc(p, sizeof *hred), *hsol = xcalloc(p, sizeof *hsol), *hb = xcalloc(p, sizeof *hb);
+    starpu_data_handle_t *hsave = xcalloc(p, sizeof *hsave), *hstat = xcalloc(p, sizeof *hstat), scratch = NULL;
+    int maxrows = 0;
+    for (int c = 0; c < p; c++) {
+        const struct ss_tri_chunk *k = &s->tri_chunk[c];
+        maxrows = ss_max(maxrows, k->rows);
+        hred[c] = ss_register_vector(red + (size_t)c * R, R, sizeof *red);
+        hsol[c] = ss_register_vector(sol + (size_t)c * S, S, sizeof *sol);
+        if (nrhs > 0) {
+            hb[c] = ss_register_matrix(B + k->first, ldb, k->rows, nrhs, sizeof *B);
+            hsave[c] = ss_register_matrix(save + k->first, s->n, k->rows, nrhs, sizeof *save);
+            hstat[c] = ss_register_vector(stat + (size_t)c * T, T, sizeof *stat);
+        }
+    }
+    for (int c = 0; c < p; c++) {
+        struct ss_tri_chunk k = s->tri_chunk[c];
+        k.nrhs = nrhs;
+        insert_ztri_reduce(&k, s->tri_band_c[c], nrhs > 0 ? hb[c] : NULL, hred[c]);
+    }
+    struct ss_tri_chunk k0 = s->tri_chunk[0];
+    k0.nrhs = nrhs;
+    insert_ztri_reduced(&k0, hred, hsol);
+    if (nrhs > 0) {
+        scratch = ss_scratch_buffer(4 * (size_t)maxrows * sizeof *B);
+        for (int c = 0; c < p; c++) {
+            struct ss_tri_chunk k = s->tri_chunk[c];
+            k.nrhs = nrhs;
+            insert_ztri_back(&k, s->tri_band_c[c], hb[c], hsol[c > 0 ? c - 1 : c], hsol[c], hsol[c + 1 < p ? c + 1 : c], hsave[c], hstat[c],
+                             scratch);
+        }
+    }
+    for (int c = 0; c < p; c++) {   /* with coherency: each waits for its tasks, and the results come home */
+        starpu_data_unregister(hred[c]);
+        starpu_data_unregister(hsol[c]);
+        if (nrhs > 0) {
+            starpu_data_unregister(hb[c]);
+            starpu_data_unregister(hsave[c]);
+            starpu_data_unregister(hstat[c]);
+        }
+    }
+    if (scratch)
+        starpu_data_unregister(scratch);
+    *usable = creal(sol[0]) != 0;
+    s->tri_result.dominance = INFINITY;
+    for (int c = 0; c < p; c++)
+        s->tri_result.dominance = fmin(s->tri_result.dominance, creal(red[(size_t)c * R + SS_TRI_RED_DOM]));
+    free(red); free(sol); free(hred); free(hsol); free(hb); free(hsave); free(hstat);
+}
+
+/* the chunks' solve: as tri_solve */
+static int tri_chunks_solve(struct spike *s, starsolve_complex64_t *B, int ldb, int nrhs, double tol)
+{
+    const int n = s->n, T = SS_TRI_STAT_COUNT(nrhs);
+    size_t save_bytes = (size_t)n * nrhs * sizeof *B;
+    starsolve_complex64_t *save = ss_alloc_large_reused(save_bytes), *stat = xcalloc((size_t)s->tri_chunks * T, sizeof *stat);
+    STARPU_ASSERT_MSG(save, "starsolve: gbsv_spike: out of memory");
+    int usable, solved = 0;
+    tri_chunks_run(s, B, ldb, nrhs, save, &usable, stat);
+    if (usable) {
+        for (; solved < nrhs; solved++) {   /* a column is solved when its residual over all chunks meets the goal */
+            double rmax = 0, bmax = 0;
+            for (int c = 0; c < s->tri_chunks; c++) {
+                rmax = fmax(rmax, creal(stat[(size_t)c * T + 2 * solved]));
+                bmax = fmax(bmax, creal(stat[(size_t)c * T + 2 * solved + 1]));
+            }
+            if (!(isfinite(rmax) && rmax <= tol * (bmax > 0 ? bmax : 1)))
+                break;
+        }
+        for (int j = solved; j < nrhs; j++)   /* b back where the goal was missed */
+            memcpy(B + (size_t)j * ldb, save + (size_t)j * n, (size_t)n * sizeof *B);
+    }
+    ss_free_large_kept(save, save_bytes);
+    free(stat);
+    return usable ? solved : -1;
 }
 
 static struct ss_tridiag_args tri_args(struct spike *s, double tol)
@@ -548,6 +669,11 @@ static struct ss_tridiag_args tri_args(struct spike *s, double tol)
 /* gbtrf's check: whether the band is dominant enough and its elimination meets no zero pivot */
 static int tri_check(struct spike *s)
 {
+    if (s->tri_chunks > 0) {
+        int usable;
+        tri_chunks_run(s, NULL, 1, 0, NULL, &usable, NULL);
+        return usable;
+    }
     struct ss_tridiag_args a = tri_args(s, 0);
     insert_ztridiag(&a, s->tri_worker, s->tri_band, NULL, s->tri_work);
     starpu_task_wait_for_all();
@@ -558,6 +684,10 @@ static int tri_check(struct spike *s)
  * the matrix not usable (B untouched); *steps the most refinement steps a column took */
 static int tri_solve(struct spike *s, starsolve_complex64_t *B, int ldb, int nrhs, double tol, int *steps)
 {
+    if (s->tri_chunks > 0) {   /* no refinement there: a column that misses goes to the banded LU */
+        *steps = 0;
+        return tri_chunks_solve(s, B, ldb, nrhs, tol);
+    }
     size_t pinB = ss_pin_host(B, ((size_t)ldb * (nrhs - 1) + s->n) * sizeof *B);
     starpu_data_handle_t hb = ss_register_matrix(B, ldb, s->n, nrhs, sizeof *B);
     struct ss_tridiag_args a = tri_args(s, tol);
@@ -573,7 +703,14 @@ static void spike_drop(struct spike *s)
 {
     if (s->registered || s->tri)
         starpu_task_wait_for_all();
-    if (s->tri) {
+    if (s->tri && s->tri_chunks > 0) {
+        for (int c = 0; c < s->tri_chunks; c++)
+            starpu_data_unregister(s->tri_band_c[c]);
+        free(s->tri_band_c); free(s->tri_chunk);
+        s->tri_band_c = NULL; s->tri_chunk = NULL;
+        s->tri_chunks = 0;
+        s->tri = 0;
+    } else if (s->tri) {
         starpu_data_unregister(s->tri_band);
         ss_work_kept(s->tri_work, s->tri_work_bytes);
         s->tri = 0;
@@ -650,11 +787,13 @@ static int zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, 
     if (tri && kl <= 1 && ku <= 1) {
         tri_setup(s, tri == 1);
         if (tri == 2 || tri_check(s)) {
-            /* bench/spike.sh reads this line: on a GPU the partition method's level 0, on a CPU one sweep */
-            const int gpu = s->tri_worker >= 0 && n > SS_TRI_DIRECT, parts = gpu ? n / SS_TRI_PART : 1;
+            /* bench/spike.sh reads this line: on a GPU the partition method's level 0, on CPUs the chunks or one sweep */
+            const int gpu = s->tri_chunks == 0 && s->tri_worker >= 0 && n > SS_TRI_DIRECT;
+            const int parts = gpu ? n / SS_TRI_PART : ss_max(1, s->tri_chunks), tasks = ss_max(1, s->tri_chunks);
             if (ss_ctx.verbose)
-                fprintf(stderr, "starsolve: %s: tridiagonal path, one task on a %s: %d partitions of %d..%d rows in 1 chunks\n", me,
-                        s->tri_worker >= 0 ? "GPU" : "CPU", parts, n / parts, n / parts + (n % parts > 0));
+                fprintf(stderr, "starsolve: %s: tridiagonal path, %d task%s on %s: %d partitions of %d..%d rows in %d chunks\n", me, tasks,
+                        tasks > 1 ? "s a stage" : "", s->tri_chunks > 0 ? "CPUs" : s->tri_worker >= 0 ? "a GPU" : "a CPU", parts, n / parts,
+                        n / parts + (n % parts > 0), tasks);
             *factors = &s->head;
             return 0;
         }

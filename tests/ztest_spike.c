@@ -497,6 +497,7 @@ int test_zspike(void)
     split_case(2003, 32, 32, 1, 300, 1);       /* n not a multiple of psize */
     split_case(2903, 32, 20, 10, 71, 0);       /* kl != ku, many partitions, working precision */
     split_case(1201, 1, 1, 10, 5, 1);          /* K = 1, hundreds of partitions */
+    split_case(70001, 1, 1, 1, 0, 1);          /* the tridiagonal path: chunks of rows on CPU workers, one task on a GPU */
     split_case(997, 3, 7, 100, 0, 1);          /* automatic partitions */
     split_case(1001, 4, 4, 0.1, 100, 1);       /* not dominant: the banded LU from the factorization on */
     split_bicgstab_fails();
