@@ -657,6 +657,40 @@ void ss_free_large(void *ptr, size_t bytes)
         munmap(ptr, bytes ? bytes : 1);
 }
 
+/* A slot for one object kept between calls, given to the next call that asks for the same byte count: a
+ * mapping (kept_large), a work handle (kept_work). */
+struct kept_slot {
+    pthread_mutex_t lock;
+    void *item;
+    size_t bytes;
+};
+
+/* the kept item if it has `bytes` bytes (it leaves the slot), else NULL */
+static void *kept_take(struct kept_slot *k, size_t bytes)
+{
+    void *item = NULL;
+    pthread_mutex_lock(&k->lock);
+    if (k->item && k->bytes == bytes) {
+        item = k->item;
+        k->item = NULL;
+        k->bytes = 0;
+    }
+    pthread_mutex_unlock(&k->lock);
+    return item;
+}
+
+/* item (NULL: none) goes into the slot; returns the one it replaces (NULL: none), with its byte count */
+static void *kept_swap(struct kept_slot *k, void *item, size_t bytes, size_t *old_bytes)
+{
+    pthread_mutex_lock(&k->lock);
+    void *old = k->item;
+    *old_bytes = k->bytes;
+    k->item = item;
+    k->bytes = item ? bytes : 0;
+    pthread_mutex_unlock(&k->lock);
+    return old;
+}
+
 /* One mapping kept between calls (ss_free_large_kept), for the next call that asks for the same
  * size (ss_alloc_large_reused): a repeated SPIKE call then writes its factors into pages that are
  * already backed. Fresh pages cost each call their faults and the kernel's zeroing: 0.09 s for 3 GB
@@ -664,34 +698,19 @@ void ss_free_large(void *ptr, size_t bytes)
  * reference's in starpu_spike -vendor), where LAPACK's gbsv factors in the caller's array
  * (bench/NOTES.md, sessions 25 and 28). Held at most a quarter of the machine's memory; starsolve_finalize
  * unmaps it. */
-static struct {
-    pthread_mutex_t lock;
-    void *ptr;
-    size_t bytes;
-} kept_large = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+static struct kept_slot kept_large = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
 
 void *ss_alloc_large_reused(size_t bytes)
 {
-    void *p = NULL;
-    pthread_mutex_lock(&kept_large.lock);
-    if (kept_large.ptr && kept_large.bytes == bytes) {
-        p = kept_large.ptr;
-        kept_large.ptr = NULL;
-        kept_large.bytes = 0;
-    }
-    pthread_mutex_unlock(&kept_large.lock);
+    void *p = kept_take(&kept_large, bytes);
     return p ? p : ss_alloc_large(bytes);
 }
 
 /* ptr (NULL: none) becomes the kept mapping; the one it replaces is unmapped */
 static void replace_kept_large(void *ptr, size_t bytes)
 {
-    pthread_mutex_lock(&kept_large.lock);
-    void *old = kept_large.ptr;
-    size_t old_bytes = kept_large.bytes;
-    kept_large.ptr = ptr;
-    kept_large.bytes = ptr ? bytes : 0;
-    pthread_mutex_unlock(&kept_large.lock);
+    size_t old_bytes;
+    void *old = kept_swap(&kept_large, ptr, bytes, &old_bytes);
     ss_free_large(old, old_bytes);
 }
 
@@ -716,33 +735,19 @@ void ss_free_large_kept_now(void) { replace_kept_large(NULL, 0); }
  * a ~1.1-1.2 ms call on an H100 (bench/NOTES.md, session 36). At most SS_WORK_KEPT_MAX bytes are kept;
  * starsolve_finalize unregisters it, before StarPU stops. */
 #define SS_WORK_KEPT_MAX ((size_t)512 << 20)
-static struct {
-    pthread_mutex_t lock;
-    starpu_data_handle_t h;
-    size_t bytes;
-} kept_work = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+static struct kept_slot kept_work = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
 
 starpu_data_handle_t ss_work_reused(size_t bytes)
 {
-    starpu_data_handle_t h = NULL;
-    pthread_mutex_lock(&kept_work.lock);
-    if (kept_work.h && kept_work.bytes == bytes) {
-        h = kept_work.h;
-        kept_work.h = NULL;
-        kept_work.bytes = 0;
-    }
-    pthread_mutex_unlock(&kept_work.lock);
+    starpu_data_handle_t h = kept_take(&kept_work, bytes);
     return h ? h : ss_scratch_buffer(bytes);
 }
 
 /* h (NULL: none) becomes the kept handle; the one it replaces is unregistered */
 static void replace_kept_work(starpu_data_handle_t h, size_t bytes)
 {
-    pthread_mutex_lock(&kept_work.lock);
-    starpu_data_handle_t old = kept_work.h;
-    kept_work.h = h;
-    kept_work.bytes = h ? bytes : 0;
-    pthread_mutex_unlock(&kept_work.lock);
+    size_t old_bytes;
+    starpu_data_handle_t old = kept_swap(&kept_work, h, bytes, &old_bytes);
     if (old)
         starpu_data_unregister_submit(old);
 }
