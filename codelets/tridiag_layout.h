@@ -5,8 +5,9 @@
  * Level 0 is the matrix itself (n rows). A level of N > SS_TRI_DIRECT rows is cut into P = N /
  * SS_TRI_PART partitions whose sizes differ by at most one row (q or q + 1 rows, q = N / P >=
  * SS_TRI_PART); each partition leaves two rows (its first and last) in the next level, a tridiagonal
- * system of 2 P rows. The levels stop at SS_TRI_DIRECT rows at the latest; the kernels stop partitioning
- * as soon as a level fits one block's shared memory (tridiag.cu, tri_tail). */
+ * system of 2 P rows (partition k starts at row k q + min(k, r), r = N % P: tridiag.cu's Blocking). The
+ * levels stop at SS_TRI_DIRECT rows at the latest; the kernels stop partitioning as soon as a level fits
+ * one block's shared memory (tridiag.cu, tri_tail). */
 #ifndef STARSOLVE_TRIDIAG_LAYOUT_H
 #define STARSOLVE_TRIDIAG_LAYOUT_H
 #include <stddef.h>
@@ -19,7 +20,6 @@
 
 #define SS_TRI_PART 32     /* rows per partition (at least) */
 #define SS_TRI_DIRECT 64   /* a level this small is not partitioned */
-#define SS_TRI_MAX_LEVELS 8
 
 /* the rows of level l (0: n) */
 SS_TRI_FN long ss_tri_level_rows(long n, int l)
@@ -29,7 +29,7 @@ SS_TRI_FN long ss_tri_level_rows(long n, int l)
     return n;
 }
 
-/* the number of partitioned levels (the level after the last is solved directly) */
+/* the number of levels above SS_TRI_DIRECT rows (the scratch holds levels 1 .. this one) */
 SS_TRI_FN int ss_tri_levels(long n)
 {
     int l = 0;
@@ -37,10 +37,6 @@ SS_TRI_FN int ss_tri_levels(long n)
         l++;
     return l;
 }
-
-/* partition k of a level of N rows in P partitions: its first row and its rows */
-SS_TRI_FN long ss_tri_part_first(long k, long N, long P) { long q = N / P, r = N % P; return k * q + (k < r ? k : r); }
-SS_TRI_FN int ss_tri_part_rows(long k, long N, long P) { return (int)(N / P + (k < N % P)); }
 
 /* The scratch buffer, in elements of the working precision (es bytes), 256-byte aligned pieces:
  *   flags  SS_TRI_FLAGS 8-byte words (tridiag.cu: the smallest dominance ratio, a bad-pivot flag,

@@ -88,7 +88,7 @@ struct spike {
     starpu_data_handle_t scratch, scalars;
     /* the tridiagonal path (tri_setup): the band, the task's scratch, its worker and its report; unchecked:
      * gbsv_spike's factorization, whose solve measures the dominance itself (tri_solve) */
-    int tri, tri_unchecked, tri_worker;
+    int tri, tri_unchecked, tri_worker, tri_diag_row;   /* tri_diag_row: the band handles' row of the diagonal */
     starpu_data_handle_t tri_band, tri_work;
     size_t tri_work_bytes;
     /* on CPU workers alone (tri_chunk_count): chunks of rows, each with its band handle and its task arguments */
@@ -517,8 +517,9 @@ static int spike_lu(struct spike *s)
  * truncated-SPIKE iterations cost more than the work (bench/NOTES.md, sessions 14-29: ~2.5 ms a call at
  * n = 1e6 on an H100, where cuSPARSE's gtsv2 takes ~1 ms with its copies). So a tridiagonal matrix whose
  * rows are all (weakly) diagonally dominant is solved by one task per solve (codelets/codelet_ztridiag.c):
- * exactly (no truncation), without pivoting on a GPU (the partition method, codelets/cuda/tridiag.cu),
- * by LAPACK's gttrf / gttrs on a CPU, with each column's residual checked and refined in the task. The
+ * exactly (no truncation) and without pivoting: on a GPU the partition method (codelets/cuda/tridiag.cu), on
+ * one CPU worker one elimination sweep, each column's residual checked and refined in the task; on several
+ * CPU workers alone, chunks of rows in three stages of tasks (tri_chunk_count). The
  * factorization keeps only the band (on the GPU, once the first task has run): recomputing the
  * elimination costs a pass over the band, less than storing and reading back its factors. A matrix less
  * dominant than TRI_MIN_DOMINANCE (where elimination without pivoting may grow) goes the general way.
@@ -539,7 +540,7 @@ static int tri_chunk_count(int n)
     return p >= 2 ? p : 0;
 }
 
-static void tri_chunks_setup(struct spike *s, int p, int whole, int row0)
+static void tri_chunks_setup(struct spike *s, int p, int whole, int row0)   /* row0: the handles' first row in AB */
 {
     starsolve_complex64_t *AB = (starsolve_complex64_t *)s->AB;
     const int n = s->n;
@@ -549,7 +550,7 @@ static void tri_chunks_setup(struct spike *s, int p, int whole, int row0)
     for (int c = 0; c < p; c++) {
         const int first = c * (n / p) + ss_min(c, n % p), rows = n / p + (c < n % p);
         const int col0 = ss_max(0, first - 1), last = ss_min(n - 1, first + rows);   /* a column beyond its rows each side */
-        s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->kl + s->ku - row0, .c = c, .nchunks = p,
+        s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row, .c = c, .nchunks = p,
                                                  .first = first, .rows = rows, .col0 = col0, .min_dominance = TRI_MIN_DOMINANCE,
                                                  .worker = chunk_worker(c) };
         s->tri_band_c[c] = ss_register_matrix(AB + row0 + (size_t)col0 * s->ldab, s->ldab, whole ? s->ldab : s->kl + s->ku + 1,
@@ -563,6 +564,7 @@ static void tri_setup(struct spike *s, int checked)
     const int whole = spike_band_whole(s->kl, s->ku, s->ldab, sizeof *AB), row0 = whole ? 0 : s->kl;
     s->tri = 1;
     s->tri_unchecked = !checked;
+    s->tri_diag_row = s->kl + s->ku - row0;
     const int p = tri_chunk_count(s->n);
     if (p > 0) {
         tri_chunks_setup(s, p, whole, row0);
@@ -660,8 +662,7 @@ static int tri_chunks_solve(struct spike *s, starsolve_complex64_t *B, int ldb, 
 
 static struct ss_tridiag_args tri_args(struct spike *s, double tol)
 {
-    const int whole = spike_band_whole(s->kl, s->ku, s->ldab, sizeof(starsolve_complex64_t));
-    return (struct ss_tridiag_args){ .n = s->n, .kl = s->kl, .ku = s->ku, .diag_row = s->kl + s->ku - (whole ? 0 : s->kl),
+    return (struct ss_tridiag_args){ .n = s->n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row,
                                      .min_dominance = TRI_MIN_DOMINANCE, .tol = tol, .maxit = ss_ctx.spike_maxit,
                                      .result = &s->tri_result };
 }
@@ -874,8 +875,9 @@ int starsolve_zgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_compl
             *iters = steps;
         if (solved == nrhs)
             return 0;
-        /* a column whose residual stayed above the goal (or a check passed on another worker kind than
-         * the solve's): this and later solves by banded LU with partial pivoting */
+        /* a column whose residual stayed above the goal: this and later solves by banded LU with partial
+         * pivoting (solved < 0, a checked factorization the solve found not usable, is not expected: both
+         * measure the same band on the same worker; it goes the same way) */
         solved = ss_max(solved, 0);
         missed = "the tridiagonal solve's residual missed its goal";
         spike_drop(s);
