@@ -35,8 +35,9 @@ typedef struct starsolve_config {
                            (a CPU core needs ~1000x longer for a 1024 GEMM); 0: CPUs may take any; default 512 */
     int pin_lapack;     /* with CUDA workers, page-lock the caller's LAPACK arrays for the duration of a
                            call, so tiles move by DMA and overlap with work; default 1 */
-    int batch_chunk;    /* batched routines: matrices per task; 0 (default): chosen from the sizes, so
-                           that a task holds about 100 MFLOP and every worker gets several tasks */
+    int batch_chunk;    /* batched routines: matrices per task; 0 (default): chosen from the sizes: on CPU
+                           workers alone 4 tasks a worker; with GPUs about 100 MFLOP a task, every
+                           worker getting several tasks */
     int cuda_streams;   /* CUDA workers per GPU, each with its own stream, so that an LU or Cholesky
                            panel runs beside the updates (STARPU_NWORKER_PER_CUDA, which wins if set);
                            default 2 */

@@ -1,20 +1,26 @@
 /* Batched factorizations and solves of many small matrices, fixed size, strided
  * (matrix k at A + k strideA, LAPACK layout). The batch is cut into chunks of
  * consecutive matrices, one task each (codelets/codelet_zbatched.c), so CPU and
- * GPU workers share the batch. Chunk size: starsolve_set_batch_chunk, else about
- * TASK_FLOPS per task, with at least 4 tasks per worker when the batch allows.
+ * GPU workers share the batch. Chunk size: starsolve_set_batch_chunk, else 4 tasks per
+ * worker on CPU workers alone, and with GPUs about TASK_FLOPS per task, with at least 4
+ * tasks per worker when the batch allows (chunk_size).
  * Return 0 or a negative argument index; each matrix's LAPACK info goes to info[k]. */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
 
-/* Work a task holds when the chunk is automatic. 100 MFLOP: with 20 MFLOP, on the 2-core
+/* Work a task holds when the chunk is automatic and there are GPUs. 100 MFLOP: with 20 MFLOP, on the 2-core
  * machine against the OpenMP loop of LAPACKE calls, StarPU's cost per task (~10 us there)
  * left potrf of order 64..256 at 0.93-0.96x; 100 MFLOP gave 0.97-0.99x (bench/NOTES.md,
  * session 22). Matrices of more than that go one per task. */
 #define TASK_FLOPS 1e8
 
-/* Matrices per task for matrices of `flops` (real count) each. The task count is then rounded
+/* Matrices per task for matrices of `flops` (real count) each: on CPU workers alone, 4 tasks a worker
+ * (CPU workers run at one speed, and each task costs the application thread a submission and a wake-up
+ * on a worker's core: on 2 cores, getrf and potrf of order 256 and 512 went from 0.98x the OpenMP loop of
+ * LAPACKE calls with TASK_FLOPS chunks (1 matrix a task at 512) to 0.99-1.00x, four rounds; 1 task a worker
+ * did as well once calibrated, but before that dmdas put both tasks on one worker: 0.5x; bench/NOTES.md,
+ * session 37); with GPUs about TASK_FLOPS, at least 4 tasks a worker. The task count is then rounded
  * up to a multiple of the workers and the matrices shared out evenly: with 15 chunks of 142
  * matrices (the last of 60) on 2 CPU workers, one worker was busy 29.5 ms and the other 28.4
  * of a 29.8 ms call; with 16 of 128, 28.8 and 28.6 (potrf of order 128, bench/NOTES.md,
@@ -23,10 +29,13 @@ static int chunk_size(double flops, int batch)
 {
     if (ss_ctx.batch_chunk > 0)
         return ss_min(ss_ctx.batch_chunk, batch);
-    double per_task = TASK_FLOPS / (flops > 1 ? flops : 1);
-    int chunk = per_task >= batch ? batch : (int)per_task;
     int workers = (int)starpu_worker_get_count(), spread = (batch + 4 * workers - 1) / (4 * workers);
-    chunk = ss_max(1, ss_min(chunk, spread));
+    int chunk = spread;
+    if (starpu_cpu_worker_get_count() < (unsigned)workers) {   /* with GPUs: finer, so that the batch's end balances */
+        double per_task = TASK_FLOPS / (flops > 1 ? flops : 1);
+        chunk = ss_min(per_task >= batch ? batch : (int)per_task, spread);
+    }
+    chunk = ss_max(1, chunk);
     int tasks = (batch + chunk - 1) / chunk;
     if (tasks > 1)
         tasks = (tasks + workers - 1) / workers * workers;
