@@ -6,13 +6,18 @@
  *     pageable (a user's malloc), or page-locked with -pinned (cudaMallocHost, as starpu_spike
  *     allocates its band unless -nopin);
  *   - without: gtsv2 alone on data already in GPU memory (CUDA events around it).
+ * With -ours, also both solvers on data already in GPU memory, run after run, wall clock around each
+ * call and its synchronization: gtsv2 on its three diagonals, and the library's tridiagonal kernels (what a
+ * dgbsv_spike call at K = 1 runs on a GPU: ss_cuda_tridiag_solve, with its dominance check, residual and
+ * refinement, at gbsv_spike's residual goal) on the band in LAPACK's layout; both answers checked.
  * Taking the diagonals out of LAPACK's band layout (gtsv2's input format) and allocating the
  * GPU arrays and gtsv2's buffer (gtsv2_bufferSizeExt) happen once, outside both times.
  * Every run is checked against the band: scaled residual ||b - Ax||_1/(||A|| ||x|| n eps)
  * (exit 1 above 30 or NaN) and ||b - Ax||_inf / ||b||_inf.
- *   cusparse_ref -n N [-dd D] [-nrhs R] [-niter K] [-seed S] [-pinned]
+ *   cusparse_ref -n N [-dd D] [-nrhs R] [-niter K] [-seed S] [-pinned] [-ours]
  * Prints one CSV line per run, cusparse,gtsv2,n,nrhs,seconds_with_copies,seconds_no_copies,resid,relative,
- * then the best of each (bench/spike.sh reads that line).
+ * then the best of each (bench/spike.sh reads that line); with -ours one more line, the best of each on
+ * GPU data.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +26,12 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include "check.h"
+#include "tridiag_result.h"
+
+/* the library's tridiagonal solve on GPU data (codelets/cuda/tridiag.cu; libstarsolve exports it) */
+size_t ss_cuda_tridiag_work(size_t es, long n);
+void ss_cuda_tridiag_solve(char p, const struct ss_tridiag_args *a, const void *band, int ldband, int nrhs, void *B, int ldb,
+                           void *work, cudaStream_t st, struct ss_tridiag_result *res);
 
 #define CUDA_OK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
     fprintf(stderr, "cusparse_ref: %s: %s\n", #call, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -54,13 +65,75 @@ static void host_free(void *p, int pinned)
         free(p);
 }
 
+/* -ours: gtsv2 and the library's kernels on data already in GPU memory, alternately, best of niter each (wall
+ * clock around the call and a device synchronization); returns 1 if an answer fails its check. The diagonals
+ * and B are put back (device to device, untimed) before each call. */
+static int device_resident(cusparseHandle_t h, int n, int nrhs, const double *AB, int ldab, const double *B, double *ddl, double *dd_,
+                           double *ddu, double *dB, void *work, const double *dl, const double *d, const double *du, int niter)
+{
+    const size_t vb = (size_t)n * sizeof(double), bb = (size_t)n * nrhs * sizeof(double);
+    double *dAB, *dB0, *X = malloc(bb);
+    void *tri_work;
+    CUDA_OK(cudaMalloc((void **)&dAB, (size_t)ldab * vb));
+    CUDA_OK(cudaMalloc((void **)&dB0, bb));
+    CUDA_OK(cudaMalloc(&tri_work, ss_cuda_tridiag_work(sizeof(double), n)));
+    if (!X) { fprintf(stderr, "cusparse_ref: out of host memory\n"); exit(1); }
+    CUDA_OK(cudaMemcpy(dAB, AB, (size_t)ldab * vb, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dB0, B, bb, cudaMemcpyHostToDevice));
+    cudaStream_t st;
+    CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    /* gbsv_spike's goal and limits for this n in double (src/zgbsv_spike.c, tri_args) */
+    struct ss_tridiag_result res;
+    const double eps = 2.220446049250313e-16, goal = 10.0 * n * eps < 1e-12 ? 10.0 * n * eps : 1e-12;
+    struct ss_tridiag_args a = { .n = n, .kl = 1, .ku = 1, .diag_row = 2, .min_dominance = 0.999,
+                                 .tol = goal > 100 * eps ? goal : 100 * eps, .maxit = 100, .result = &res };
+    double best_g = 0, best_o = 0;
+    int status = 0, steps = 0;
+    for (int it = 0; it < niter; it++) {
+        for (int who = 0; who < 2; who++) {
+            CUDA_OK(cudaMemcpy(dB, dB0, bb, cudaMemcpyDeviceToDevice));
+            if (who == 0) {
+                CUDA_OK(cudaMemcpy(ddl, dl, vb, cudaMemcpyHostToDevice));
+                CUDA_OK(cudaMemcpy(dd_, d, vb, cudaMemcpyHostToDevice));
+                CUDA_OK(cudaMemcpy(ddu, du, vb, cudaMemcpyHostToDevice));
+            }
+            CUDA_OK(cudaDeviceSynchronize());
+            double t0 = now();
+            if (who == 0) {
+                CUSPARSE_OK(cusparseDgtsv2(h, n, nrhs, ddl, dd_, ddu, dB, n, work));
+            } else {
+                ss_cuda_tridiag_solve('d', &a, dAB, ldab, nrhs, dB, n, tri_work, st, &res);   /* synchronous */
+                if (!res.usable || res.solved < nrhs) {
+                    fprintf(stderr, "cusparse_ref: the library's kernels did not solve it (usable %d, solved %d)\n", res.usable, res.solved);
+                    status = 1;
+                }
+                steps = res.steps > steps ? res.steps : steps;
+            }
+            CUDA_OK(cudaDeviceSynchronize());
+            double t = now() - t0, relative;
+            CUDA_OK(cudaMemcpy(X, dB, bb, cudaMemcpyDeviceToHost));
+            if (!check_passes(check_dgbsolve(n, 1, 1, nrhs, AB, ldab, X, n, B, n, &relative)))
+                status = 1;
+            if (who == 0) best_g = it == 0 || t < best_g ? t : best_g;
+            else best_o = it == 0 || t < best_o ? t : best_o;
+        }
+    }
+    printf("cusparse_ref: on GPU data, n=%d nrhs=%d: gtsv2 best %.6f s, the library's kernels best %.6f s (refinement steps %d); "
+           "gtsv2 / ours %.3f%s\n", n, nrhs, best_g, best_o, steps, best_g / best_o, status ? " (a check FAILED)" : "");
+    cudaStreamDestroy(st);
+    cudaFree(dAB); cudaFree(dB0); cudaFree(tri_work);
+    free(X);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
-    int n = 1000000, nrhs = 1, niter = 3, pinned = 0;
+    int n = 1000000, nrhs = 1, niter = 3, pinned = 0, ours = 0;
     double dd = 1;
     unsigned seed = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-pinned")) { pinned = 1; continue; }
+        if (!strcmp(argv[i], "-ours")) { ours = 1; continue; }
         if (!strcmp(argv[i], "-n") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-nrhs") && i + 1 < argc) nrhs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-niter") && i + 1 < argc) niter = atoi(argv[++i]);
@@ -128,6 +201,8 @@ int main(int argc, char **argv)
     }
     printf("cusparse_ref: gtsv2 n=%d nrhs=%d dd=%g %s: best with copies %.6f s, without %.6f s%s\n", n, nrhs, dd,
            pinned ? "pinned" : "pageable", best, best_alone, status ? " (a check FAILED)" : "");
+    if (ours && device_resident(h, n, nrhs, AB, ldab, B, ddl, dd_, ddu, dB, work, dl, d, du, niter))
+        status = 1;
     cudaEventDestroy(e0); cudaEventDestroy(e1);
     cudaFree(ddl); cudaFree(dd_); cudaFree(ddu); cudaFree(dB); cudaFree(work);
     CUSPARSE_OK(cusparseDestroy(h));
