@@ -17,10 +17,11 @@
 
 /* Matrices per task for matrices of `flops` (real count) each: on CPU workers alone, 4 tasks a worker
  * (CPU workers run at one speed, and each task costs the application thread a submission and a wake-up
- * on a worker's core: on 2 cores, getrf and potrf of order 256 and 512 went from 0.98x the OpenMP loop of
- * LAPACKE calls with TASK_FLOPS chunks (1 matrix a task at 512) to 0.99-1.00x, four rounds; 1 task a worker
- * did as well once calibrated, but before that dmdas put both tasks on one worker: 0.5x; bench/NOTES.md,
- * session 37); with GPUs about TASK_FLOPS, at least 4 tasks a worker. The task count is then rounded
+ * on a worker's core: on 2 cores, getrf and potrf of order 256 and 512 went from 0.97-0.99x the OpenMP
+ * loop of LAPACKE calls with TASK_FLOPS chunks (1 matrix a task at 512) to 0.99-1.01x; 1 task a worker
+ * did as well once calibrated, but before that dmdas put both tasks on one worker: 0.5x. On a 16-core VM
+ * the end's balance under its noise still costs up to a task a worker: bench/NOTES.md, session 37); with
+ * GPUs about TASK_FLOPS, at least 4 tasks a worker. The task count is then rounded
  * up to a multiple of the workers and the matrices shared out evenly: with 15 chunks of 142
  * matrices (the last of 60) on 2 CPU workers, one worker was busy 29.5 ms and the other 28.4
  * of a 29.8 ms call; with 16 of 128, 28.8 and 28.6 (potrf of order 128, bench/NOTES.md,
