@@ -66,8 +66,8 @@ static void host_free(void *p, int pinned)
 }
 
 /* -ours: gtsv2 and the library's kernels on data already in GPU memory, alternately, best of niter each (wall
- * clock around the call and a device synchronization); returns 1 if an answer fails its check. The diagonals
- * and B are put back (device to device, untimed) before each call. */
+ * clock around the call and a device synchronization); returns 1 if an answer fails its check. Before each
+ * call, untimed: B back from a device copy, and gtsv2's diagonals again from the host. */
 static int device_resident(cusparseHandle_t h, int n, int nrhs, const double *AB, int ldab, const double *B, double *ddl, double *dd_,
                            double *ddu, double *dB, void *work, const double *dl, const double *d, const double *du, int niter)
 {
