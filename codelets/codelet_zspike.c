@@ -125,8 +125,8 @@ static int band_lu(int mixed, int m, int kl, int ku, void *F, int ldf, int *ipiv
     return LAPACKE_zgbtrf_work(LAPACK_COL_MAJOR, m, m, kl, ku, (starsolve_complex64_t *)F, ldf, ipiv);
 }
 
-/* whether gbtrf chose no row interchange (0-based step j kept row j: ipiv[j] = j + 1); on a diagonally
- * dominant partition it usually does not interchange */
+/* whether gbtrf chose no row interchange in m steps (0-based step j kept row j: ipiv[j] = j + 1); on a
+ * diagonally dominant partition it usually does not interchange */
 static int no_interchanges(int m, const int *ipiv)
 {
     for (int j = 0; j < m; j++)
@@ -135,9 +135,12 @@ static int no_interchanges(int m, const int *ipiv)
     return 1;
 }
 
-/* B = A^-1 B with band_lu's factors (B in the factor's precision) */
-static void band_solve(int mixed, int m, int kl, int ku, int nrhs, const void *F, int ldf, const int *ipiv, void *B,
-                       int ldb)
+/* B = A^-1 B with band_lu's factors (B in the factor's precision). plain: the whole factorization these
+ * factors belong to made no row interchange (no_interchanges over all its steps: a solve on trailing rows
+ * only, as the tips', cannot tell from its own pivots, since an interchange just above them fills their U
+ * beyond ku superdiagonals). */
+static void band_solve(int mixed, int m, int kl, int ku, int nrhs, const void *F, int ldf, const int *ipiv, int plain,
+                       void *B, int ldb)
 {
 #if defined(STARSOLVE_PRECISION_Z)
     if (mixed) { LAPACKE_cgbtrs_work(LAPACK_COL_MAJOR, 'N', m, kl, ku, nrhs, (const starsolve_complex32_t *)F, ldf, ipiv,
@@ -150,7 +153,7 @@ static void band_solve(int mixed, int m, int kl, int ku, int nrhs, const void *F
         tridiag_solve(m, nrhs, (const starsolve_complex64_t *)F, ipiv, (starsolve_complex64_t *)B, ldb);
         return;
     }
-    if (!mixed && no_interchanges(m, ipiv)) {
+    if (!mixed && plain) {
         /* Without row interchanges U keeps ku superdiagonals (F's kl fill-in rows stay zero) and L^-1 is a
          * plain banded unit-triangular solve: two tbsv a column read F's kl + ku + 1 rows that matter, where
          * gbtrs reads all 2 kl + ku + 1 and makes a ger call a row. Same answers (bit for bit at K = 32 in
@@ -270,7 +273,7 @@ static void factor_partition(int mixed, int s, int kl, int ku, int K, const star
         for (int c = 0; c < K; c++)
             for (int r = 0; r < K; r++)
                 fset(mixed, Z, m - K + r + (size_t)c * m, Bc[r + (size_t)c * K]);
-        band_solve(mixed, m, kl, ku, K, (const char *)F + (size_t)j0 * ldf * fsz, ldf, piv, Z, m);
+        band_solve(mixed, m, kl, ku, K, (const char *)F + (size_t)j0 * ldf * fsz, ldf, piv, no_interchanges(s, ipiv), Z, m);
         for (int c = 0; c < K; c++)
             for (int r = 0; r < K; r++)
                 Vb[r + (size_t)c * K] = fget(mixed, Z, m - K + r + (size_t)c * m);
@@ -308,9 +311,10 @@ static void factor_partition(int mixed, int s, int kl, int ku, int K, const star
         if (band_lu(mixed, m, fl, fu, T, ldw, piv) > 0) {
             tips[SS_TIP_STATUS(K)] = 1;
         } else {
+            const int plain = no_interchanges(m, piv);
             for (int j = 0; j < mm; j++)
                 piv[j0 + j] -= j0;
-            band_solve(mixed, mm, fl, fu, K, (const char *)T + (size_t)j0 * ldw * fsz, ldw, piv + j0, Z, mm);
+            band_solve(mixed, mm, fl, fu, K, (const char *)T + (size_t)j0 * ldw * fsz, ldw, piv + j0, plain, Z, mm);
             for (int c = 0; c < K; c++)
                 for (int r = 0; r < K; r++)
                     Wt[r + (size_t)c * K] = fget(mixed, Z, m - 1 - r - j0 + (size_t)c * mm);
@@ -354,12 +358,12 @@ static void partition_solve(int mixed, int s, int kl, int ku, const void *F, con
                             void *w)
 {
     if (!mixed) {
-        band_solve(0, s, kl, ku, 1, F, 2 * kl + ku + 1, ipiv, x, s);
+        band_solve(0, s, kl, ku, 1, F, 2 * kl + ku + 1, ipiv, no_interchanges(s, ipiv), x, s);
         return;
     }
     for (int r = 0; r < s; r++)
         fset(1, w, r, x[r]);
-    band_solve(1, s, kl, ku, 1, F, 2 * kl + ku + 1, ipiv, w, s);
+    band_solve(1, s, kl, ku, 1, F, 2 * kl + ku + 1, ipiv, 0, w, s);
     for (int r = 0; r < s; r++)
         x[r] = fget(1, w, r);
 }
@@ -448,7 +452,7 @@ static void zspike_tipsolve_cpu(void *buffers[], void *cl_arg)
         int off = ss_spike_chunk_off(c, i), s = ss_spike_chunk_psize(c, i);
         for (int r = 0; r < s; r++)
             fset(mixed, w, r, f[off + r]);
-        band_solve(mixed, s, c->kl, c->ku, 1, F + (size_t)off * ldf * fsz, ldf, ipiv + off, w, s);
+        band_solve(mixed, s, c->kl, c->ku, 1, F + (size_t)off * ldf * fsz, ldf, ipiv + off, no_interchanges(s, ipiv + off), w, s);
         for (int r = 0; r < K; r++) {
             gt[2 * (size_t)K * i + r] = fget(mixed, w, r);
             gt[2 * (size_t)K * i + K + r] = fget(mixed, w, s - K + r);

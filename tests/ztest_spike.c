@@ -9,7 +9,8 @@
  * dominant (iters = -2: solved by gbsv); d >= 1 must be solved by SPIKE itself in double
  * precisions (iters >= 0); in single precision BiCGStab may give up at d = 1 (iters = -1). With
  * the fallback off, a matrix SPIKE does not solve gives info n + 1. Fewer rows than 2K: the banded
- * LU (iters = -2), n + 1 without the fallback. A NaN in A or an Inf in B gives n + 1 (the
+ * LU (iters = -2), n + 1 without the fallback. Dominant rows scaled apart (every third times 1000), so that
+ * gbtrf interchanges rows inside the partitions, are solved by SPIKE too. A NaN in A or an Inf in B gives n + 1 (the
  * banded LU's solution is not finite). AB must not change; bad arguments give LAPACK's negative info.
  *
  * The split API (?gbtrf_spike, ?gbtrs_spike, starsolve_spike_free): several solves of one
@@ -27,12 +28,18 @@
 /* AB in LAPACK's gbsv layout, with 3 rows to spare (ldab > 2 kl + ku + 1) where psize is odd, and NaN in every
  * row outside the band (the kl rows of fill-in space on top, the spare ones): nothing may read them, whether the
  * band goes to a GPU as whole columns or as its rows alone (src/zgbsv_spike.c, spike_band_whole) */
-static void spike_case(int n, int kl, int ku, double dominance, int nrhs, int psize, int mixed)
+/* big != 1: every third row times big, which keeps each row's dominance but makes gbtrf's partial pivoting
+ * interchange rows inside the partitions (their solves then take gbtrs, not the two tbsv of a factorization
+ * without interchanges: codelets/codelet_zspike.c, band_solve) */
+static void spike_case_rows(int n, int kl, int ku, double dominance, int nrhs, int psize, int mixed, double big)
 {
     int ldab = 2 * kl + ku + 1 + (psize % 2 ? 3 : 0), ldb = n + 1, iters = -7;
     starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *AB0 = testing_alloc((size_t)ldab * n * sizeof *AB0);
     starsolve_complex64_t *B = testing_alloc((size_t)ldb * nrhs * sizeof *B), *X = testing_alloc((size_t)ldb * nrhs * sizeof *X);
     gen_zband(n, kl, ku, dominance, AB0, ldab, 11u * (unsigned)n + (unsigned)kl);
+    for (int i = 0; big != 1 && i < n; i += 3)   /* A(i, j) at AB[kl + ku + i - j + j ldab] */
+        for (int j = i > kl ? i - kl : 0; j <= (i + ku < n - 1 ? i + ku : n - 1); j++)
+            AB0[kl + ku + i - j + (size_t)j * ldab] *= big;
     for (int j = 0; j < n; j++)
         for (int i = 0; i < ldab; i++)
             if (i < kl || i > 2 * kl + ku)
@@ -53,11 +60,15 @@ static void spike_case(int n, int kl, int ku, double dominance, int nrhs, int ps
     int path_ok = dominance < 0.5 ? iters == -2 : dominance < 1.0 ? iters != -7 : single ? iters >= -1 : iters >= 0;
     TEST_CHECK(info == 0 && check_passes(scaled) && (single || relative <= 1e-10) && path_ok
                && memcmp(AB, AB0, (size_t)ldab * n * sizeof *AB) == 0,
-               "starsolve_zgbsv_spike n=%d kl=%d ku=%d d=%g nrhs=%d psize=%d mixed=%d: info %d, iters %d%s, "
-               "||b-Ax||/(||A|| ||x|| n eps) = %.3g, ||b-Ax||/||b|| = %.3g%s", n, kl, ku, dominance, nrhs, psize, mixed,
+               "starsolve_zgbsv_spike n=%d kl=%d ku=%d d=%g nrhs=%d psize=%d mixed=%d rows x%g: info %d, iters %d%s, "
+               "||b-Ax||/(||A|| ||x|| n eps) = %.3g, ||b-Ax||/||b|| = %.3g%s", n, kl, ku, dominance, nrhs, psize, mixed, big,
                info, iters, iters == -1 ? " (BiCGStab gave up: gbsv)" : iters == -2 ? " (not dominant: gbsv)" : "",
                scaled, relative, single ? "" : " (bound 1e-10)");
     free(AB); free(AB0); free(B); free(X);
+}
+static void spike_case(int n, int kl, int ku, double dominance, int nrhs, int psize, int mixed)
+{
+    spike_case_rows(n, kl, ku, dominance, nrhs, psize, mixed, 1);
 }
 
 /* fewer rows than twice the half-bandwidth: no partition fits (n = 1 with K = 3 read past the band
@@ -472,6 +483,8 @@ int test_zspike(void)
     spike_case(1201, 2, 0, 10, 1, 9, 0);
     spike_case(1201, 0, 2, 100, 2, 9, 1);
     spike_case(1201, 1, 1, 0.1, 1, 9, 1);       /* not dominant: rows swapped inside the partitions */
+    spike_case_rows(2003, 32, 32, 10, 2, 300, 0, 1000);   /* dominant, but gbtrf interchanges rows: gbtrs solves */
+    spike_case_rows(997, 3, 7, 10, 1, 100, 0, 1000);
     spike_case(5, 2, 2, 10, 1, 0, 1);          /* fewer rows than two partitions need */
     spike_case(9, 2, 2, 10, 1, 1, 1);          /* psize below 2K: partitions of 2K rows at least */
     spike_case(1, 0, 0, 10, 1, 0, 1);
