@@ -85,7 +85,7 @@ static int device_resident(cusparseHandle_t h, int n, int nrhs, const double *AB
     /* gbsv_spike's goal and limits for this n in double (src/zgbsv_spike.c, tri_args) */
     struct ss_tridiag_result res;
     const double eps = 2.220446049250313e-16, goal = 10.0 * n * eps < 1e-12 ? 10.0 * n * eps : 1e-12;
-    struct ss_tridiag_args a = { .n = n, .kl = 1, .ku = 1, .diag_row = 2, .min_dominance = 0.999,
+    struct ss_tridiag_args a = { .n = n, .kl = 1, .ku = 1, .diag_row = 2, .min_dominance = SS_TRI_MIN_DOMINANCE,
                                  .tol = goal > 100 * eps ? goal : 100 * eps, .maxit = 100, .result = &res };
     double best_g = 0, best_o = 0;
     int status = 0, steps = 0;

@@ -30,7 +30,7 @@ int main(int argc, char **argv)
         return 1;
     }
     cudaStream_t st; cudaStreamCreate(&st);
-    struct ss_tridiag_result res; struct ss_tridiag_args a = { (int)n, 1, 1, 2, 0.999, 1e-12, 100, &res };
+    struct ss_tridiag_result res; struct ss_tridiag_args a = { (int)n, 1, 1, 2, SS_TRI_MIN_DOMINANCE, 1e-12, 100, &res };
     for (int mode = 0; mode < 2; mode++) {
         double best = 1e9, sum = 0;
         for (int it = 0; it < 20; it++) {

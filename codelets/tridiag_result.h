@@ -11,6 +11,11 @@ struct ss_tridiag_result {
     double dominance;  /* the smallest row dominance |a_ii| / (|a_i,i-1| + |a_i,i+1|) */
 };
 
+/* The least row dominance |a_ii| / (|a_i,i-1| + |a_i,i+1|) the tridiagonal path accepts (weak dominance, to
+ * rounding): below it elimination without pivoting may grow, and gbsv_spike takes the general path
+ * (src/zgbsv_spike.c). The benchmarks that call the kernels directly pass the same. */
+#define SS_TRI_MIN_DOMINANCE 0.999
+
 struct ss_tridiag_args {
     int n, kl, ku;           /* kl, ku <= 1 */
     int diag_row;            /* the row of the band handle that holds the diagonal */

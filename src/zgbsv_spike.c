@@ -522,9 +522,8 @@ static int spike_lu(struct spike *s)
  * CPU workers alone, chunks of rows in three stages of tasks (tri_chunk_count). The
  * factorization keeps only the band (on the GPU, once the first task has run): recomputing the
  * elimination costs a pass over the band, less than storing and reading back its factors. A matrix less
- * dominant than TRI_MIN_DOMINANCE (where elimination without pivoting may grow) goes the general way.
+ * dominant than SS_TRI_MIN_DOMINANCE (codelets/tridiag_result.h) goes the general way.
  * starsolve_set_spike_psize does not apply here (the partitions are the kernels': tridiag_layout.h). */
-#define TRI_MIN_DOMINANCE 0.999
 /* gbtrs on an unchecked factorization (gbsv_spike's) that the task found not usable: gbsv_spike starts over
  * on the general path (B untouched) */
 #define TRI_DECLINED (-1000000)
@@ -551,7 +550,7 @@ static void tri_chunks_setup(struct spike *s, int p, int whole, int row0)   /* r
         const int first = c * (n / p) + ss_min(c, n % p), rows = n / p + (c < n % p);
         const int col0 = ss_max(0, first - 1), last = ss_min(n - 1, first + rows);   /* a column beyond its rows each side */
         s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row, .c = c, .nchunks = p,
-                                                 .first = first, .rows = rows, .col0 = col0, .min_dominance = TRI_MIN_DOMINANCE,
+                                                 .first = first, .rows = rows, .col0 = col0, .min_dominance = SS_TRI_MIN_DOMINANCE,
                                                  .worker = chunk_worker(c) };
         s->tri_band_c[c] = ss_register_matrix(AB + row0 + (size_t)col0 * s->ldab, s->ldab, whole ? s->ldab : s->kl + s->ku + 1,
                                               last - col0 + 1, sizeof *AB);
@@ -663,7 +662,7 @@ static int tri_chunks_solve(struct spike *s, starsolve_complex64_t *B, int ldb, 
 static struct ss_tridiag_args tri_args(struct spike *s, double tol)
 {
     return (struct ss_tridiag_args){ .n = s->n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row,
-                                     .min_dominance = TRI_MIN_DOMINANCE, .tol = tol, .maxit = ss_ctx.spike_maxit,
+                                     .min_dominance = SS_TRI_MIN_DOMINANCE, .tol = tol, .maxit = ss_ctx.spike_maxit,
                                      .result = &s->tri_result };
 }
 
