@@ -2,7 +2,8 @@
  * of `count` consecutive matrices of a strided batch. The chunk's matrices,
  * pivots, tau and infos are each one StarPU vector (the bytes from the first
  * matrix to the end of the last), so StarPU moves a chunk in one transfer.
- * CPU: a loop of LAPACKE calls on one core, the next small matrix prefetched meanwhile.
+ * CPU: a loop of LAPACKE calls on one core, the next small matrix prefetched meanwhile; on CPU
+ * workers alone one task a worker instead, claiming runs of the batch (run_zbatch_claims).
  * CUDA, factorizations: our kernels
  * (zbatched_cuda.c, codelets/cuda/batched.cu) on every shape whose panel fits
  * in a thread block's shared memory (m up to about 1024), or with
@@ -15,13 +16,13 @@
 #include <stdlib.h>
 #include "codelets.h"
 
-static starsolve_complex64_t *matrix(void *buf, long stride, int k)
-{
-    return (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buf) + (size_t)k * (size_t)stride;
-}
-static int *ints(void *buf, long stride, int k) { return (int *)STARPU_VECTOR_GET_PTR(buf) + (size_t)k * (size_t)stride; }
+/* item k of an array whose item 0 is at base (a chunk's StarPU vector, or a claim's first item) */
+static starsolve_complex64_t *matrix(void *base, long stride, int k) { return (starsolve_complex64_t *)base + (size_t)k * (size_t)stride; }
+static int *ints(void *base, long stride, int k) { return (int *)base + (size_t)k * (size_t)stride; }
 
-/* ---- CPU variants: LAPACKE on each matrix of the chunk */
+/* ---- CPU variants: LAPACKE on `count` consecutive matrices, item 0 of each array at base[i] (the arrays
+ * in the codelet's order: codelets_z.h.in, insert_zbatch); one core. On a chunk's buffers (zbatch_chunk_cpu)
+ * or on the claims of a batch shared by the CPU workers (zbatch_claims_cpu). */
 
 /* Matrices up to this size have the next one prefetched (into every cache level) before their
  * factorization: small factorizations start on a cold matrix each time, and the hardware
@@ -46,69 +47,69 @@ __attribute__((noipa)) static void prefetch_matrix(const starsolve_complex64_t *
     }
 }
 
-/* the chunk's matrix k + 1, if there is one, in cache while matrix k is factored */
-static void prefetch_next(const struct ss_batch_args *a, void *matrices, int k)
+/* the range's matrix k + 1 in cache while matrix k is factored; after the last, `after` (the next claim's
+ * first matrix; NULL: none) */
+static void prefetch_next(const struct ss_batch_args *a, void *matrices, int k, int count, const void *after)
 {
-    if (k + 1 < a->count)
+    if (k + 1 < count)
         prefetch_matrix(matrix(matrices, a->strideA, k + 1), a->m, a->n, a->lda);
+    else if (after)
+        prefetch_matrix(after, a->m, a->n, a->lda);
 }
 
-static void zgetrf_batch_cpu(void *buffers[], void *cl_arg)
+static void zgetrf_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
-    const struct ss_batch_args *a = cl_arg;
-    for (int k = 0; k < a->count; k++) {
-        prefetch_next(a, buffers[0], k);
-        *ints(buffers[2], 1, k) = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, a->m, a->n, matrix(buffers[0], a->strideA, k),
-                                                      a->lda, ints(buffers[1], a->strideIpiv, k));
+    for (int k = 0; k < count; k++) {
+        prefetch_next(a, base[0], k, count, after);
+        *ints(base[2], 1, k) = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, a->m, a->n, matrix(base[0], a->strideA, k),
+                                                   a->lda, ints(base[1], a->strideIpiv, k));
     }
 }
 
-static void zpotrf_batch_cpu(void *buffers[], void *cl_arg)
+static void zpotrf_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
-    const struct ss_batch_args *a = cl_arg;
-    for (int k = 0; k < a->count; k++) {
-        prefetch_next(a, buffers[0], k);
-        *ints(buffers[1], 1, k) = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, a->uplo, a->n, matrix(buffers[0], a->strideA, k),
-                                                      a->lda);
+    for (int k = 0; k < count; k++) {
+        prefetch_next(a, base[0], k, count, after);
+        *ints(base[1], 1, k) = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, a->uplo, a->n, matrix(base[0], a->strideA, k),
+                                                   a->lda);
     }
 }
 
-static void zgeqrf_batch_cpu(void *buffers[], void *cl_arg)
+static void zgeqrf_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
-    const struct ss_batch_args *a = cl_arg;
     starsolve_complex64_t query;
     LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, a->m, a->n, NULL, a->lda, NULL, &query, -1);
     int lwork = (int)creal(query) > 1 ? (int)creal(query) : 1;
     starsolve_complex64_t *work = malloc((size_t)lwork * sizeof *work);
     STARPU_ASSERT_MSG(work, "zgeqrf_batch: out of memory");
-    for (int k = 0; k < a->count; k++) {
-        prefetch_next(a, buffers[0], k);
-        *ints(buffers[2], 1, k) = LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, a->m, a->n, matrix(buffers[0], a->strideA, k),
-                                                      a->lda, matrix(buffers[1], a->strideTau, k), work, lwork);
+    for (int k = 0; k < count; k++) {
+        prefetch_next(a, base[0], k, count, after);
+        *ints(base[2], 1, k) = LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, a->m, a->n, matrix(base[0], a->strideA, k),
+                                                   a->lda, matrix(base[1], a->strideTau, k), work, lwork);
     }
     free(work);
 }
 
-static void zgetrs_batch_cpu(void *buffers[], void *cl_arg)
+static void zgetrs_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
-    const struct ss_batch_args *a = cl_arg;
-    for (int k = 0; k < a->count; k++)
-        LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(a->trans), a->n, a->nrhs, matrix(buffers[0], a->strideA, k),
-                            a->lda, ints(buffers[1], a->strideIpiv, k), matrix(buffers[2], a->strideB, k), a->ldb);
+    (void)after;   /* solves read each matrix once: nothing to prefetch for */
+    for (int k = 0; k < count; k++)
+        LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(a->trans), a->n, a->nrhs, matrix(base[0], a->strideA, k),
+                            a->lda, ints(base[1], a->strideIpiv, k), matrix(base[2], a->strideB, k), a->ldb);
 }
 
-static void zpotrs_batch_cpu(void *buffers[], void *cl_arg)
+static void zpotrs_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
-    const struct ss_batch_args *a = cl_arg;
-    for (int k = 0; k < a->count; k++)
-        LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, a->uplo, a->n, a->nrhs, matrix(buffers[0], a->strideA, k), a->lda,
-                            matrix(buffers[1], a->strideB, k), a->ldb);
+    (void)after;   /* solves read each matrix once: nothing to prefetch for */
+    for (int k = 0; k < count; k++)
+        LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, a->uplo, a->n, a->nrhs, matrix(base[0], a->strideA, k), a->lda,
+                            matrix(base[1], a->strideB, k), a->ldb);
 }
 
 /* least squares with geqrf's factors (m >= n): B(1:n) = R^-1 (Q^H B)(1:n) */
-static void zgeqrs_batch_cpu(void *buffers[], void *cl_arg)
+static void zgeqrs_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
-    const struct ss_batch_args *a = cl_arg;
+    (void)after;
     const starsolve_complex64_t one = 1.0;
     starsolve_complex64_t query;
     LAPACKE_zunmqr_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), a->m, a->nrhs, a->n, NULL, a->lda, NULL, NULL,
@@ -116,14 +117,100 @@ static void zgeqrs_batch_cpu(void *buffers[], void *cl_arg)
     int lwork = (int)creal(query) > 1 ? (int)creal(query) : 1;
     starsolve_complex64_t *work = malloc((size_t)lwork * sizeof *work);
     STARPU_ASSERT_MSG(work, "zgeqrs_batch: out of memory");
-    for (int k = 0; k < a->count; k++) {
-        starsolve_complex64_t *A = matrix(buffers[0], a->strideA, k), *B = matrix(buffers[2], a->strideB, k);
+    for (int k = 0; k < count; k++) {
+        starsolve_complex64_t *A = matrix(base[0], a->strideA, k), *B = matrix(base[2], a->strideB, k);
         LAPACKE_zunmqr_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), a->m, a->nrhs, a->n, A, a->lda,
-                            matrix(buffers[1], a->strideTau, k), B, a->ldb, work, lwork);
+                            matrix(base[1], a->strideTau, k), B, a->ldb, work, lwork);
         cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, a->n, a->nrhs,
                     CBLAS_SADDR(one), A, a->lda, B, a->ldb);
     }
     free(work);
+}
+
+typedef void (*zbatch_range_fn)(const struct ss_batch_args *a, void *const base[], int count, const void *after);
+static const zbatch_range_fn zbatch_range[] = {
+    [SS_BATCH_GETRF] = zgetrf_batch_range, [SS_BATCH_POTRF] = zpotrf_batch_range, [SS_BATCH_GEQRF] = zgeqrf_batch_range,
+    [SS_BATCH_GETRS] = zgetrs_batch_range, [SS_BATCH_POTRS] = zpotrs_batch_range, [SS_BATCH_GEQRS] = zgeqrs_batch_range,
+};
+
+/* a chunk task on a CPU: its buffers are the arrays' parts, one StarPU vector each */
+static void zbatch_chunk_cpu(void *buffers[], void *cl_arg)
+{
+    const struct ss_batch_args *a = cl_arg;
+    void *base[3] = { NULL, NULL, NULL };
+    unsigned nbuffers = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current());
+    for (unsigned i = 0; i < nbuffers && i < 3; i++)
+        base[i] = (void *)STARPU_VECTOR_GET_PTR(buffers[i]);
+    zbatch_range[a->op](a, base, a->count, NULL);
+}
+
+/* ---- CPU workers alone: one task a worker shares the whole batch. Each claims `claim` consecutive
+ * matrices at a time from a common counter until none is left, as an OpenMP loop's dynamic schedule does.
+ * Chunks cut ahead, 4 tasks a worker, ran at 0.71-0.93x a dynamic OpenMP loop of the same LAPACKE calls on
+ * the H100 machine's 16 cores, 1 GiB batches, where these claims ran at 0.98-1.07x; that loop with a static
+ * schedule was as slow as the chunks: the VM's cores do not run at one speed, and only a late split
+ * follows them. Finer chunks cost a StarPU task each (8192 of them: 0.27x). On 2 cores both ran at the
+ * loop's speed (bench/NOTES.md, session 38). The arrays live in main memory and only these tasks touch
+ * them during the call, so the tasks take plain pointers, not StarPU handles; each task runs on its own
+ * worker, so the split never waits for a perfmodel's calibration. */
+struct zbatch_claims {
+    struct ss_batch_args a;
+    void *base[3];            /* item 0 of each array, in insert_zbatch's order (NULL past the op's arrays) */
+    size_t item_bytes[3];     /* bytes from one item of the array to the next */
+    long batch, claim;
+    long next;                /* the first unclaimed matrix (atomic) */
+};
+
+static void zbatch_claims_cpu(void *buffers[], void *cl_arg)
+{
+    (void)buffers;
+    struct zbatch_claims *c = cl_arg;
+    /* one claim ahead, so that the current claim's last matrix has the next one's first prefetched */
+    long first = __atomic_fetch_add(&c->next, c->claim, __ATOMIC_RELAXED);
+    while (first < c->batch) {
+        long following = __atomic_fetch_add(&c->next, c->claim, __ATOMIC_RELAXED);
+        void *base[3];
+        for (int i = 0; i < 3; i++)
+            base[i] = c->base[i] ? (char *)c->base[i] + (size_t)first * c->item_bytes[i] : NULL;
+        const void *after = following < c->batch ? (char *)c->base[0] + (size_t)following * c->item_bytes[0] : NULL;
+        zbatch_range[c->a.op](&c->a, base, (int)(first + c->claim <= c->batch ? c->claim : c->batch - first), after);
+        first = following;
+    }
+}
+
+static struct starpu_codelet cl_zbatch_claims = {
+    .where = STARPU_CPU, .cpu_funcs = { zbatch_claims_cpu }, .nbuffers = 0, .name = "zbatch_claims",
+    .callback_func = ss_trace_task_done,
+};
+
+void run_zbatch_claims(const struct ss_batch_args *args, void *const base[], const size_t item_bytes[], int batch,
+                       int claim)
+{
+    struct zbatch_claims c = { .a = *args, .batch = batch, .claim = claim > 0 ? claim : 1 };
+    for (int i = 0; i < 3; i++) {
+        c.base[i] = base[i];
+        c.item_bytes[i] = base[i] ? item_bytes[i] : 0;
+    }
+    int ids[STARPU_NMAXWORKERS], n = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
+    long claims = (c.batch + c.claim - 1) / c.claim;
+    if (n > claims)
+        n = (int)claims;
+    STARPU_ASSERT_MSG(n > 0, "run_zbatch_claims: no CPU worker");
+    struct starpu_task *tasks[STARPU_NMAXWORKERS];
+    for (int w = 0; w < n; w++) {
+        struct starpu_task *t = tasks[w] = starpu_task_create();
+        t->cl = &cl_zbatch_claims;
+        t->cl_arg = &c;   /* on this stack frame: the tasks are waited for below */
+        t->detach = 0;
+        t->execute_on_a_specific_worker = 1;   /* one task a worker, whatever the scheduler's models say */
+        t->workerid = (unsigned)ids[w];
+        int ret = starpu_task_submit(t);
+        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit (batched claims)");
+    }
+    for (int w = 0; w < n; w++) {
+        int ret = starpu_task_wait(tasks[w]);
+        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_wait (batched claims)");
+    }
 }
 
 /* ---- CUDA variants: the vendor's batched routines on the chunk */
@@ -282,7 +369,7 @@ static struct starpu_perfmodel model_zgeqrs_batch = { .type = STARPU_HISTORY_BAS
  * a W buffer would come back to the caller's gaps uninitialized. */
 static struct starpu_codelet cl_zgetrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
-    .cpu_funcs = { zgetrf_batch_cpu },
+    .cpu_funcs = { zbatch_chunk_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zgetrf_batch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
@@ -290,7 +377,7 @@ static struct starpu_codelet cl_zgetrf_batch = {
 };
 static struct starpu_codelet cl_zpotrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
-    .cpu_funcs = { zpotrf_batch_cpu },
+    .cpu_funcs = { zbatch_chunk_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zpotrf_batch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
@@ -298,7 +385,7 @@ static struct starpu_codelet cl_zpotrf_batch = {
 };
 static struct starpu_codelet cl_zgeqrf_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
-    .cpu_funcs = { zgeqrf_batch_cpu },
+    .cpu_funcs = { zbatch_chunk_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zgeqrf_batch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
@@ -306,7 +393,7 @@ static struct starpu_codelet cl_zgeqrf_batch = {
 };
 static struct starpu_codelet cl_zgetrs_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
-    .cpu_funcs = { zgetrs_batch_cpu },
+    .cpu_funcs = { zbatch_chunk_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zgetrs_batch_cuda },
 #endif
@@ -314,7 +401,7 @@ static struct starpu_codelet cl_zgetrs_batch = {
 };
 static struct starpu_codelet cl_zpotrs_batch = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = vendor_applies,
-    .cpu_funcs = { zpotrs_batch_cpu },
+    .cpu_funcs = { zbatch_chunk_cpu },
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zpotrs_batch_cuda },
 #endif
@@ -322,7 +409,7 @@ static struct starpu_codelet cl_zpotrs_batch = {
 };
 static struct starpu_codelet cl_zgeqrs_batch = {   /* no CUDA variant yet */
     .where = STARPU_CPU,
-    .cpu_funcs = { zgeqrs_batch_cpu },
+    .cpu_funcs = { zbatch_chunk_cpu },
     .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &model_zgeqrs_batch, .name = "zgeqrs_batch", .callback_func = ss_trace_task_done,
 };
 

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
         { "-op", DRIVER_FLAG_STRING, &o.op, 0, NULL, "OP", "getrf, potrf or geqrf; default getrf" },
         { "-m", DRIVER_FLAG_INT, &o.m, 1, NULL, "M", "rows of each matrix (default 32; potrf: the order)" },
         { "-batch", DRIVER_FLAG_INT, &o.batch, 1, NULL, "B", "matrices in the batch; default 1000" },
-        { "-chunk", DRIVER_FLAG_INT, &o.chunk, 0, NULL, "C", "matrices per task; 0 (default): automatic" },
+        { "-chunk", DRIVER_FLAG_INT, &o.chunk, 0, NULL, "C", "matrices per task (with GPUs) or per claim (CPU workers alone); 0 (default): automatic" },
         { "-vendor", DRIVER_FLAG_SWITCH, &o.vendor, 0, NULL, NULL,
           "also time the reference on the same matrices: an OpenMP loop of LAPACKE calls on the CPU workers' cores; "
           "with GPUs, the same call with cuBLAS/cuSOLVER's batched routines instead of our kernels" },
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
         .name = "starpu_batched",
         .purpose = "Batched factorization of many small matrices (starsolve_<p>getrf_batched, potrf_batched,\n"
                    "geqrf_batched): -m rows, -n columns (default -m), -batch matrices, -chunk matrices per\n"
-                   "task (starsolve_set_batch_chunk). -nb is not used. -check: the worst backward error over the batch.",
+                   "task, or per claim on CPU workers alone (starsolve_set_batch_chunk). -nb is not used. -check: the worst backward error over the batch.",
         .flags = flags,
         .flops = batched_flops,
     };

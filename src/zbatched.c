@@ -1,9 +1,10 @@
 /* Batched factorizations and solves of many small matrices, fixed size, strided
- * (matrix k at A + k strideA, LAPACK layout). The batch is cut into chunks of
- * consecutive matrices, one task each (codelets/codelet_zbatched.c), so CPU and
- * GPU workers share the batch. Chunk size: starsolve_set_batch_chunk, else 4 tasks per
- * worker on CPU workers alone, and with GPUs about TASK_FLOPS per task, with at least 4
- * tasks per worker when the batch allows (chunk_size).
+ * (matrix k at A + k strideA, LAPACK layout). With GPUs the batch is cut into chunks of
+ * consecutive matrices, one task each (codelets/codelet_zbatched.c), so CPU and GPU workers
+ * share the batch; chunk size: starsolve_set_batch_chunk, else about TASK_FLOPS per task,
+ * with at least 4 tasks per worker when the batch allows (chunk_size). On CPU workers alone,
+ * one task a worker shares the whole batch, claiming a few matrices at a time (claim_size;
+ * starsolve_set_batch_chunk sets the claim).
  * Return 0 or a negative argument index; each matrix's LAPACK info goes to info[k]. */
 #include <stdlib.h>
 #include "algorithms.h"
@@ -15,32 +16,38 @@
  * session 22). Matrices of more than that go one per task. */
 #define TASK_FLOPS 1e8
 
-/* Matrices per task for matrices of `flops` (real count) each: on CPU workers alone, 4 tasks a worker
- * (CPU workers run at one speed, and each task costs the application thread a submission and a wake-up
- * on a worker's core: on 2 cores, getrf and potrf of order 256 and 512 went from 0.97-0.99x the OpenMP
- * loop of LAPACKE calls with TASK_FLOPS chunks (1 matrix a task at 512) to 0.99-1.01x; 1 task a worker
- * did as well once calibrated, but before that dmdas put both tasks on one worker: 0.5x. On a 16-core VM
- * the end's balance under its noise still costs up to a task a worker: bench/NOTES.md, session 37); with
- * GPUs about TASK_FLOPS, at least 4 tasks a worker. The task count is then rounded
- * up to a multiple of the workers and the matrices shared out evenly: with 15 chunks of 142
- * matrices (the last of 60) on 2 CPU workers, one worker was busy 29.5 ms and the other 28.4
- * of a 29.8 ms call; with 16 of 128, 28.8 and 28.6 (potrf of order 128, bench/NOTES.md,
+/* Matrices per task, with GPUs, for matrices of `flops` (real count) each: about TASK_FLOPS, at least 4
+ * tasks a worker. The task count is then rounded up to a multiple of the workers and the matrices shared
+ * out evenly: with 15 chunks of 142 matrices (the last of 60) on 2 CPU workers, one worker was busy 29.5 ms
+ * and the other 28.4 of a 29.8 ms call; with 16 of 128, 28.8 and 28.6 (potrf of order 128, bench/NOTES.md,
  * session 32). */
 static int chunk_size(double flops, int batch)
 {
     if (ss_ctx.batch_chunk > 0)
         return ss_min(ss_ctx.batch_chunk, batch);
     int workers = (int)starpu_worker_get_count(), spread = (batch + 4 * workers - 1) / (4 * workers);
-    int chunk = spread;
-    if (starpu_cpu_worker_get_count() < (unsigned)workers) {   /* with GPUs: finer, so that the batch's end balances */
-        double per_task = TASK_FLOPS / (flops > 1 ? flops : 1);
-        chunk = ss_min(per_task >= batch ? batch : (int)per_task, spread);
-    }
-    chunk = ss_max(1, chunk);
+    double per_task = TASK_FLOPS / (flops > 1 ? flops : 1);
+    int chunk = ss_max(1, ss_min(per_task >= batch ? batch : (int)per_task, spread));
     int tasks = (batch + chunk - 1) / chunk;
     if (tasks > 1)
         tasks = (tasks + workers - 1) / workers * workers;
     return (batch + tasks - 1) / tasks;
+}
+
+/* Claims a worker's share is cut into on CPU workers alone (run_zbatch_claims): enough that the batch's end
+ * balances when the cores do not run at one speed (a late claim is 1/32 of a share), few enough that a claim
+ * is a long run of consecutive matrices, which the hardware prefetchers follow from one matrix into the next
+ * (claims of ~1e5 flops, one matrix of order 64, lost 3-7 % at orders 64-128 on 2 cores: bench/NOTES.md,
+ * session 38). */
+#define CLAIMS_PER_WORKER 32
+
+/* Matrices a claim on CPU workers alone: starsolve_set_batch_chunk, else a share / CLAIMS_PER_WORKER */
+static int claim_size(int batch)
+{
+    if (ss_ctx.batch_chunk > 0)
+        return ss_min(ss_ctx.batch_chunk, batch);
+    int workers = ss_max(1, (int)starpu_cpu_worker_get_count());
+    return ss_max(1, batch / (CLAIMS_PER_WORKER * workers));
 }
 
 /* One array of the batch: item k (a matrix, its pivots, its tau or its info)
@@ -54,12 +61,22 @@ struct batch_array {
 /* elements of an m x n LAPACK-layout matrix with leading dimension ld */
 static size_t matrix_extent(int ld, int m, int n) { return (size_t)ld * (size_t)(n - 1) + (size_t)m; }
 
-/* Cut the batch in chunks, one task each (handles: each array's part of the
- * chunk, in the codelet's order), wait for all. With GPUs, arrays[pinned]
- * (the one the tasks write most) is page-locked for the call. */
+/* Run the batch, wait for all: on CPU workers alone by claims (run_zbatch_claims), else cut in chunks, one task
+ * each (handles: each array's part of the chunk, in the codelet's order); arrays[pinned] (the one the tasks
+ * write most) is then page-locked for the call. */
 static void run_chunks(const struct ss_batch_args *args, int batch, int narrays, const struct batch_array *arrays,
                        int pinned)
 {
+    if (starpu_cuda_worker_get_count() == 0) {
+        void *base[3] = { NULL, NULL, NULL };
+        size_t item_bytes[3] = { 0, 0, 0 };
+        for (int a = 0; a < narrays && a < 3; a++) {
+            base[a] = arrays[a].base;
+            item_bytes[a] = (size_t)arrays[a].stride * arrays[a].elemsize;
+        }
+        run_zbatch_claims(args, base, item_bytes, batch, claim_size(batch));
+        return;
+    }
     const struct batch_array *pa = &arrays[pinned];
     size_t pin_bytes = ss_pin_host(pa->base, ((size_t)(batch - 1) * pa->stride + pa->extent) * pa->elemsize);
     int chunk = chunk_size(ss_batch_flops(args), batch), nchunks = (batch + chunk - 1) / chunk;
