@@ -1,7 +1,8 @@
 #!/bin/bash
 # Batched factorizations against the CPU reference, in one run, on the same cores.
 #
-#   bash bench/batched.sh [--sizes "16 32 64 128 256 512"] [--ops "getrf potrf geqrf"] [--mib 256] [--niter 5] BUILD_DIR
+#   bash bench/batched.sh [--sizes "16 32 64 128 256 512"] [--ops "getrf potrf geqrf"] [--mib 256] [--niter 5]
+#                         [--vsizes 0|1] BUILD_DIR
 #
 # For each op and size m (square matrices), a batch of about --mib MiB of doubles:
 # starpu_batched -vendor times starsolve_dgetrf_batched (potrf, geqrf) and, right after each run, the
@@ -9,15 +10,18 @@
 # has CPU workers (StarPU's workers paused meanwhile), best of --niter each.
 # The first starpu_batched run per size calibrates StarPU's perfmodels (not timed).
 # Prints a table: op, m, batch, starsolve GF/s, reference GF/s, ratio (target >= 1).
+# Then, where BUILD_DIR/bench/vbatched_cpu is built, the variable-size LU (starsolve_dgetrf_vbatched) against
+# the same kind of loop: 100000 matrices of orders 1..16 and 4000 of orders 32..128 (--vsizes 0: not run).
 set -u
-sizes="16 32 64 128 256 512" ops="getrf potrf geqrf" mib=256 niter=5
+sizes="16 32 64 128 256 512" ops="getrf potrf geqrf" mib=256 niter=5 vsizes=1
 while [ $# -gt 1 ]; do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;
     --ops) ops=$2; shift 2 ;;
     --mib) mib=$2; shift 2 ;;
     --niter) niter=$2; shift 2 ;;
-    *) echo "usage: bash bench/batched.sh [--sizes S] [--ops O] [--mib MIB] [--niter K] BUILD_DIR" >&2; exit 2 ;;
+    --vsizes) vsizes=$2; shift 2 ;;
+    *) echo "usage: bash bench/batched.sh [--sizes S] [--ops O] [--mib MIB] [--niter K] [--vsizes 0|1] BUILD_DIR" >&2; exit 2 ;;
   esac
 done
 [ $# -eq 1 ] && [ -x "$1/examples/starpu_batched" ] || { echo "usage: bash bench/batched.sh [...] BUILD_DIR (with examples/starpu_batched built)" >&2; exit 2; }
@@ -38,4 +42,10 @@ for op in $ops; do
   done
 done
 echo "(double; reference = OpenMP loop of LAPACKE on the same cores; ratio = starsolve / reference, target >= 1)"
+if [ "$vsizes" != 0 ] && [ -x "$1/bench/vbatched_cpu" ]; then
+  for shape in "100000 1 16" "4000 32 128"; do
+    out=$("$1/bench/vbatched_cpu" $shape "$niter" 2>&1) || failed=1
+    echo "$out" | tail -1
+  done
+fi
 exit $failed

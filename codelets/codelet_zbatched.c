@@ -183,6 +183,31 @@ static struct starpu_codelet cl_zbatch_claims = {
     .callback_func = ss_trace_task_done,
 };
 
+/* one task of codelet cl (cl_arg arg, shared: on the caller's stack) on each CPU worker, on `most` of them at
+ * most, pinned to it whatever the scheduler's models say; returns when all have run */
+static void run_on_cpu_workers(struct starpu_codelet *cl, void *arg, long most)
+{
+    int ids[STARPU_NMAXWORKERS], n = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
+    if (n > most)
+        n = (int)most;
+    STARPU_ASSERT_MSG(n > 0, "%s: no CPU worker", cl->name);
+    struct starpu_task *tasks[STARPU_NMAXWORKERS];
+    for (int w = 0; w < n; w++) {
+        struct starpu_task *t = tasks[w] = starpu_task_create();
+        t->cl = cl;
+        t->cl_arg = arg;
+        t->detach = 0;
+        t->execute_on_a_specific_worker = 1;
+        t->workerid = (unsigned)ids[w];
+        int ret = starpu_task_submit(t);
+        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit (%s)", cl->name);
+    }
+    for (int w = 0; w < n; w++) {
+        int ret = starpu_task_wait(tasks[w]);
+        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_wait (%s)", cl->name);
+    }
+}
+
 void run_zbatch_claims(const struct ss_batch_args *args, void *const base[], const size_t item_bytes[], int batch,
                        int claim)
 {
@@ -191,26 +216,7 @@ void run_zbatch_claims(const struct ss_batch_args *args, void *const base[], con
         c.base[i] = base[i];
         c.item_bytes[i] = base[i] ? item_bytes[i] : 0;
     }
-    int ids[STARPU_NMAXWORKERS], n = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
-    long claims = (c.batch + c.claim - 1) / c.claim;
-    if (n > claims)
-        n = (int)claims;
-    STARPU_ASSERT_MSG(n > 0, "run_zbatch_claims: no CPU worker");
-    struct starpu_task *tasks[STARPU_NMAXWORKERS];
-    for (int w = 0; w < n; w++) {
-        struct starpu_task *t = tasks[w] = starpu_task_create();
-        t->cl = &cl_zbatch_claims;
-        t->cl_arg = &c;   /* on this stack frame: the tasks are waited for below */
-        t->detach = 0;
-        t->execute_on_a_specific_worker = 1;   /* one task a worker, whatever the scheduler's models say */
-        t->workerid = (unsigned)ids[w];
-        int ret = starpu_task_submit(t);
-        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit (batched claims)");
-    }
-    for (int w = 0; w < n; w++) {
-        int ret = starpu_task_wait(tasks[w]);
-        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_wait (batched claims)");
-    }
+    run_on_cpu_workers(&cl_zbatch_claims, &c, (c.batch + c.claim - 1) / c.claim);
 }
 
 /* ---- CUDA variants: the vendor's batched routines on the chunk */
@@ -444,25 +450,75 @@ void insert_zbatch(const struct ss_batch_args *args, int count, const starpu_dat
  * the vendor's batched routines take one size per call. */
 struct zvbatch_args { int op, count, gpu_ok; char uplo; };
 
+/* one matrix of a variable-size batch on a CPU: its LAPACK info; aux its pivots (getrf) or tau (geqrf) */
+static int zvbatch_one(int op, char uplo, int m, int n, starsolve_complex64_t *A, int lda, void *aux)
+{
+    if (op == SS_BATCH_GETRF)
+        return LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, (int *)aux);
+    if (op == SS_BATCH_POTRF)
+        return LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, n, A, lda);
+    return LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, A, lda, (starsolve_complex64_t *)aux);
+}
+
 static void zvbatch_cpu(void *buffers[], void *cl_arg)
 {
     const struct zvbatch_args *a = cl_arg;
     int *info = (int *)STARPU_VECTOR_GET_PTR(buffers[STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1]);
     for (int k = 0; k < a->count; k++) {
-        int m = SS_ROWS(buffers[k]), n = SS_COLS(buffers[k]), lda = SS_LD(buffers[k]);
-        starsolve_complex64_t *A = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[k]);
         if (k + 1 < a->count)
             prefetch_matrix((const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[k + 1]), SS_ROWS(buffers[k + 1]),
                             SS_COLS(buffers[k + 1]), SS_LD(buffers[k + 1]));
-        if (a->op == SS_BATCH_GETRF) {
-            info[k] = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, (int *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]));
-        } else if (a->op == SS_BATCH_POTRF) {
-            info[k] = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, a->uplo, n, A, lda);
-        } else {
-            info[k] = LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, A, lda,
-                                     (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]));
+        info[k] = zvbatch_one(a->op, a->uplo, SS_ROWS(buffers[k]), SS_COLS(buffers[k]),
+                              (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[k]), SS_LD(buffers[k]),
+                              a->op == SS_BATCH_POTRF ? NULL : (void *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]));
+    }
+}
+
+/* Variable sizes on CPU workers alone: as run_zbatch_claims, one task a CPU worker claiming runs of the
+ * list of matrices. Chunk tasks there need a StarPU handle per matrix, registered and unregistered by the
+ * calling thread: 100000 matrices of orders 4-16 took 1.36 s on 2 cores against 0.07 s for an OpenMP loop
+ * of the same LAPACKE calls, 4000 of orders 32-128 0.69-0.78x the loop (bench/NOTES.md, session 38). */
+struct zvbatch_claims {
+    int op;
+    char uplo;
+    const int *idx;                    /* the matrices to factor (non-empty), in order */
+    const int *m, *n, *lda;
+    starsolve_complex64_t *const *A;
+    void *const *aux;                  /* per matrix its pivots or tau; NULL for potrf */
+    int *info;
+    long count, claim;
+    long next;                         /* the first unclaimed entry of idx (atomic) */
+};
+
+static void zvbatch_claims_cpu(void *buffers[], void *cl_arg)
+{
+    (void)buffers;
+    struct zvbatch_claims *c = cl_arg;
+    for (;;) {
+        long first = __atomic_fetch_add(&c->next, c->claim, __ATOMIC_RELAXED);
+        if (first >= c->count)
+            return;
+        long last = first + c->claim < c->count ? first + c->claim : c->count;
+        for (long p = first; p < last; p++) {
+            int b = c->idx[p];
+            if (p + 1 < last)
+                prefetch_matrix(c->A[c->idx[p + 1]], c->m[c->idx[p + 1]], c->n[c->idx[p + 1]], c->lda[c->idx[p + 1]]);
+            c->info[b] = zvbatch_one(c->op, c->uplo, c->m[b], c->n[b], c->A[b], c->lda[b], c->aux ? c->aux[b] : NULL);
         }
     }
+}
+
+static struct starpu_codelet cl_zvbatch_claims = {
+    .where = STARPU_CPU, .cpu_funcs = { zvbatch_claims_cpu }, .nbuffers = 0, .name = "zvbatch_claims",
+    .callback_func = ss_trace_task_done,
+};
+
+void run_zvbatch_claims(int op, char uplo, const int *idx, int count, const int *m, const int *n,
+                        starsolve_complex64_t *const *A, const int *lda, void *const *aux, int *info, int claim)
+{
+    struct zvbatch_claims c = { .op = op, .uplo = uplo, .idx = idx, .m = m, .n = n, .lda = lda, .A = A, .aux = aux,
+                                .info = info, .count = count, .claim = claim > 0 ? claim : 1 };
+    run_on_cpu_workers(&cl_zvbatch_claims, &c, (c.count + c.claim - 1) / c.claim);
 }
 
 #ifdef STARSOLVE_USE_CUDA

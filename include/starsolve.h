@@ -467,7 +467,9 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
                              long strideTau, starsolve_complex64_t *B, int ldb, long strideB, int batch);
 
 /* Variable sizes: matrix k is m[k] x n[k] at A[k], leading dimension lda[k]; ipiv[k] and tau[k]
- * hold min(m[k], n[k]) entries. CPU workers only for now (the GPU side takes one size). */
+ * hold min(m[k], n[k]) entries. With GPUs, chunks of matrices are tasks shared by CPU and GPU
+ * workers (on GPUs our kernels, matrix by matrix); on CPU workers alone one task a worker claims
+ * runs of matrices until none is left (starsolve_set_batch_chunk: matrices a claim). */
 int starsolve_sgetrf_vbatched(const int *m, const int *n, float *const *A, const int *lda, int *const *ipiv,
                               int *info, int batch);
 int starsolve_dgetrf_vbatched(const int *m, const int *n, double *const *A, const int *lda, int *const *ipiv,

@@ -266,8 +266,9 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
 }
 
 /* ---- variable sizes: matrix k is m[k] x n[k] at A[k] with leading dimension lda[k].
- * Each matrix is its own handle; chunks of consecutive matrices of about TASK_FLOPS
- * (at least 4 per worker) are one task each, on CPU workers. */
+ * With GPUs each matrix is its own handle; chunks of consecutive matrices of about TASK_FLOPS
+ * (at least 4 per worker) are one task each. On CPU workers alone, claims as for fixed sizes
+ * (run_zvbatch_claims: no handles). */
 static double one_flops(int op, int m, int n)
 {
     struct ss_batch_args a = { .op = op, .m = m, .n = n };
@@ -286,6 +287,11 @@ static void vbatched_run(int op, char uplo, const int *m, const int *n, starsolv
             idx[nonempty++] = b;
             total += one_flops(op, m[b], n[b]);
         }
+    }
+    if (starpu_cuda_worker_get_count() == 0) {   /* CPU workers alone: claims, no handles */
+        run_zvbatch_claims(op, uplo, idx, nonempty, m, n, A, lda, aux, info, claim_size(nonempty));
+        free(idx);
+        return;
     }
     int *tmp = calloc((size_t)nonempty + 1, sizeof *tmp);
     starpu_data_handle_t *hA = malloc(((size_t)nonempty + 1) * sizeof *hA);
