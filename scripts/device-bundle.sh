@@ -16,7 +16,7 @@ make -C "$build" -s check TESTS= > /dev/null
 
 progs=()
 for p in examples/starpu_lu examples/starpu_cholesky examples/starpu_qr examples/starpu_rbt examples/starpu_batched examples/starpu_spike \
-         bench/lapack_ref bench/cusolver_ref bench/cusparse_ref bench/copy_bw bench/panel_cost bench/rbt_accuracy bench/batched_gpu bench/spike_gpu bench/spike_kernels bench/tridiag_floor bench/tridiag_kernels \
+         bench/lapack_ref bench/cusolver_ref bench/cusparse_ref bench/copy_bw bench/panel_cost bench/rbt_accuracy bench/batched_gpu bench/spike_gpu bench/spike_kernels bench/tridiag_floor bench/tridiag_kernels bench/vbatched_cpu \
          tests/test_lu tests/test_cholesky tests/test_desc tests/test_qr tests/test_rbt tests/test_batched tests/test_spike tests/test_threads; do
   # libtool keeps the real binary in .libs/ (the top-level one is a wrapper script)
   if [ -x "$build/$(dirname $p)/.libs/$(basename $p)" ]; then
