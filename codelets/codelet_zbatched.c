@@ -184,9 +184,11 @@ static struct starpu_codelet cl_zbatch_claims = {
 };
 
 /* one task of codelet cl (cl_arg arg, shared: on the caller's stack) on each CPU worker, on `most` of them at
- * most, pinned to it whatever the scheduler's models say; returns when all have run */
+ * most (none if most <= 0), pinned to it whatever the scheduler's models say; returns when all have run */
 static void run_on_cpu_workers(struct starpu_codelet *cl, void *arg, long most)
 {
+    if (most <= 0)
+        return;
     int ids[STARPU_NMAXWORKERS], n = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
     if (n > most)
         n = (int)most;

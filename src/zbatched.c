@@ -288,6 +288,10 @@ static void vbatched_run(int op, char uplo, const int *m, const int *n, starsolv
             total += one_flops(op, m[b], n[b]);
         }
     }
+    if (nonempty == 0) {   /* every member empty: nothing to do, every info 0 */
+        free(idx);
+        return;
+    }
     if (starpu_cuda_worker_get_count() == 0) {   /* CPU workers alone: claims, no handles */
         run_zvbatch_claims(op, uplo, idx, nonempty, m, n, A, lda, aux, info, claim_size(nonempty));
         free(idx);

@@ -244,6 +244,20 @@ static void vbatched(int chunk)
     for (int b = 0; b < B; b++) {
         free(A0[b]); free(A[b]); free(tau[b]); free(ipiv[b]);
     }
+    /* every member empty (min(m, n) = 0): nothing to factor, every info 0 */
+    {
+        int em[2] = { 0, 4 }, en[2] = { 3, 0 }, elda[2] = { 1, 4 }, einfo[2] = { 7, 7 }, epiv[4];
+        starsolve_complex64_t cell[16], *eA[2] = { cell, cell };
+        int *eipiv[2] = { epiv, epiv };
+        int ret = starsolve_zgetrf_vbatched(em, en, eA, elda, eipiv, einfo, 2);
+        TEST_CHECK(ret == 0 && einfo[0] == 0 && einfo[1] == 0, "zgetrf_vbatched every member empty: ret %d, infos %d %d",
+                   ret, einfo[0], einfo[1]);
+        int zero[2] = { 0, 0 };
+        einfo[0] = einfo[1] = 7;
+        ret = starsolve_zpotrf_vbatched('L', zero, eA, elda, einfo, 2);
+        TEST_CHECK(ret == 0 && einfo[0] == 0 && einfo[1] == 0, "zpotrf_vbatched every order 0: ret %d, infos %d %d",
+                   ret, einfo[0], einfo[1]);
+    }
     /* bad arguments */
     int bad_m[2] = { 3, -1 }, good_n[2] = { 3, 3 }, small_lda[2] = { 3, 1 }, good_lda[2] = { 3, 3 };
     TEST_CHECK(starsolve_zgetrf_vbatched(bad_m, good_n, A, lda, ipiv, info, 2) == -1, "zgetrf_vbatched m[1] < 0: -1");
