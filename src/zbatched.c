@@ -64,7 +64,7 @@ static size_t matrix_extent(int ld, int m, int n) { return (size_t)ld * (size_t)
 /* Run the batch, wait for all: on CPU workers alone by claims (run_zbatch_claims), else cut in chunks, one task
  * each (handles: each array's part of the chunk, in the codelet's order); arrays[pinned] (the one the tasks
  * write most) is then page-locked for the call. */
-static void run_chunks(const struct ss_batch_args *args, int batch, int narrays, const struct batch_array *arrays,
+static void run_batch(const struct ss_batch_args *args, int batch, int narrays, const struct batch_array *arrays,
                        int pinned)
 {
     if (starpu_cuda_worker_get_count() == 0) {
@@ -130,7 +130,7 @@ int starsolve_zgetrf_batched(int m, int n, starsolve_complex64_t *A, int lda, lo
         { ipiv, strideIpiv, (size_t)k, sizeof *ipiv },
         { info, 1, 1, sizeof *info },
     };
-    run_chunks(&args, batch, 3, arrays, 0);
+    run_batch(&args, batch, 3, arrays, 0);
     return 0;
 }
 
@@ -154,7 +154,7 @@ int starsolve_zpotrf_batched(char uplo, int n, starsolve_complex64_t *A, int lda
         { A, strideA, matrix_extent(lda, n, n), sizeof *A },
         { info, 1, 1, sizeof *info },
     };
-    run_chunks(&args, batch, 2, arrays, 0);
+    run_batch(&args, batch, 2, arrays, 0);
     return 0;
 }
 
@@ -172,7 +172,7 @@ int starsolve_zgeqrf_batched(int m, int n, starsolve_complex64_t *A, int lda, lo
         { tau, strideTau, (size_t)k, sizeof *tau },
         { info, 1, 1, sizeof *info },
     };
-    run_chunks(&args, batch, 3, arrays, 0);
+    run_batch(&args, batch, 3, arrays, 0);
     return 0;
 }
 
@@ -204,7 +204,7 @@ int starsolve_zgetrs_batched(char trans, int n, int nrhs, const starsolve_comple
         { (void *)ipiv, strideIpiv, (size_t)n, sizeof *ipiv },
         { B, strideB, matrix_extent(ldb, n, nrhs), sizeof *B },
     };
-    run_chunks(&args, batch, 3, arrays, 2);
+    run_batch(&args, batch, 3, arrays, 2);
     return 0;
 }
 
@@ -231,7 +231,7 @@ int starsolve_zpotrs_batched(char uplo, int n, int nrhs, const starsolve_complex
         { (void *)A, strideA, matrix_extent(lda, n, n), sizeof *A },
         { B, strideB, matrix_extent(ldb, n, nrhs), sizeof *B },
     };
-    run_chunks(&args, batch, 2, arrays, 1);
+    run_batch(&args, batch, 2, arrays, 1);
     return 0;
 }
 
@@ -261,7 +261,7 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
         { (void *)tau, strideTau, (size_t)n, sizeof *tau },
         { B, strideB, matrix_extent(ldb, m, nrhs), sizeof *B },
     };
-    run_chunks(&args, batch, 3, arrays, 2);
+    run_batch(&args, batch, 3, arrays, 2);
     return 0;
 }
 
