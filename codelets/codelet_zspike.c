@@ -433,7 +433,9 @@ static void zspike_reduced_factor_cpu(void *buffers[], void *cl_arg)
 
 /* buffers: 0 F_c, 1 ipiv_c, 2 f_c (a vector of the chunk's rows), 3 S_c, 4 ipivS_c, 5 gt_c (W: per
  * partition the top and the bottom K rows of A_i^-1 f_i), 6 y_c (W: the inner interfaces'
- * [x_i bottom; x_{i+1} top]), 7 scratch (the largest chunk's rows in the factor's precision) */
+ * [x_i bottom; x_{i+1} top]), 7 scratch (the largest chunk's rows in the factor's precision), 8 x_c (W:
+ * in working-precision factors, the whole of g_i = A_i^-1 f_i, which the retrieval starts from; in
+ * mixed precision not written) */
 static void zspike_tipsolve_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
@@ -447,9 +449,11 @@ static void zspike_tipsolve_cpu(void *buffers[], void *cl_arg)
     const int *ipivS = (const int *)STARPU_VECTOR_GET_PTR(buffers[4]);
     starsolve_complex64_t *gt = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
     starsolve_complex64_t *y = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
-    void *w = (void *)STARPU_VECTOR_GET_PTR(buffers[7]);
+    starsolve_complex64_t *x = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[8]);
     for (int i = 0; i < c->np; i++) {
         int off = ss_spike_chunk_off(c, i), s = ss_spike_chunk_psize(c, i);
+        /* in working precision the solve runs in x itself: g_i stays there for the retrieval */
+        void *w = mixed ? (void *)STARPU_VECTOR_GET_PTR(buffers[7]) : (void *)(x + off);
         for (int r = 0; r < s; r++)
             fset(mixed, w, r, f[off + r]);
         band_solve(mixed, s, c->kl, c->ku, 1, F + (size_t)off * ldf * fsz, ldf, ipiv + off, no_interchanges(s, ipiv + off), w, s);
@@ -476,11 +480,79 @@ static void zspike_reduced_solve_cpu(void *buffers[], void *cl_arg)
                   (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[4]));
 }
 
-/* Retrieval by purification: x_i = A_i^-1 (f_i - Cc x_{i-1}^b - Bc x_{i+1}^t), one more partition
- * solve instead of the full spikes' x_i = g_i - V_i x_{i+1}^t - W_i x_{i-1}^b.
+/* The largest |z_k| of a vector */
+static double max_abs(int n, const starsolve_complex64_t *z)
+{
+    double m = 0;
+    for (int k = 0; k < n; k++)
+        m = fmax(m, cabs(z[k]));
+    return m;
+}
+
+/* One spike's share of a partition's solution from its K-entry coupling v: z = the leading (top = 1:
+ * A_i^-1 [v; 0]) or the trailing (top = 0: A_i^-1 [0; v]) m of the s rows of the solution, by
+ * band_lu's factors without row interchanges (the caller checked: L unit lower with kl, U upper with ku
+ * diagonals). On the top, L^-1 runs down the leading m rows and U^-1 over the same rows is then exact
+ * for them (U is upper triangular); on the bottom, L^-1 touches only the last K rows and U^-1 runs up
+ * the trailing m rows. What the sweep leaves out is what lies past its far end; returns 1 when that is
+ * below rounding: the sweep reached the partition's other end, or the far end's last kl (top, after
+ * L^-1) / first ku (bottom, after U^-1) entries, which carry the sweep on, are under DBL_EPSILON times
+ * the largest entry. */
+static int spike_sweep(int top, int s, int m, int kl, int ku, int K, const starsolve_complex64_t *F, int ldf,
+                       const starsolve_complex64_t *v, starsolve_complex64_t *z)
+{
+    const int kv = kl + ku;
+    const starsolve_complex64_t *Fm = F + (size_t)(top ? 0 : s - m) * ldf;   /* the m rows' block */
+    memset(z, 0, (size_t)m * sizeof *z);
+    int decayed;
+    if (top) {
+        memcpy(z, v, (size_t)K * sizeof *z);
+        cblas_ztbsv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, m, kl, Fm + kv, ldf, z, 1);
+        decayed = m == s || max_abs(ss_min(kl, m), z + m - ss_min(kl, m)) <= DBL_EPSILON * max_abs(m, z);
+        cblas_ztbsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, m, ku, Fm + kl, ldf, z, 1);
+    } else {
+        memcpy(z + m - K, v, (size_t)K * sizeof *z);
+        cblas_ztbsv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, K, kl, Fm + (size_t)(m - K) * ldf + kv, ldf,
+                    z + m - K, 1);
+        cblas_ztbsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, m, ku, Fm + kl, ldf, z, 1);
+        decayed = m == s || max_abs(ss_min(ku, m), z) <= DBL_EPSILON * max_abs(m, z);
+    }
+    return decayed;
+}
+
+/* x (the partition's s rows, holding g_i) -= one spike's share (spike_sweep), on as few rows as the
+ * spike needs: from ss_spike_wt_rows' count (the rows the top tip's truncation already relies on),
+ * doubling while the far end has not decayed. Returns 0, x untouched, where it has not decayed within
+ * a quarter of the partition (a weakly dominant matrix): the caller then solves the whole partition. z:
+ * scratch of s / 4 entries. */
+static int subtract_spike(int top, int s, int kl, int ku, int K, const starsolve_complex64_t *F, int ldf,
+                          const starsolve_complex64_t *v, starsolve_complex64_t *x, starsolve_complex64_t *z)
+{
+    const int cap = s / 4;
+    int m = ss_spike_wt_rows(K, s);
+    if (m > cap)
+        return 0;
+    while (!spike_sweep(top, s, m, kl, ku, K, F, ldf, v, z)) {
+        if (m == cap)
+            return 0;
+        m = ss_min(cap, 2 * m);
+    }
+    starsolve_complex64_t *xm = top ? x : x + s - m;
+    for (int r = 0; r < m; r++)
+        xm[r] -= z[r];
+    return 1;
+}
+
+/* Retrieval by purification: x_i = A_i^-1 (f_i - Cc x_{i-1}^b - Bc x_{i+1}^t). After a tip solve in
+ * working precision (op 1), x_i already holds g_i = A_i^-1 f_i, and where the partition's LU made no
+ * row interchange x_i = g_i - A_i^-1 [Cc x_{i-1}^b; 0] - A_i^-1 [0; Bc x_{i+1}^t] by two short sweeps
+ * (subtract_spike) instead of a solve over the whole partition, which reads all of its factors: on 16
+ * cores, where the memory bandwidth bounds SPIKE, that solve was 11 ms of a 99 ms call at n = 1e6,
+ * K = 32 (bench/NOTES.md, session 38). Otherwise (mixed precision, interchanges, a spike that does
+ * not decay, or no tip solve: one partition) the partition is solved again from the purified f_i.
  * buffers: 0 F_c, 1 ipiv_c, 2 f_c, 3 tips_c, 4 y_c (the inner interfaces), 5 y of the interface
- * above the chunk, 6 y of the one below (y_c when there is no such interface: not read), 7 x_c (W),
- * 8 scratch */
+ * above the chunk, 6 y of the one below (y_c when there is no such interface: not read), 7 x_c (RW:
+ * g_c after a tip solve in working precision), 8 scratch */
 static void zspike_retrieve_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_spike_part *a = cl_arg;
@@ -497,13 +569,30 @@ static void zspike_retrieve_cpu(void *buffers[], void *cl_arg)
     starsolve_complex64_t *x = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[7]);
     void *w = (void *)STARPU_VECTOR_GET_PTR(buffers[8]);
     const starsolve_complex64_t one = 1, minus = -1;
-    memcpy(x, f, (size_t)c->size * sizeof *x);
+    const int have_g = a->op == 1 && !mixed;
     for (int i = 0; i < c->np; i++) {
         int off = ss_spike_chunk_off(c, i), s = ss_spike_chunk_psize(c, i);
         const starsolve_complex64_t *t = tips + SS_TIPS(K) * i;
+        const starsolve_complex64_t *Fi = (const starsolve_complex64_t *)(F + (size_t)off * ldf * fsz);
         /* x_{i-1}^b = y[0 .. K) of the interface above, x_{i+1}^t = y[K .. 2K) of the one below */
         const starsolve_complex64_t *yp = i > 0 ? y + 2 * (size_t)K * (i - 1) : c->has_prev ? yup : NULL;
         const starsolve_complex64_t *yn = i + 1 < c->np ? y + 2 * (size_t)K * i : c->has_next ? ydown : NULL;
+        if (have_g && no_interchanges(s, ipiv + off)) {
+            starsolve_complex64_t *v = w, *z = v + K;   /* the coupling, then the sweep's rows */
+            const starsolve_complex64_t zero = 0;
+            int done = 1;
+            if (yp) {
+                cblas_zgemv(CblasColMajor, CblasNoTrans, K, K, CBLAS_SADDR(one), t + SS_TIP_CC(K), K, yp, 1, CBLAS_SADDR(zero), v, 1);
+                done = subtract_spike(1, s, c->kl, c->ku, K, Fi, ldf, v, x + off, z);
+            }
+            if (done && yn) {
+                cblas_zgemv(CblasColMajor, CblasNoTrans, K, K, CBLAS_SADDR(one), t + SS_TIP_BC(K), K, yn + K, 1, CBLAS_SADDR(zero), v, 1);
+                done = subtract_spike(0, s, c->kl, c->ku, K, Fi, ldf, v, x + off, z);
+            }
+            if (done)
+                continue;
+        }
+        memcpy(x + off, f + off, (size_t)s * sizeof *x);
         if (yp)
             cblas_zgemv(CblasColMajor, CblasNoTrans, K, K, CBLAS_SADDR(minus), t + SS_TIP_CC(K), K, yp, 1, CBLAS_SADDR(one),
                         x + off, 1);
@@ -741,7 +830,8 @@ static void zspike_tipsolve_cuda(void *buffers[], void *cl_arg)
                                  (const int *)STARPU_VECTOR_GET_PTR(buffers[1]), (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
                                  (const void *)STARPU_VECTOR_GET_PTR(buffers[3]), (const int *)STARPU_VECTOR_GET_PTR(buffers[4]),
                                  (void *)STARPU_VECTOR_GET_PTR(buffers[5]), (void *)STARPU_VECTOR_GET_PTR(buffers[6]),
-                                 (void *)STARPU_VECTOR_GET_PTR(buffers[7]), ss_cuda_stream());
+                                 (void *)STARPU_VECTOR_GET_PTR(buffers[7]),
+                                 a->mixed ? NULL : (void *)STARPU_VECTOR_GET_PTR(buffers[8]), ss_cuda_stream());
 }
 
 static void zspike_reduced_solve_cuda(void *buffers[], void *cl_arg)
@@ -885,7 +975,7 @@ static struct starpu_perfmodel model_zspike_reduced_factor = { .type = STARPU_HI
 static struct starpu_perfmodel model_zspike_tipsolve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_tipsolve2",
                                                          .footprint = footprint_chunk };
 static struct starpu_perfmodel model_zspike_reduced_solve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_reduced_solve2" };
-static struct starpu_perfmodel model_zspike_retrieve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_retrieve2",
+static struct starpu_perfmodel model_zspike_retrieve = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zspike_retrieve3",
                                                          .footprint = footprint_chunk };
 /* the matvec, update and reduce codelets do different work per operation: the operation is
  * part of their tasks' footprint, beside the partition's size */
@@ -922,7 +1012,7 @@ static struct starpu_codelet cl_zspike_tipsolve = {
 #ifdef STARSOLVE_USE_CUDA
     .cuda_funcs = { zspike_tipsolve_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-    .nbuffers = 8, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_W, STARPU_SCRATCH },
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,   /* 9 > STARPU_NMAXBUFS: the modes come with the task (insert_zspike_tipsolve) */
     .model = &model_zspike_tipsolve, .name = "zspike_tipsolve", .callback_func = ss_trace_task_done,
 };
 static struct starpu_codelet cl_zspike_reduced_solve = {
@@ -1014,12 +1104,12 @@ void insert_zspike_reduced_factor(const struct ss_spike_part *part, starpu_data_
 
 void insert_zspike_tipsolve(const struct ss_spike_part *part, starpu_data_handle_t F, starpu_data_handle_t ipiv,
                             starpu_data_handle_t f, starpu_data_handle_t S, starpu_data_handle_t ipivS,
-                            starpu_data_handle_t gt, starpu_data_handle_t y, starpu_data_handle_t scratch)
+                            starpu_data_handle_t gt, starpu_data_handle_t y, starpu_data_handle_t scratch, starpu_data_handle_t x)
 {
-    struct starpu_data_descr d[8] = { { F, STARPU_R }, { ipiv, STARPU_R }, { f, STARPU_R }, { S, STARPU_R }, { ipivS, STARPU_R },
-                                      { gt, STARPU_W }, { y, STARPU_W }, { scratch, STARPU_SCRATCH } };
+    struct starpu_data_descr d[9] = { { F, STARPU_R }, { ipiv, STARPU_R }, { f, STARPU_R }, { S, STARPU_R }, { ipivS, STARPU_R },
+                                      { gt, STARPU_W }, { y, STARPU_W }, { scratch, STARPU_SCRATCH }, { x, STARPU_W } };
     double l = 2.0 * part->c.K;
-    insert(&cl_zspike_tipsolve, args_copy(part, 0), d, 8,
+    insert(&cl_zspike_tipsolve, args_copy(part, 0), d, 9,
            2.0 * part->c.size * (2.0 * part->c.kl + part->c.ku + 1) + 2.0 * l * l * (part->c.np - 1), 0);
 }
 
@@ -1034,11 +1124,13 @@ void insert_zspike_reduced_solve(const struct ss_spike_part *part, starpu_data_h
 void insert_zspike_retrieve(const struct ss_spike_part *part, starpu_data_handle_t F, starpu_data_handle_t ipiv,
                             starpu_data_handle_t f, starpu_data_handle_t tips, starpu_data_handle_t y,
                             starpu_data_handle_t y_prev, starpu_data_handle_t y_next, starpu_data_handle_t x,
-                            starpu_data_handle_t scratch)
+                            starpu_data_handle_t scratch, int after_tipsolve)
 {
+    /* x: g after a tip solve (zspike_retrieve_cpu reads it), written whole otherwise */
     struct starpu_data_descr d[9] = { { F, STARPU_R }, { ipiv, STARPU_R }, { f, STARPU_R }, { tips, STARPU_R }, { y, STARPU_R },
-                                      { y_prev, STARPU_R }, { y_next, STARPU_R }, { x, STARPU_W }, { scratch, STARPU_SCRATCH } };
-    insert(&cl_zspike_retrieve, args_copy(part, 0), d, 9, 2.0 * part->c.size * (2.0 * part->c.kl + part->c.ku + 1), 0);
+                                      { y_prev, STARPU_R }, { y_next, STARPU_R }, { x, after_tipsolve ? STARPU_RW : STARPU_W },
+                                      { scratch, STARPU_SCRATCH } };
+    insert(&cl_zspike_retrieve, args_copy(part, after_tipsolve), d, 9, 2.0 * part->c.size * (2.0 * part->c.kl + part->c.ku + 1), 0);
 }
 
 void insert_zspike_matvec(const struct ss_spike_part *part, int op, starpu_data_handle_t band, starpu_data_handle_t tips,

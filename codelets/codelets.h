@@ -326,7 +326,8 @@ void ss_cuda_spike_factor_chunk(char a, char f, const struct ss_spike_chunk *c, 
 void ss_cuda_spike_reduced_factor(char a, int K, int count, const void *vb, size_t vbs, const void *wt, size_t wts,
                                   void *S, int *ipivS, cudaStream_t st);
 void ss_cuda_spike_tipsolve_chunk(char a, char f, const struct ss_spike_chunk *c, const void *F, const int *ipiv,
-                                  const void *fv, const void *S, const int *ipivS, void *gt, void *y, void *w, cudaStream_t st);
+                                  const void *fv, const void *S, const int *ipivS, void *gt, void *y, void *w, void *g,
+                                  cudaStream_t st);
 void ss_cuda_spike_reduced_solve(char a, int K, int count, const void *S, const int *ipivS, const void *gb, size_t gbs,
                                  const void *gtop, size_t gts, void *y, cudaStream_t st);
 void ss_cuda_spike_retrieve_chunk(char a, char f, const struct ss_spike_chunk *c, const void *F, const int *ipiv,

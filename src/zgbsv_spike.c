@@ -382,13 +382,14 @@ static void spike_apply(struct spike *s, int f, int out)
     if (s->p > 1) {
         for (int c = 0; c < nc; c++)
             insert_zspike_tipsolve(&s->chunk[c], s->F[c], s->ipiv[c], s->vec[f][c], s->S[c], s->ipivS[c], s->gt[c], s->y[c],
-                                   s->scratch);
+                                   s->scratch, s->vec[out][c]);
         for (int c = 0; c + 1 < nc; c++)
             insert_zspike_reduced_solve(&s->chunk[c], s->Sx[c], s->ipivSx[c], s->gt[c], s->gt[c + 1], s->yx[c]);
     }
     for (int c = 0; c < nc; c++)   /* a missing interface's handle is not read: the chunk's own y stands in */
         insert_zspike_retrieve(&s->chunk[c], s->F[c], s->ipiv[c], s->vec[f][c], s->tips[c], s->y[c],
-                               c > 0 ? s->yx[c - 1] : s->y[c], c + 1 < nc ? s->yx[c] : s->y[c], s->vec[out][c], s->scratch);
+                               c > 0 ? s->yx[c - 1] : s->y[c], c + 1 < nc ? s->yx[c] : s->y[c], s->vec[out][c], s->scratch,
+                               s->p > 1);
 }
 
 static void spike_matvec(struct spike *s, int op, int x, int aux, int out)

@@ -791,10 +791,11 @@ __global__ void __launch_bounds__(SPIKE_THREADS) summary_kernel(int np, int K, c
 }
 
 // Tip solve, one block per partition: w_i = A_i^-1 f_i (in the factor's precision, w the chunk's
-// scratch), gt_i = [top K; bottom K] of it
+// scratch), gt_i = [top K; bottom K] of it, and all of it into g where g is given (working-precision
+// factors: codelet_zspike.c's retrieval on a CPU starts from it)
 template <typename TA, typename TF>
 __global__ void __launch_bounds__(SPIKE_THREADS) tipsolve_chunk_kernel(struct ss_spike_chunk c, const TF *F, const int *ipiv,
-                                                                       const TA *f, TF *w, TA *gt)
+                                                                       const TA *f, TF *w, TA *gt, TA *g)
 {
     const int i = blockIdx.x, K = c.K, ldf = 2 * c.kl + c.ku + 1;
     const int off = ss_spike_chunk_off(&c, i), s = ss_spike_chunk_psize(&c, i);
@@ -807,6 +808,9 @@ __global__ void __launch_bounds__(SPIKE_THREADS) tipsolve_chunk_kernel(struct ss
         gt[2 * (size_t)K * i + r] = cvt<TA>(wi[r]);
         gt[2 * (size_t)K * i + K + r] = cvt<TA>(wi[s - K + r]);
     }
+    if (g)
+        for (int r = threadIdx.x; r < s; r += blockDim.x)
+            g[off + r] = cvt<TA>(wi[r]);
 }
 
 // Reduced solves, one block per interface j: y_j = S_j^-1 [gb_j; gtop_j] (gb = gb0 + j gbs, the
@@ -981,10 +985,10 @@ __device__ void warp_smem(const struct ss_spike_chunk &c, int sc, unsigned char 
     *spiv = (int *)(*x + (c.pq + (c.pr > 0)));
 }
 
-// tipsolve_chunk_kernel's result (gt_i) by one warp per partition
+// tipsolve_chunk_kernel's results (gt_i, and g_i where g is given) by one warp per partition
 template <typename TA, typename TF>
 __global__ void __launch_bounds__(32) tipsolve_warp_kernel(struct ss_spike_chunk c, const TF *F, const int *ipiv, const TA *f, TA *gt,
-                                                           int sc)
+                                                           TA *g, int sc)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     const int i = blockIdx.x, K = c.K, ldf = 2 * c.kl + c.ku + 1;
@@ -1000,6 +1004,9 @@ __global__ void __launch_bounds__(32) tipsolve_warp_kernel(struct ss_spike_chunk
         gt[2 * (size_t)K * i + r] = cvt<TA>(x[r]);
         gt[2 * (size_t)K * i + K + r] = cvt<TA>(x[s - K + r]);
     }
+    if (g)
+        for (int r = threadIdx.x; r < s; r += 32)
+            g[off + r] = cvt<TA>(x[r]);
 }
 
 // retrieve_chunk_kernel's result (x_i) by one warp per partition
@@ -1327,16 +1334,17 @@ extern "C" void ss_cuda_spike_reduced_solve(char a, int K, int count, const void
 
 template <typename TA, typename TF>
 static void tipsolve_chunk(const struct ss_spike_chunk *c, const void *F, const int *ipiv, const void *f, const void *S,
-                           const int *ipivS, void *gt, void *y, void *w, cudaStream_t st)
+                           const int *ipivS, void *gt, void *y, void *w, void *g, cudaStream_t st)
 {
     const int K = c->K;
     size_t smem;
     int sc = spike_warp_solves() ? warp_slab<TF>(c, &smem) : 0;
     if (sc > 0) {
-        tipsolve_warp_kernel<TA, TF><<<c->np, 32, smem, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (TA *)gt, sc);
+        tipsolve_warp_kernel<TA, TF><<<c->np, 32, smem, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (TA *)gt, (TA *)g, sc);
         SS_CHECK_LAUNCH("tipsolve_warp_kernel");
     } else {
-        tipsolve_chunk_kernel<TA, TF><<<c->np, SPIKE_THREADS, 0, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (TF *)w, (TA *)gt);
+        tipsolve_chunk_kernel<TA, TF><<<c->np, SPIKE_THREADS, 0, st>>>(*c, (const TF *)F, ipiv, (const TA *)f, (TF *)w, (TA *)gt,
+                                                                       (TA *)g);
         SS_CHECK_LAUNCH("tipsolve_chunk_kernel");
     }
     if (c->np > 1) {   // the inner interfaces: bottom of partition j's g, top of partition j + 1's
@@ -1348,9 +1356,9 @@ static void tipsolve_chunk(const struct ss_spike_chunk *c, const void *F, const 
 
 extern "C" void ss_cuda_spike_tipsolve_chunk(char a, char f, const struct ss_spike_chunk *c, const void *F, const int *ipiv,
                                              const void *fv, const void *S, const int *ipivS, void *gt, void *y, void *w,
-                                             cudaStream_t st)
+                                             void *g, cudaStream_t st)
 {
-    SS_SPIKE_DISPATCH2(a, f, tipsolve_chunk, (c, F, ipiv, fv, S, ipivS, gt, y, w, st));
+    SS_SPIKE_DISPATCH2(a, f, tipsolve_chunk, (c, F, ipiv, fv, S, ipivS, gt, y, w, g, st));
 }
 
 template <typename TA, typename TF>
