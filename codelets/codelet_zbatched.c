@@ -14,6 +14,7 @@
  * variant takes run on CPUs. */
 #include <complex.h>
 #include <stdlib.h>
+#include <string.h>
 #include "codelets.h"
 
 /* item k of an array whose item 0 is at base (a chunk's StarPU vector, or a claim's first item) */
@@ -443,14 +444,7 @@ void insert_zbatch(const struct ss_batch_args *args, int count, const starpu_dat
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit (batched)");
 }
 
-/* ---- variable sizes: a chunk is `count` matrices, each its own StarPU matrix
- * handle (buffers 0 .. count-1), then per matrix its pivots or tau (buffers
- * count .. 2 count - 1, getrf and geqrf), then the chunk's infos (last buffer).
- * CPU: LAPACKE per matrix. CUDA: our batched kernels on each matrix alone (a
- * batch of one: a few launches per matrix, all queued on the worker's stream),
- * when every matrix's panel fits in shared memory (gpu_ok, decided at insertion);
- * the vendor's batched routines take one size per call. */
-struct zvbatch_args { int op, count, gpu_ok; char uplo; };
+/* ---- variable sizes */
 
 /* one matrix of a variable-size batch on a CPU: its LAPACK info; aux its pivots (getrf) or tau (geqrf) */
 static int zvbatch_one(int op, char uplo, int m, int n, starsolve_complex64_t *A, int lda, void *aux)
@@ -460,20 +454,6 @@ static int zvbatch_one(int op, char uplo, int m, int n, starsolve_complex64_t *A
     if (op == SS_BATCH_POTRF)
         return LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, n, A, lda);
     return LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, A, lda, (starsolve_complex64_t *)aux);
-}
-
-static void zvbatch_cpu(void *buffers[], void *cl_arg)
-{
-    const struct zvbatch_args *a = cl_arg;
-    int *info = (int *)STARPU_VECTOR_GET_PTR(buffers[STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1]);
-    for (int k = 0; k < a->count; k++) {
-        if (k + 1 < a->count)
-            prefetch_matrix((const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[k + 1]), SS_ROWS(buffers[k + 1]),
-                            SS_COLS(buffers[k + 1]), SS_LD(buffers[k + 1]));
-        info[k] = zvbatch_one(a->op, a->uplo, SS_ROWS(buffers[k]), SS_COLS(buffers[k]),
-                              (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[k]), SS_LD(buffers[k]),
-                              a->op == SS_BATCH_POTRF ? NULL : (void *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]));
-    }
 }
 
 /* Variable sizes on CPU workers alone: as run_zbatch_claims, one task a CPU worker claiming runs of the
@@ -523,75 +503,171 @@ void run_zvbatch_claims(int op, char uplo, const int *idx, int count, const int 
     run_on_cpu_workers(&cl_zvbatch_claims, &c, (c.count + c.claim - 1) / c.claim);
 }
 
-#ifdef STARSOLVE_USE_CUDA
-static void zvbatch_cuda(void *buffers[], void *cl_arg)
+/* Variable sizes with GPUs: packed chunks (struct ss_zvbatch_chunk). A handle per matrix, as this was until
+ * session 39, made StarPU move each matrix alone and the GPU factor each with its own launches: with one H100
+ * and 14 CPU workers, 100000 matrices of orders 1-16 took 2.1 s where the CPU workers alone took 0.15 s, 20000
+ * of orders 32-128 1.5 s against 0.13 s (bench/NOTES.md, session 39). Packed, a chunk is one transfer each way
+ * and one call of the fixed-size kernels per run of equal shapes. Three tasks a chunk: pack (a CPU copies the
+ * chunk's matrices in), factor (a CPU or a GPU, on the packed copy), unpack (a CPU copies the results out). */
+
+/* the chunk's matrix k, its pivots or tau, in the packed buffers */
+static starsolve_complex64_t *packed_matrix(const struct ss_zvbatch_chunk *c, void *P, int k)
 {
-    const struct zvbatch_args *a = cl_arg;
-    int *info = (int *)STARPU_VECTOR_GET_PTR(buffers[STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1]);
-    size_t bytes = 0;   /* the largest workspace of the chunk, taken once (growing it waits for the stream) */
-    for (int k = 0; k < a->count; k++) {
-        size_t b = ss_zbatch_cuda_work_bytes(a->op, SS_ROWS(buffers[k]), SS_COLS(buffers[k]), 1, 0);
-        bytes = b > bytes ? b : bytes;
+    return (starsolve_complex64_t *)P + c->offA[k];
+}
+static void *packed_aux(const struct ss_zvbatch_chunk *c, void *X, int k)
+{
+    return (char *)X + c->offX[k] * c->aux_elemsize;
+}
+
+void ss_zvbatch_pack(const struct ss_zvbatch_chunk *c, void *P)
+{
+    for (int k = 0; k < c->count; k++) {
+        int b = c->idx[k];
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', c->m[b], c->n[b], c->A[b], c->lda[b], packed_matrix(c, P, k), c->m[b]);
+    }
+}
+
+void ss_zvbatch_unpack(const struct ss_zvbatch_chunk *c, void *P, const void *X, const int *info)
+{
+    for (int k = 0; k < c->count; k++) {
+        int b = c->idx[k];
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', c->m[b], c->n[b], packed_matrix(c, P, k), c->m[b], c->A[b], c->lda[b]);
+        if (c->aux)
+            memcpy(c->aux[b], packed_aux(c, (void *)X, k), (size_t)ss_min(c->m[b], c->n[b]) * c->aux_elemsize);
+        c->info[b] = info[k];
+    }
+}
+
+/* buffers: 0 P (W) */
+static void zvbatch_pack_cpu(void *buffers[], void *cl_arg)
+{
+    ss_zvbatch_pack(cl_arg, (void *)STARPU_VECTOR_GET_PTR(buffers[0]));
+}
+
+/* buffers: 0 P, 1 infos, 2 X (pivots or tau; not for potrf), all R */
+static void zvbatch_unpack_cpu(void *buffers[], void *cl_arg)
+{
+    const struct ss_zvbatch_chunk *c = cl_arg;
+    ss_zvbatch_unpack(c, (void *)STARPU_VECTOR_GET_PTR(buffers[0]), c->aux ? (const void *)STARPU_VECTOR_GET_PTR(buffers[2]) : NULL,
+                   (const int *)STARPU_VECTOR_GET_PTR(buffers[1]));
+}
+
+/* buffers: 0 P (RW), 1 infos (W), 2 X (RW; not for potrf) */
+static void zvbatch_factor_cpu(void *buffers[], void *cl_arg)
+{
+    const struct ss_zvbatch_chunk *c = cl_arg;
+    void *P = (void *)STARPU_VECTOR_GET_PTR(buffers[0]), *X = c->aux ? (void *)STARPU_VECTOR_GET_PTR(buffers[2]) : NULL;
+    int *info = (int *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    for (int k = 0; k < c->count; k++) {
+        int b = c->idx[k], m = c->m[b], n = c->n[b];
+        if (k + 1 < c->count)
+            prefetch_matrix(packed_matrix(c, P, k + 1), c->m[c->idx[k + 1]], c->n[c->idx[k + 1]], c->m[c->idx[k + 1]]);
+        info[k] = zvbatch_one(c->op, c->uplo, m, n, packed_matrix(c, P, k), m, X ? packed_aux(c, X, k) : NULL);
+    }
+}
+
+#ifdef STARSOLVE_USE_CUDA
+/* the chunk's runs of equal shapes (vbatched_run sorts the batch by shape), each one call of the fixed-size
+ * kernels on the packed, strided run */
+static void zvbatch_factor_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_zvbatch_chunk *c = cl_arg;
+    cuDoubleComplex *P = (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    char *X = c->aux ? (char *)STARPU_VECTOR_GET_PTR(buffers[2]) : NULL;
+    int *info = (int *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    size_t bytes = 0;   /* the largest run's workspace, taken once (growing it waits for the stream) */
+    for (int k = 0, e; k < c->count; k = e) {
+        int m = c->m[c->idx[k]], n = c->n[c->idx[k]];
+        for (e = k + 1; e < c->count && c->m[c->idx[e]] == m && c->n[c->idx[e]] == n; e++) {}
+        size_t w = ss_zbatch_cuda_work_bytes(c->op, m, n, e - k, 0);
+        bytes = w > bytes ? w : bytes;
     }
     void *work = ss_cuda_dwork(bytes + 256);
     cublasHandle_t h = ss_cublas_handle();
     cudaStream_t s = ss_cuda_stream();
-    for (int k = 0; k < a->count; k++) {
-        int m = SS_ROWS(buffers[k]), n = SS_COLS(buffers[k]), lda = SS_LD(buffers[k]);
-        cuDoubleComplex *A = (cuDoubleComplex *)STARPU_MATRIX_GET_PTR(buffers[k]);
-        long long sA = (long long)lda * n;   /* one matrix: the stride is never stepped over */
-        if (a->op == SS_BATCH_GETRF)
-            ss_zbatch_getrf_cuda(h, s, m, n, A, lda, sA, (int *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]),
-                                 ss_min(m, n), info + k, 1, 0, work);
-        else if (a->op == SS_BATCH_POTRF)
-            ss_zbatch_potrf_cuda(h, s, a->uplo, n, A, lda, sA, info + k, 1, 0, work);
+    for (int k = 0, e; k < c->count; k = e) {
+        int m = c->m[c->idx[k]], n = c->n[c->idx[k]], mn = ss_min(m, n);
+        for (e = k + 1; e < c->count && c->m[c->idx[e]] == m && c->n[c->idx[e]] == n; e++) {}
+        cuDoubleComplex *A = P + c->offA[k];
+        long long sA = (long long)m * n;
+        if (c->op == SS_BATCH_GETRF)
+            ss_zbatch_getrf_cuda(h, s, m, n, A, m, sA, (int *)(X + c->offX[k] * c->aux_elemsize), mn, info + k, e - k, 0, work);
+        else if (c->op == SS_BATCH_POTRF)
+            ss_zbatch_potrf_cuda(h, s, c->uplo, n, A, m, sA, info + k, e - k, 0, work);
         else
-            ss_zbatch_geqrf_cuda(h, s, m, n, A, lda, sA, (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[a->count + k]),
-                                 ss_min(m, n), info + k, 1, 0, work);
+            ss_zbatch_geqrf_cuda(h, s, m, n, A, m, sA, (cuDoubleComplex *)(X + c->offX[k] * c->aux_elemsize), mn, info + k,
+                                 e - k, 0, work);
     }
 }
 #endif
 
+/* a GPU takes the chunk when every matrix's panel fits in a thread block's shared memory (gpu_ok) */
 static int zvbatch_fits(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
     (void)nimpl;
-    return starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER || ((const struct zvbatch_args *)task->cl_arg)->gpu_ok;
+    return starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER || ((const struct ss_zvbatch_chunk *)task->cl_arg)->gpu_ok;
 }
 
-static struct starpu_perfmodel model_zvbatch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zvbatch" };
+/* floor(log2(v)) for v >= 1 */
+static int floor_log2(int v)
+{
+    int l = 0;
+    while (v >>= 1)
+        l++;
+    return l;
+}
 
-static struct starpu_codelet cl_zvbatch = {
+/* Chunks hold different matrices, so StarPU's footprint (the buffers' sizes) would never repeat and the
+ * model would stay uncalibrated. Chunks alike in the operation, the order of their largest matrix and
+ * their length (each to a power of 2) share a history instead. */
+static uint32_t zvbatch_footprint(struct starpu_task *task)
+{
+    const struct ss_zvbatch_chunk *c = task->cl_arg;
+    int order = 1;
+    for (int k = 0; k < c->count; k++)
+        order = ss_max(order, ss_max(c->m[c->idx[k]], c->n[c->idx[k]]));
+    uint32_t key[3] = { (uint32_t)c->op, (uint32_t)floor_log2(order), (uint32_t)floor_log2(c->count) };
+    return starpu_hash_crc32c_be_n(key, sizeof key, 0);
+}
+
+static struct starpu_perfmodel model_zvbatch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zvbatch_packed",
+                                                 .footprint = zvbatch_footprint };
+
+static struct starpu_codelet cl_zvbatch_pack = {
+    .where = STARPU_CPU, .cpu_funcs = { zvbatch_pack_cpu }, .nbuffers = 1, .modes = { STARPU_W },
+    .name = "zvbatch_pack", .callback_func = ss_trace_task_done,
+};
+static struct starpu_codelet cl_zvbatch_factor = {
     .where = SS_WHERE_CPU_CUDA, .can_execute = zvbatch_fits,
-    .cpu_funcs = { zvbatch_cpu },
+    .cpu_funcs = { zvbatch_factor_cpu },
 #ifdef STARSOLVE_USE_CUDA
-    .cuda_funcs = { zvbatch_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+    .cuda_funcs = { zvbatch_factor_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
-    .nbuffers = STARPU_VARIABLE_NBUFFERS,
-    .model = &model_zvbatch,
-    .name = "zvbatch",
-    .callback_func = ss_trace_task_done,
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,   /* 2 for potrf, 3 with pivots or tau */
+    .model = &model_zvbatch, .name = "zvbatch", .callback_func = ss_trace_task_done,
+};
+static struct starpu_codelet cl_zvbatch_unpack = {
+    .where = STARPU_CPU, .cpu_funcs = { zvbatch_unpack_cpu }, .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .name = "zvbatch_unpack", .callback_func = ss_trace_task_done,
 };
 
-void insert_zvbatch(int op, char uplo, int count, const starpu_data_handle_t *A, const starpu_data_handle_t *aux,
-                    starpu_data_handle_t info, double flops)
+void insert_zvbatch_chunk(const struct ss_zvbatch_chunk *c, starpu_data_handle_t P, starpu_data_handle_t X,
+                          starpu_data_handle_t info, double flops, int with_pack)
 {
-    int nh = count + (aux ? count : 0) + 1;
-    struct starpu_data_descr *d = malloc((size_t)nh * sizeof *d);
-    for (int k = 0; k < count; k++) {
-        d[k] = (struct starpu_data_descr){ A[k], STARPU_RW };
-        if (aux)
-            d[count + k] = (struct starpu_data_descr){ aux[k], STARPU_W };
+    int nh = c->aux ? 3 : 2, ret;
+    if (with_pack) {
+        ret = ss_task_insert(&cl_zvbatch_pack, STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_W, P, STARPU_NAME, "zvbatch_pack", 0);
+        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zvbatch_pack");
     }
-    d[nh - 1] = (struct starpu_data_descr){ info, STARPU_W };
-    struct zvbatch_args *a = malloc(sizeof *a);
-    *a = (struct zvbatch_args){ .op = op, .count = count, .gpu_ok = 0, .uplo = uplo };
-#ifdef STARSOLVE_USE_CUDA
-    a->gpu_ok = 1;   /* every matrix's panel fits in a thread block's shared memory */
-    for (int k = 0; k < count; k++)
-        a->gpu_ok &= ss_zbatch_cuda_applies(op, (int)starpu_matrix_get_nx(A[k]), (int)starpu_matrix_get_ny(A[k]), 0);
-#endif
-    int ret = ss_task_insert(&cl_zvbatch, STARPU_CL_ARGS, a, sizeof *a, STARPU_DATA_MODE_ARRAY, d, nh,
-                                 STARPU_NAME, "zvbatch", STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
+    struct starpu_data_descr f[3] = { { P, STARPU_RW }, { info, STARPU_W }, { X, STARPU_RW } };
+    ret = ss_task_insert(&cl_zvbatch_factor, STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_DATA_MODE_ARRAY, f, nh,
+                         STARPU_NAME, "zvbatch", STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zvbatch");
-    free(d);
+    if (with_pack) {
+        struct starpu_data_descr u[3] = { { P, STARPU_R }, { info, STARPU_R }, { X, STARPU_R } };
+        ret = ss_task_insert(&cl_zvbatch_unpack, STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_DATA_MODE_ARRAY, u, nh,
+                             STARPU_NAME, "zvbatch_unpack", 0);
+        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zvbatch_unpack");
+    }
 }

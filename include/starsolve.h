@@ -133,6 +133,12 @@ int  starsolve_set_batch_chunk(int chunk);   /* returns -1 if chunk < 0 */
  * CUDA workers. Returns -1 if vendor is neither 0 nor 1. */
 int  starsolve_get_batch_vendor(void);
 int  starsolve_set_batch_vendor(int vendor);
+/* How the variable-size routines (?getrf/potrf/geqrf_vbatched) share out their batch: 0 (the default) by the
+ * batch's own matrices on CPU workers alone, by packed chunks (the matrices sorted by shape and copied into
+ * one buffer a chunk, each chunk a task on a CPU or a GPU) with GPUs; 1 by packed chunks also on CPU workers
+ * alone (the GPUs' path, for tests and comparisons). Returns -1 if pack is neither 0 nor 1. */
+int  starsolve_get_batch_pack(void);
+int  starsolve_set_batch_pack(int pack);
 /* Rows per partition of the SPIKE solver (0: automatic: one partition per worker, each of at
  * least 2 max(kl, ku) and 65536 / max(kl, ku) rows); with psize P about n / P partitions (still of
  * at least 2 max(kl, ku) rows). Partitions always differ by at most one row. */
@@ -467,9 +473,11 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
                              long strideTau, starsolve_complex64_t *B, int ldb, long strideB, int batch);
 
 /* Variable sizes: matrix k is m[k] x n[k] at A[k], leading dimension lda[k]; ipiv[k] and tau[k]
- * hold min(m[k], n[k]) entries. With GPUs, chunks of matrices are tasks shared by CPU and GPU
- * workers (on GPUs our kernels, matrix by matrix); on CPU workers alone one task a worker claims
- * runs of matrices until none is left (starsolve_set_batch_chunk: matrices a claim). */
+ * hold min(m[k], n[k]) entries. With GPUs, the batch is sorted by shape and cut into chunks, each
+ * copied into one buffer and factored by a task shared out between CPU and GPU workers (on GPUs our
+ * kernels, one call per run of equal shapes; starsolve_set_batch_pack); on CPU workers alone one task a
+ * worker claims runs of matrices until none is left (starsolve_set_batch_chunk: matrices a claim). The
+ * packed copy takes as much host memory as the batch's matrices, for the call's length. */
 int starsolve_sgetrf_vbatched(const int *m, const int *n, float *const *A, const int *lda, int *const *ipiv,
                               int *info, int batch);
 int starsolve_dgetrf_vbatched(const int *m, const int *n, double *const *A, const int *lda, int *const *ipiv,

@@ -464,6 +464,16 @@ int starsolve_set_batch_vendor(int vendor)
     return 0;
 }
 
+int starsolve_get_batch_pack(void) { return ss_ctx.batch_pack; }
+
+int starsolve_set_batch_pack(int pack)
+{
+    if (pack != 0 && pack != 1)
+        return -1;
+    ss_ctx.batch_pack = pack;
+    return 0;
+}
+
 int starsolve_get_batch_chunk(void) { return ss_ctx.batch_chunk; }
 
 int starsolve_set_batch_chunk(int chunk)

@@ -145,6 +145,7 @@ struct ss_context {
     int gpu_only_tile;
     int pin_lapack;
     int batch_vendor;  /* batched factorizations on CUDA workers: 1 the vendor's routines, 0 ours */
+    int batch_pack;    /* variable-size batches: 1 packed chunks also on CPU workers alone (starsolve_set_batch_pack) */
     int batch_chunk;   /* matrices per task of the batched routines; 0: chosen from the sizes */
     int gpu_panel_leaf;  /* > 0: our GPU LU panel with leaves of this width; 0: cuSOLVER's getrf */
     int gpu_prefetch;    /* 1: factorizations queue the upload of A in the order they read it (ss_desc_prefetch_gpu) */

@@ -164,16 +164,18 @@ static void qr_batch(int m, int n, int chunk)
     free(A0); free(A); free(tau); free(Q); free(B0); free(X); free(Xt); free(info);
 }
 
-/* variable sizes: a mix from 0 to 90, one failing member per op */
-static void vbatched(int chunk)
+/* variable sizes: a mix from 0 to 90, or (repeats) a few shapes each many times (runs of equal shapes once
+ * the packed path sorts them), one failing member per op */
+static void vbatched(int chunk, int repeats)
 {
     enum { B = 23 };
+    static const int rm[4] = { 7, 33, 1, 20 }, rn[4] = { 7, 12, 1, 33 };
     int m[B], n[B], lda[B], info[B], sq[B];
     starsolve_complex64_t *A0[B], *A[B], *tau[B];
     int *ipiv[B];
     for (int b = 0; b < B; b++) {
-        m[b] = (b * 37) % 91;
-        n[b] = b % 3 == 0 ? m[b] : (b * 53) % 77;
+        m[b] = repeats ? rm[b % 4] : (b * 37) % 91;
+        n[b] = b % 3 == 0 ? m[b] : repeats ? rn[(b / 4) % 4] : (b * 53) % 77;
         sq[b] = m[b];
         lda[b] = (m[b] > 1 ? m[b] : 1) + b % 2;   /* LAPACK: lda >= max(1, m), also for m = 0 */
         A0[b] = testing_alloc(((size_t)lda[b] * (m[b] > n[b] ? m[b] : n[b]) + 1) * sizeof **A0);
@@ -198,8 +200,9 @@ static void vbatched(int chunk)
         double r = check_zgetrf(m[b], n[b], A0[b], lda[b], A[b], lda[b], ipiv[b], 1);
         worst = r > worst || isnan(r) ? r : worst;
     }
-    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zgetrf_vbatched %d sizes 0..90 chunk=%d: ret %d, "
-               "infos %s (member 5 singular: info %d), worst ||PA-LU||/(||A|| n eps) = %.3g", B, chunk, ret,
+    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zgetrf_vbatched %d sizes 0..90 chunk=%d pack=%d repeats=%d: "
+               "ret %d, infos %s (member 5 singular: info %d), worst ||PA-LU||/(||A|| n eps) = %.3g", B, chunk,
+               starsolve_get_batch_pack(), repeats, ret,
                infos_ok ? "right" : "WRONG", info[5], worst);
     /* potrf on square members (orders m[b]); member 7 is not positive definite at its middle */
     for (int b = 0; b < B; b++) {
@@ -216,8 +219,9 @@ static void vbatched(int chunk)
         double r = check_zpotrf('L', sq[b], A0[b], lda[b], A[b], lda[b], 1);
         worst = r > worst || isnan(r) ? r : worst;
     }
-    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zpotrf_vbatched %d orders 0..90 chunk=%d: ret %d, "
-               "infos %s (member 7: info %d, want %d), worst ||A-LL^H||/(||A|| n eps) = %.3g", B, chunk, ret,
+    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zpotrf_vbatched %d orders 0..90 chunk=%d pack=%d "
+               "repeats=%d: ret %d, infos %s (member 7: info %d, want %d), worst ||A-LL^H||/(||A|| n eps) = %.3g", B, chunk,
+               starsolve_get_batch_pack(), repeats, ret,
                infos_ok ? "right" : "WRONG", info[7], sq[7] / 2 + 1, worst);
     /* geqrf */
     for (int b = 0; b < B; b++) {
@@ -239,8 +243,9 @@ static void vbatched(int chunk)
         worst = r > worst || isnan(r) ? r : worst;
         free(Q);
     }
-    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zgeqrf_vbatched %d shapes chunk=%d: ret %d, "
-               "worst of ||A-QR||/(||A|| n eps) and ||I-Q^HQ||/(n eps) = %.3g", B, chunk, ret, worst);
+    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zgeqrf_vbatched %d shapes chunk=%d pack=%d repeats=%d: "
+               "ret %d, worst of ||A-QR||/(||A|| n eps) and ||I-Q^HQ||/(n eps) = %.3g", B, chunk, starsolve_get_batch_pack(),
+               repeats, ret, worst);
     for (int b = 0; b < B; b++) {
         free(A0[b]); free(A[b]); free(tau[b]); free(ipiv[b]);
     }
@@ -304,8 +309,14 @@ int test_zbatched(void)
     lu_batch(25, 40, 2);
     qr_batch(60, 20, 0);
     qr_batch(20, 60, 0);
-    vbatched(0);
-    vbatched(4);
+    for (int pack = 0; pack <= 1; pack++) {   /* pack 1: the packed chunks GPUs take, also on CPU workers alone */
+        starsolve_set_batch_pack(pack);
+        vbatched(0, 0);
+        vbatched(4, 0);
+        vbatched(0, 1);
+        vbatched(3, 1);
+    }
+    starsolve_set_batch_pack(0);
     starsolve_set_batch_chunk(0);
     batched_bad_arguments();
     return (int)(testing_counts.failed - before);
