@@ -13,6 +13,7 @@
  * potrsBatched: square getrs, one right-hand side in potrs). Chunks no GPU
  * variant takes run on CPUs. */
 #include <complex.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "codelets.h"
@@ -503,171 +504,273 @@ void run_zvbatch_claims(int op, char uplo, const int *idx, int count, const int 
     run_on_cpu_workers(&cl_zvbatch_claims, &c, (c.count + c.claim - 1) / c.claim);
 }
 
-/* Variable sizes with GPUs: packed chunks (struct ss_zvbatch_chunk). A handle per matrix, as this was until
- * session 39, made StarPU move each matrix alone and the GPU factor each with its own launches: with one H100
- * and 14 CPU workers, 100000 matrices of orders 1-16 took 2.1 s where the CPU workers alone took 0.15 s, 20000
- * of orders 32-128 1.5 s against 0.13 s (bench/NOTES.md, session 39). Packed, a chunk is one transfer each way
- * and one call of the fixed-size kernels per run of equal shapes. Three tasks a chunk: pack (a CPU copies the
- * chunk's matrices in), factor (a CPU or a GPU, on the packed copy), unpack (a CPU copies the results out). */
+/* Variable sizes with GPUs: the batch, sorted by shape (src/zbatched.c), is shared from both ends. Each CUDA
+ * worker takes chunks from the front (the smallest matrices, where a CPU spends its time in LAPACKE's call
+ * overhead), copies each chunk into one pinned buffer, factors it on its GPU (one call of the fixed-size kernels
+ * per run of equal shapes) and copies the results back; each CPU worker claims runs from the back and factors
+ * them in place, as on CPU workers alone. The two meet where their speeds put them, with no model to calibrate,
+ * and the CPUs' part costs no copy. With a StarPU handle per matrix (until session 39) adding an H100 to the
+ * 16-core machine made every shape 4-14x slower (bench/NOTES.md, session 39). */
 
-/* the chunk's matrix k, its pivots or tau, in the packed buffers */
-static starsolve_complex64_t *packed_matrix(const struct ss_zvbatch_chunk *c, void *P, int k)
+/* bytes of matrices a GPU chunk holds at most (one matrix more if that one alone is larger): enough for its
+ * transfers to run at full speed, small enough that the next chunk's copy on the host overlaps this one's
+ * work on the GPU */
+#define FRONT_CHUNK_BYTES ((size_t)4 << 20)
+
+struct zvbatch_split {
+    int op;
+    char uplo;
+    const int *idx;                    /* the non-empty matrices, sorted by shape */
+    const int *m, *n, *lda;
+    starsolve_complex64_t *const *A;
+    void *const *aux;                  /* per matrix its pivots or tau; NULL for potrf */
+    size_t aux_elemsize;
+    int *info;
+    int claim;                         /* matrices a CPU claim from the back */
+    pthread_mutex_t lock;
+    int lo, hi;                        /* idx[lo .. hi) not taken yet (under lock) */
+};
+
+/* the next chunk from the front: [*first, *first + count), at most FRONT_CHUNK_BYTES of matrices, each of
+ * which fits our GPU kernels when gpu (ss_zbatch_cuda_applies); returns count, 0 when none is left */
+static int take_front(struct zvbatch_split *s, int gpu, int *first)
 {
-    return (starsolve_complex64_t *)P + c->offA[k];
-}
-static void *packed_aux(const struct ss_zvbatch_chunk *c, void *X, int k)
-{
-    return (char *)X + c->offX[k] * c->aux_elemsize;
+    pthread_mutex_lock(&s->lock);
+    int k = s->lo;
+    size_t bytes = 0;
+    while (k < s->hi && (k == s->lo || bytes < FRONT_CHUNK_BYTES)) {
+        int b = s->idx[k];
+#ifdef STARSOLVE_USE_CUDA
+        if (gpu && !ss_zbatch_cuda_applies(s->op, s->m[b], s->n[b], 0))
+            break;
+#else
+        (void)gpu;
+#endif
+        bytes += (size_t)s->m[b] * s->n[b] * sizeof(starsolve_complex64_t);
+        k++;
+    }
+    *first = s->lo;
+    int count = k - s->lo;
+    s->lo = k;
+    pthread_mutex_unlock(&s->lock);
+    return count;
 }
 
-void ss_zvbatch_pack(const struct ss_zvbatch_chunk *c, void *P)
+/* the next claim from the back: [*first, *first + count); 0 when none is left */
+static int take_back(struct zvbatch_split *s, int *first)
 {
-    for (int k = 0; k < c->count; k++) {
-        int b = c->idx[k];
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', c->m[b], c->n[b], c->A[b], c->lda[b], packed_matrix(c, P, k), c->m[b]);
+    pthread_mutex_lock(&s->lock);
+    int count = ss_min(s->claim, s->hi - s->lo);
+    s->hi -= count;
+    *first = s->hi;
+    pthread_mutex_unlock(&s->lock);
+    return count;
+}
+
+/* the layout of a packed chunk of idx[first .. first + count): the matrices one after another (ld = m), then
+ * their pivots or tau, then their infos; offsets in bytes */
+struct packed_layout { size_t aux, info, bytes; };
+
+static struct packed_layout packed_layout(const struct zvbatch_split *s, int first, int count)
+{
+    size_t a = 0, x = 0;
+    for (int k = first; k < first + count; k++) {
+        int b = s->idx[k];
+        a += (size_t)s->m[b] * s->n[b];
+        x += (size_t)ss_min(s->m[b], s->n[b]);
+    }
+    struct packed_layout l;
+    l.aux = a * sizeof(starsolve_complex64_t);
+    l.info = (l.aux + (s->aux ? x * s->aux_elemsize : 0) + 15) / 16 * 16;   /* ints aligned */
+    l.bytes = l.info + (size_t)count * sizeof(int);
+    return l;
+}
+
+/* the chunk's matrices into buf (pivots, tau and infos are outputs only) */
+static void pack_chunk(const struct zvbatch_split *s, int first, int count, char *buf)
+{
+    size_t a = 0;
+    for (int k = first; k < first + count; k++) {
+        int b = s->idx[k];
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', s->m[b], s->n[b], s->A[b], s->lda[b],
+                            (starsolve_complex64_t *)buf + a, s->m[b]);
+        a += (size_t)s->m[b] * s->n[b];
     }
 }
 
-void ss_zvbatch_unpack(const struct ss_zvbatch_chunk *c, void *P, const void *X, const int *info)
+static void unpack_chunk(const struct zvbatch_split *s, int first, int count, const struct packed_layout *l, const char *buf)
 {
-    for (int k = 0; k < c->count; k++) {
-        int b = c->idx[k];
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', c->m[b], c->n[b], packed_matrix(c, P, k), c->m[b], c->A[b], c->lda[b]);
-        if (c->aux)
-            memcpy(c->aux[b], packed_aux(c, (void *)X, k), (size_t)ss_min(c->m[b], c->n[b]) * c->aux_elemsize);
-        c->info[b] = info[k];
+    size_t a = 0, x = 0;
+    for (int k = first; k < first + count; k++) {
+        int b = s->idx[k], mn = ss_min(s->m[b], s->n[b]);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', s->m[b], s->n[b], (const starsolve_complex64_t *)buf + a, s->m[b],
+                            s->A[b], s->lda[b]);
+        if (s->aux)
+            memcpy(s->aux[b], buf + l->aux + x * s->aux_elemsize, (size_t)mn * s->aux_elemsize);
+        s->info[b] = ((const int *)(buf + l->info))[k - first];
+        a += (size_t)s->m[b] * s->n[b];
+        x += (size_t)mn;
     }
 }
 
-/* buffers: 0 P (W) */
-static void zvbatch_pack_cpu(void *buffers[], void *cl_arg)
+/* CPU: claims from the back, factored in place */
+static void zvbatch_back_cpu(void *buffers[], void *cl_arg)
 {
-    ss_zvbatch_pack(cl_arg, (void *)STARPU_VECTOR_GET_PTR(buffers[0]));
+    (void)buffers;
+    struct zvbatch_split *s = cl_arg;
+    int first, count;
+    while ((count = take_back(s, &first)) > 0)
+        for (int k = first + count - 1; k >= first; k--) {   /* downwards, the way the claims go */
+            int b = s->idx[k];
+            if (k > first)
+                prefetch_matrix(s->A[s->idx[k - 1]], s->m[s->idx[k - 1]], s->n[s->idx[k - 1]], s->lda[s->idx[k - 1]]);
+            s->info[b] = zvbatch_one(s->op, s->uplo, s->m[b], s->n[b], s->A[b], s->lda[b], s->aux ? s->aux[b] : NULL);
+        }
 }
 
-/* buffers: 0 P, 1 infos, 2 X (pivots or tau; not for potrf), all R */
-static void zvbatch_unpack_cpu(void *buffers[], void *cl_arg)
+/* The front's work on a CPU worker (starsolve_set_batch_pack(1) on CPU workers alone: the GPUs' path, packing
+ * included, where a test can reach it): chunks from the front, packed, factored there, unpacked */
+static void zvbatch_front_cpu(void *buffers[], void *cl_arg)
 {
-    const struct ss_zvbatch_chunk *c = cl_arg;
-    ss_zvbatch_unpack(c, (void *)STARPU_VECTOR_GET_PTR(buffers[0]), c->aux ? (const void *)STARPU_VECTOR_GET_PTR(buffers[2]) : NULL,
-                   (const int *)STARPU_VECTOR_GET_PTR(buffers[1]));
-}
-
-/* buffers: 0 P (RW), 1 infos (W), 2 X (RW; not for potrf) */
-static void zvbatch_factor_cpu(void *buffers[], void *cl_arg)
-{
-    const struct ss_zvbatch_chunk *c = cl_arg;
-    void *P = (void *)STARPU_VECTOR_GET_PTR(buffers[0]), *X = c->aux ? (void *)STARPU_VECTOR_GET_PTR(buffers[2]) : NULL;
-    int *info = (int *)STARPU_VECTOR_GET_PTR(buffers[1]);
-    for (int k = 0; k < c->count; k++) {
-        int b = c->idx[k], m = c->m[b], n = c->n[b];
-        if (k + 1 < c->count)
-            prefetch_matrix(packed_matrix(c, P, k + 1), c->m[c->idx[k + 1]], c->n[c->idx[k + 1]], c->m[c->idx[k + 1]]);
-        info[k] = zvbatch_one(c->op, c->uplo, m, n, packed_matrix(c, P, k), m, X ? packed_aux(c, X, k) : NULL);
+    (void)buffers;
+    struct zvbatch_split *s = cl_arg;
+    int first, count;
+    while ((count = take_front(s, 0, &first)) > 0) {
+        struct packed_layout l = packed_layout(s, first, count);
+        char *buf = malloc(l.bytes);
+        STARPU_ASSERT_MSG(buf, "starsolve: vbatched: out of memory");
+        pack_chunk(s, first, count, buf);
+        size_t a = 0, x = 0;
+        for (int k = first; k < first + count; k++) {
+            int b = s->idx[k];
+            ((int *)(buf + l.info))[k - first] = zvbatch_one(s->op, s->uplo, s->m[b], s->n[b], (starsolve_complex64_t *)buf + a,
+                                                              s->m[b], s->aux ? buf + l.aux + x * s->aux_elemsize : NULL);
+            a += (size_t)s->m[b] * s->n[b];
+            x += (size_t)ss_min(s->m[b], s->n[b]);
+        }
+        unpack_chunk(s, first, count, &l, buf);
+        free(buf);
     }
 }
 
 #ifdef STARSOLVE_USE_CUDA
-/* the chunk's runs of equal shapes (vbatched_run sorts the batch by shape), each one call of the fixed-size
- * kernels on the packed, strided run */
-static void zvbatch_factor_cuda(void *buffers[], void *cl_arg)
+/* the packed chunk in GPU memory (dev, laid out as l), factored: one call of the fixed-size kernels per run of
+ * equal shapes */
+static void factor_packed_cuda(const struct zvbatch_split *s, int first, int count, const struct packed_layout *l, char *dev)
 {
-    const struct ss_zvbatch_chunk *c = cl_arg;
-    cuDoubleComplex *P = (cuDoubleComplex *)STARPU_VECTOR_GET_PTR(buffers[0]);
-    char *X = c->aux ? (char *)STARPU_VECTOR_GET_PTR(buffers[2]) : NULL;
-    int *info = (int *)STARPU_VECTOR_GET_PTR(buffers[1]);
     size_t bytes = 0;   /* the largest run's workspace, taken once (growing it waits for the stream) */
-    for (int k = 0, e; k < c->count; k = e) {
-        int m = c->m[c->idx[k]], n = c->n[c->idx[k]];
-        for (e = k + 1; e < c->count && c->m[c->idx[e]] == m && c->n[c->idx[e]] == n; e++) {}
-        size_t w = ss_zbatch_cuda_work_bytes(c->op, m, n, e - k, 0);
+    for (int k = first, e; k < first + count; k = e) {
+        int m = s->m[s->idx[k]], n = s->n[s->idx[k]];
+        for (e = k + 1; e < first + count && s->m[s->idx[e]] == m && s->n[s->idx[e]] == n; e++) {}
+        size_t w = ss_zbatch_cuda_work_bytes(s->op, m, n, e - k, 0);
         bytes = w > bytes ? w : bytes;
     }
     void *work = ss_cuda_dwork(bytes + 256);
     cublasHandle_t h = ss_cublas_handle();
-    cudaStream_t s = ss_cuda_stream();
-    for (int k = 0, e; k < c->count; k = e) {
-        int m = c->m[c->idx[k]], n = c->n[c->idx[k]], mn = ss_min(m, n);
-        for (e = k + 1; e < c->count && c->m[c->idx[e]] == m && c->n[c->idx[e]] == n; e++) {}
-        cuDoubleComplex *A = P + c->offA[k];
+    cudaStream_t st = ss_cuda_stream();
+    size_t a = 0, x = 0;
+    int *info = (int *)(dev + l->info);
+    for (int k = first, e; k < first + count; k = e) {
+        int m = s->m[s->idx[k]], n = s->n[s->idx[k]], mn = ss_min(m, n);
+        for (e = k + 1; e < first + count && s->m[s->idx[e]] == m && s->n[s->idx[e]] == n; e++) {}
+        cuDoubleComplex *A = (cuDoubleComplex *)dev + a;
+        char *X = dev + l->aux + x * s->aux_elemsize;
         long long sA = (long long)m * n;
-        if (c->op == SS_BATCH_GETRF)
-            ss_zbatch_getrf_cuda(h, s, m, n, A, m, sA, (int *)(X + c->offX[k] * c->aux_elemsize), mn, info + k, e - k, 0, work);
-        else if (c->op == SS_BATCH_POTRF)
-            ss_zbatch_potrf_cuda(h, s, c->uplo, n, A, m, sA, info + k, e - k, 0, work);
+        if (s->op == SS_BATCH_GETRF)
+            ss_zbatch_getrf_cuda(h, st, m, n, A, m, sA, (int *)X, mn, info + (k - first), e - k, 0, work);
+        else if (s->op == SS_BATCH_POTRF)
+            ss_zbatch_potrf_cuda(h, st, s->uplo, n, A, m, sA, info + (k - first), e - k, 0, work);
         else
-            ss_zbatch_geqrf_cuda(h, s, m, n, A, m, sA, (cuDoubleComplex *)(X + c->offX[k] * c->aux_elemsize), mn, info + k,
-                                 e - k, 0, work);
+            ss_zbatch_geqrf_cuda(h, st, m, n, A, m, sA, (cuDoubleComplex *)X, mn, info + (k - first), e - k, 0, work);
+        a += (size_t)(e - k) * m * n;
+        x += (size_t)(e - k) * mn;
+    }
+}
+
+/* CUDA: chunks from the front. Chunk i is packed into a pinned staging slot, sent, factored and sent back on
+ * the worker's stream; meanwhile this thread unpacks chunk i - 1 and packs chunk i + 1. */
+static void zvbatch_front_cuda(void *buffers[], void *cl_arg)
+{
+    (void)buffers;
+    struct zvbatch_split *s = cl_arg;
+    cudaStream_t st = ss_cuda_stream();
+    struct { struct ss_staging *slot; struct packed_layout l; int first, count; } prev = { NULL, { 0, 0, 0 }, 0, 0 }, cur;
+    for (;;) {
+        cur.count = take_front(s, 1, &cur.first);
+        if (cur.count > 0) {
+            cur.l = packed_layout(s, cur.first, cur.count);
+            cur.slot = ss_cuda_staging(cur.l.bytes);
+            pack_chunk(s, cur.first, cur.count, cur.slot->host);
+            SS_CUDA(cudaMemcpyAsync(cur.slot->device, cur.slot->host, cur.l.info, cudaMemcpyHostToDevice, st));
+            factor_packed_cuda(s, cur.first, cur.count, &cur.l, cur.slot->device);
+            SS_CUDA(cudaMemcpyAsync(cur.slot->host, cur.slot->device, cur.l.bytes, cudaMemcpyDeviceToHost, st));
+            ss_cuda_staging_release(cur.slot, st);
+        }
+        if (prev.slot) {
+            SS_CUDA(cudaEventSynchronize(prev.slot->done));
+            unpack_chunk(s, prev.first, prev.count, &prev.l, prev.slot->host);
+        }
+        if (cur.count == 0)
+            break;
+        prev.slot = cur.slot;
+        prev.l = cur.l;
+        prev.first = cur.first;
+        prev.count = cur.count;
     }
 }
 #endif
 
-/* a GPU takes the chunk when every matrix's panel fits in a thread block's shared memory (gpu_ok) */
-static int zvbatch_fits(unsigned workerid, struct starpu_task *task, unsigned nimpl)
-{
-    (void)nimpl;
-    return starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER || ((const struct ss_zvbatch_chunk *)task->cl_arg)->gpu_ok;
-}
-
-/* floor(log2(v)) for v >= 1 */
-static int floor_log2(int v)
-{
-    int l = 0;
-    while (v >>= 1)
-        l++;
-    return l;
-}
-
-/* Chunks hold different matrices, so StarPU's footprint (the buffers' sizes) would never repeat and the
- * model would stay uncalibrated. Chunks alike in the operation, the order of their largest matrix and
- * their length (each to a power of 2) share a history instead. */
-static uint32_t zvbatch_footprint(struct starpu_task *task)
-{
-    const struct ss_zvbatch_chunk *c = task->cl_arg;
-    int order = 1;
-    for (int k = 0; k < c->count; k++)
-        order = ss_max(order, ss_max(c->m[c->idx[k]], c->n[c->idx[k]]));
-    uint32_t key[3] = { (uint32_t)c->op, (uint32_t)floor_log2(order), (uint32_t)floor_log2(c->count) };
-    return starpu_hash_crc32c_be_n(key, sizeof key, 0);
-}
-
-static struct starpu_perfmodel model_zvbatch = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_zvbatch_packed",
-                                                 .footprint = zvbatch_footprint };
-
-static struct starpu_codelet cl_zvbatch_pack = {
-    .where = STARPU_CPU, .cpu_funcs = { zvbatch_pack_cpu }, .nbuffers = 1, .modes = { STARPU_W },
-    .name = "zvbatch_pack", .callback_func = ss_trace_task_done,
+static struct starpu_codelet cl_zvbatch_back = {
+    .where = STARPU_CPU, .cpu_funcs = { zvbatch_back_cpu }, .nbuffers = 0, .name = "zvbatch_back",
+    .callback_func = ss_trace_task_done,
 };
-static struct starpu_codelet cl_zvbatch_factor = {
-    .where = SS_WHERE_CPU_CUDA, .can_execute = zvbatch_fits,
-    .cpu_funcs = { zvbatch_factor_cpu },
+static struct starpu_codelet cl_zvbatch_front = {
+    .where = SS_WHERE_CPU_CUDA, .cpu_funcs = { zvbatch_front_cpu },
 #ifdef STARSOLVE_USE_CUDA
-    .cuda_funcs = { zvbatch_factor_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+    .cuda_funcs = { zvbatch_front_cuda },   /* synchronous: it waits for its last chunk */
 #endif
-    .nbuffers = STARPU_VARIABLE_NBUFFERS,   /* 2 for potrf, 3 with pivots or tau */
-    .model = &model_zvbatch, .name = "zvbatch", .callback_func = ss_trace_task_done,
-};
-static struct starpu_codelet cl_zvbatch_unpack = {
-    .where = STARPU_CPU, .cpu_funcs = { zvbatch_unpack_cpu }, .nbuffers = STARPU_VARIABLE_NBUFFERS,
-    .name = "zvbatch_unpack", .callback_func = ss_trace_task_done,
+    .nbuffers = 0, .name = "zvbatch_front", .callback_func = ss_trace_task_done,
 };
 
-void insert_zvbatch_chunk(const struct ss_zvbatch_chunk *c, starpu_data_handle_t P, starpu_data_handle_t X,
-                          starpu_data_handle_t info, double flops, int with_pack)
+/* one task of cl pinned to worker id, not yet waited for */
+static struct starpu_task *submit_on_worker(struct starpu_codelet *cl, void *arg, int id)
 {
-    int nh = c->aux ? 3 : 2, ret;
-    if (with_pack) {
-        ret = ss_task_insert(&cl_zvbatch_pack, STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_W, P, STARPU_NAME, "zvbatch_pack", 0);
-        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zvbatch_pack");
+    struct starpu_task *t = starpu_task_create();
+    t->cl = cl;
+    t->cl_arg = arg;
+    t->detach = 0;
+    t->execute_on_a_specific_worker = 1;
+    t->workerid = (unsigned)id;
+    int ret = starpu_task_submit(t);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit (%s)", cl->name);
+    return t;
+}
+
+void run_zvbatch_split(int op, char uplo, const int *idx, int count, const int *m, const int *n,
+                       starsolve_complex64_t *const *A, const int *lda, void *const *aux, size_t aux_elemsize, int *info,
+                       int claim)
+{
+    struct zvbatch_split s = { .op = op, .uplo = uplo, .idx = idx, .m = m, .n = n, .lda = lda, .A = A, .aux = aux,
+                               .aux_elemsize = aux_elemsize, .info = info, .claim = claim > 0 ? claim : 1,
+                               .lo = 0, .hi = count };
+    pthread_mutex_init(&s.lock, NULL);
+    int cpus[STARPU_NMAXWORKERS], gpus[STARPU_NMAXWORKERS];
+    int ncpu = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, cpus, STARPU_NMAXWORKERS);
+    int ngpu = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, gpus, STARPU_NMAXWORKERS);
+    struct starpu_task *tasks[STARPU_NMAXWORKERS];
+    int nt = 0;
+    for (int g = 0; g < ngpu; g++)
+        tasks[nt++] = submit_on_worker(&cl_zvbatch_front, &s, gpus[g]);
+    for (int c = 0; c < ncpu; c++)   /* without GPUs (tests) the first CPU worker plays the front */
+        tasks[nt++] = submit_on_worker(ngpu == 0 && c == 0 && ncpu > 1 ? &cl_zvbatch_front : &cl_zvbatch_back, &s, cpus[c]);
+    for (int t = 0; t < nt; t++) {
+        int ret = starpu_task_wait(tasks[t]);
+        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_wait (vbatched)");
     }
-    struct starpu_data_descr f[3] = { { P, STARPU_RW }, { info, STARPU_W }, { X, STARPU_RW } };
-    ret = ss_task_insert(&cl_zvbatch_factor, STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_DATA_MODE_ARRAY, f, nh,
-                         STARPU_NAME, "zvbatch", STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
-    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zvbatch");
-    if (with_pack) {
-        struct starpu_data_descr u[3] = { { P, STARPU_R }, { info, STARPU_R }, { X, STARPU_R } };
-        ret = ss_task_insert(&cl_zvbatch_unpack, STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_DATA_MODE_ARRAY, u, nh,
-                             STARPU_NAME, "zvbatch_unpack", 0);
-        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zvbatch_unpack");
+    /* what no worker could take (matrices too large for our GPU kernels, and no CPU worker): this thread */
+    for (int k = s.lo; k < s.hi; k++) {
+        int b = idx[k];
+        info[b] = zvbatch_one(op, uplo, m[b], n[b], A[b], lda[b], aux ? aux[b] : NULL);
     }
+    pthread_mutex_destroy(&s.lock);
 }

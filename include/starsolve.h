@@ -133,10 +133,11 @@ int  starsolve_set_batch_chunk(int chunk);   /* returns -1 if chunk < 0 */
  * CUDA workers. Returns -1 if vendor is neither 0 nor 1. */
 int  starsolve_get_batch_vendor(void);
 int  starsolve_set_batch_vendor(int vendor);
-/* How the variable-size routines (?getrf/potrf/geqrf_vbatched) share out their batch: 0 (the default) by the
- * batch's own matrices on CPU workers alone, by packed chunks (the matrices sorted by shape and copied into
- * one buffer a chunk, each chunk a task on a CPU or a GPU) with GPUs; 1 by packed chunks also on CPU workers
- * alone (the GPUs' path, for tests and comparisons). Returns -1 if pack is neither 0 nor 1. */
+/* How the variable-size routines (?getrf/potrf/geqrf_vbatched) share out their batch: 0 (the default) by
+ * claims of the batch's own matrices on CPU workers alone; with GPUs sorted by shape and shared from both ends,
+ * each GPU taking packed copies of chunks of the smallest, the CPU workers the largest in place; 1: that path
+ * also on CPU workers alone, one of them packing and factoring the front's chunks in the GPUs' place (for tests
+ * and comparisons). Returns -1 if pack is neither 0 nor 1. */
 int  starsolve_get_batch_pack(void);
 int  starsolve_set_batch_pack(int pack);
 /* Rows per partition of the SPIKE solver (0: automatic: one partition per worker, each of at
@@ -473,11 +474,11 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
                              long strideTau, starsolve_complex64_t *B, int ldb, long strideB, int batch);
 
 /* Variable sizes: matrix k is m[k] x n[k] at A[k], leading dimension lda[k]; ipiv[k] and tau[k]
- * hold min(m[k], n[k]) entries. With GPUs, the batch is sorted by shape and cut into chunks, each
- * copied into one buffer and factored by a task shared out between CPU and GPU workers (on GPUs our
- * kernels, one call per run of equal shapes; starsolve_set_batch_pack); on CPU workers alone one task a
- * worker claims runs of matrices until none is left (starsolve_set_batch_chunk: matrices a claim). The
- * packed copy takes as much host memory as the batch's matrices, for the call's length. */
+ * hold min(m[k], n[k]) entries. On CPU workers alone one task a worker claims runs of matrices until none
+ * is left (starsolve_set_batch_chunk: matrices a claim). With GPUs the batch is sorted by shape; each GPU
+ * takes chunks of the smallest matrices, copied a chunk at a time into pinned memory (our kernels, one call
+ * per run of equal shapes), while the CPU workers claim runs of the largest and factor them in place
+ * (starsolve_set_batch_pack). */
 int starsolve_sgetrf_vbatched(const int *m, const int *n, float *const *A, const int *lda, int *const *ipiv,
                               int *info, int batch);
 int starsolve_dgetrf_vbatched(const int *m, const int *n, double *const *A, const int *lda, int *const *ipiv,

@@ -267,15 +267,8 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
 
 /* ---- variable sizes: matrix k is m[k] x n[k] at A[k] with leading dimension lda[k].
  * On CPU workers alone, claims as for fixed sizes (run_zvbatch_claims: no handles, the caller's matrices in
- * place). With GPUs the batch is sorted by shape and cut into chunks of consecutive matrices of about
- * TASK_FLOPS (at least 4 a worker), each packed into one buffer (struct ss_zvbatch_chunk): a transfer each way
- * and, on a GPU, one call of the fixed-size kernels per run of equal shapes. */
-static double one_flops(int op, int m, int n)
-{
-    struct ss_batch_args a = { .op = op, .m = m, .n = n };
-    return ss_batch_flops(&a);
-}
-
+ * place). With GPUs the batch is sorted by shape and shared from both ends (run_zvbatch_split): the GPUs take
+ * packed chunks of the smallest matrices, the CPU workers claim the largest and factor them in place. */
 struct shape_key { int m, n, b; };
 
 /* by m, then n, then the caller's order */
@@ -285,106 +278,30 @@ static int by_shape(const void *x, const void *y)
     return p->m != q->m ? (p->m > q->m) - (p->m < q->m) : p->n != q->n ? (p->n > q->n) - (p->n < q->n) : (p->b > q->b) - (p->b < q->b);
 }
 
-/* the non-empty matrices idx[0 .. count) with GPUs: sorted, chunked, packed, factored, unpacked; returns when done */
-static void vbatched_packed(int op, char uplo, int *idx, int count, const int *m, const int *n,
-                            starsolve_complex64_t *const *A, const int *lda, void *const *aux, size_t aux_elemsize,
-                            int *info, double target)
-{
-    struct shape_key *keys = malloc((size_t)count * sizeof *keys);
-    STARPU_ASSERT_MSG(keys, "starsolve: vbatched: out of memory");
-    for (int p = 0; p < count; p++)
-        keys[p] = (struct shape_key){ m[idx[p]], n[idx[p]], idx[p] };
-    qsort(keys, (size_t)count, sizeof *keys, by_shape);
-    for (int p = 0; p < count; p++)
-        idx[p] = keys[p].b;
-    free(keys);
-
-    /* the chunks and each matrix's place in its chunk's packed buffers */
-    size_t *offA = malloc((size_t)count * sizeof *offA), *offX = malloc((size_t)count * sizeof *offX);
-    size_t *baseA = malloc(((size_t)count + 1) * sizeof *baseA), *baseX = malloc(((size_t)count + 1) * sizeof *baseX);
-    struct ss_zvbatch_chunk *chunk = malloc((size_t)count * sizeof *chunk);
-    double *flops = malloc((size_t)count * sizeof *flops);
-    STARPU_ASSERT_MSG(offA && offX && baseA && baseX && chunk && flops, "starsolve: vbatched: out of memory");
-    int nchunks = 0;
-    baseA[0] = baseX[0] = 0;
-    for (int first = 0; first < count; nchunks++) {
-        int last = first;
-        size_t lenA = 0, lenX = 0;
-        double f = 0;
-        int gpu_ok = 1;
-        do {
-            int b = idx[last];
-            offA[last] = lenA;
-            offX[last] = lenX;
-            lenA += (size_t)m[b] * n[b];
-            lenX += (size_t)ss_min(m[b], n[b]);
-            f += one_flops(op, m[b], n[b]);
-#ifdef STARSOLVE_USE_CUDA
-            gpu_ok &= ss_zbatch_cuda_applies(op, m[b], n[b], 0);
-#endif
-            last++;
-        } while (last < count && (ss_ctx.batch_chunk > 0 ? last - first < ss_ctx.batch_chunk : f < target));
-        chunk[nchunks] = (struct ss_zvbatch_chunk){ .op = op, .uplo = uplo, .count = last - first, .idx = idx + first,
-                                                    .m = m, .n = n, .lda = lda, .A = A, .aux = aux,
-                                                    .aux_elemsize = aux_elemsize, .info = info, .offA = offA + first,
-                                                    .offX = offX + first, .gpu_ok = gpu_ok };
-        flops[nchunks] = f;
-        baseA[nchunks + 1] = baseA[nchunks] + lenA;
-        baseX[nchunks + 1] = baseX[nchunks] + lenX;
-        first = last;
-    }
-
-    /* the packed matrices: a mapping kept for the next call of the same size, whose pages are touched already */
-    const size_t Pbytes = baseA[nchunks] * sizeof(starsolve_complex64_t);
-    starsolve_complex64_t *P = ss_alloc_large_reused(Pbytes);
-    char *X = aux ? malloc(baseX[nchunks] * aux_elemsize) : NULL;
-    int *infos = malloc((size_t)count * sizeof *infos);   /* the chunks' infos, in the sorted order */
-    starpu_data_handle_t *h = malloc(3 * (size_t)nchunks * sizeof *h);
-    STARPU_ASSERT_MSG(P && (X || !aux) && infos && h, "starsolve: vbatched: out of memory");
-    /* without a CPU worker to run them, the packs and unpacks are the calling thread's */
-    const int with_pack = starpu_cpu_worker_get_count() > 0;
-    int done = 0;
-    for (int c = 0; c < nchunks; c++) {
-        if (!with_pack)
-            ss_zvbatch_pack(&chunk[c], P + baseA[c]);
-        h[3 * c] = ss_register_vector(P + baseA[c], baseA[c + 1] - baseA[c], sizeof *P);
-        h[3 * c + 1] = ss_register_vector(infos + done, (size_t)chunk[c].count, sizeof *infos);
-        h[3 * c + 2] = aux ? ss_register_vector(X + baseX[c] * aux_elemsize, baseX[c + 1] - baseX[c], aux_elemsize) : NULL;
-        insert_zvbatch_chunk(&chunk[c], h[3 * c], h[3 * c + 2], h[3 * c + 1], flops[c], with_pack);
-        done += chunk[c].count;
-    }
-    done = 0;
-    for (int c = 0; c < nchunks; c++) {
-        for (int i = 0; i < 3; i++)
-            if (h[3 * c + i])
-                starpu_data_unregister(h[3 * c + i]);   /* waits for the chunk's tasks */
-        if (!with_pack)
-            ss_zvbatch_unpack(&chunk[c], P + baseA[c], X ? X + baseX[c] * aux_elemsize : NULL, infos + done);
-        done += chunk[c].count;
-    }
-    ss_free_large_kept(P, Pbytes);
-    free(X); free(infos); free(h);
-    free(offA); free(offX); free(baseA); free(baseX); free(chunk); free(flops);
-}
-
 static void vbatched_run(int op, char uplo, const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda,
                          void *const *aux, size_t aux_elemsize, int *info, int batch)
 {
     /* the non-empty matrices, in order */
     int *idx = malloc((size_t)batch * sizeof *idx), nonempty = 0;
-    double total = 0;
+    STARPU_ASSERT_MSG(idx, "starsolve: vbatched: out of memory");
     for (int b = 0; b < batch; b++) {
         info[b] = 0;
-        if (ss_min(m[b], n[b]) > 0) {
+        if (ss_min(m[b], n[b]) > 0)
             idx[nonempty++] = b;
-            total += one_flops(op, m[b], n[b]);
-        }
     }
     if (nonempty > 0 && starpu_cuda_worker_get_count() == 0 && !ss_ctx.batch_pack)   /* CPU workers alone: claims */
         run_zvbatch_claims(op, uplo, idx, nonempty, m, n, A, lda, aux, info, claim_size(nonempty));
-    else if (nonempty > 0)
-        vbatched_packed(op, uplo, idx, nonempty, m, n, A, lda, aux, aux_elemsize, info,
-                        ss_min(TASK_FLOPS, total / (4.0 * starpu_worker_get_count())));
+    else if (nonempty > 0) {   /* with GPUs: sorted by shape, shared from both ends */
+        struct shape_key *keys = malloc((size_t)nonempty * sizeof *keys);
+        STARPU_ASSERT_MSG(keys, "starsolve: vbatched: out of memory");
+        for (int p = 0; p < nonempty; p++)
+            keys[p] = (struct shape_key){ m[idx[p]], n[idx[p]], idx[p] };
+        qsort(keys, (size_t)nonempty, sizeof *keys, by_shape);
+        for (int p = 0; p < nonempty; p++)
+            idx[p] = keys[p].b;
+        free(keys);
+        run_zvbatch_split(op, uplo, idx, nonempty, m, n, A, lda, aux, aux_elemsize, info, claim_size(nonempty));
+    }
     free(idx);   /* every member empty: nothing to do, every info 0 */
 }
 
