@@ -185,6 +185,20 @@ static struct starpu_codelet cl_zbatch_claims = {
     .callback_func = ss_trace_task_done,
 };
 
+/* one task of cl pinned to worker id, not yet waited for */
+static struct starpu_task *submit_on_worker(struct starpu_codelet *cl, void *arg, int id)
+{
+    struct starpu_task *t = starpu_task_create();
+    t->cl = cl;
+    t->cl_arg = arg;
+    t->detach = 0;
+    t->execute_on_a_specific_worker = 1;
+    t->workerid = (unsigned)id;
+    int ret = starpu_task_submit(t);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit (%s)", cl->name);
+    return t;
+}
+
 /* one task of codelet cl (cl_arg arg, shared: on the caller's stack) on each CPU worker, on `most` of them at
  * most (none if most <= 0), pinned to it whatever the scheduler's models say; returns when all have run */
 static void run_on_cpu_workers(struct starpu_codelet *cl, void *arg, long most)
@@ -196,16 +210,8 @@ static void run_on_cpu_workers(struct starpu_codelet *cl, void *arg, long most)
         n = (int)most;
     STARPU_ASSERT_MSG(n > 0, "%s: no CPU worker", cl->name);
     struct starpu_task *tasks[STARPU_NMAXWORKERS];
-    for (int w = 0; w < n; w++) {
-        struct starpu_task *t = tasks[w] = starpu_task_create();
-        t->cl = cl;
-        t->cl_arg = arg;
-        t->detach = 0;
-        t->execute_on_a_specific_worker = 1;
-        t->workerid = (unsigned)ids[w];
-        int ret = starpu_task_submit(t);
-        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit (%s)", cl->name);
-    }
+    for (int w = 0; w < n; w++)
+        tasks[w] = submit_on_worker(cl, arg, ids[w]);
     for (int w = 0; w < n; w++) {
         int ret = starpu_task_wait(tasks[w]);
         STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_wait (%s)", cl->name);
@@ -731,20 +737,6 @@ static struct starpu_codelet cl_zvbatch_front = {
 #endif
     .nbuffers = 0, .name = "zvbatch_front", .callback_func = ss_trace_task_done,
 };
-
-/* one task of cl pinned to worker id, not yet waited for */
-static struct starpu_task *submit_on_worker(struct starpu_codelet *cl, void *arg, int id)
-{
-    struct starpu_task *t = starpu_task_create();
-    t->cl = cl;
-    t->cl_arg = arg;
-    t->detach = 0;
-    t->execute_on_a_specific_worker = 1;
-    t->workerid = (unsigned)id;
-    int ret = starpu_task_submit(t);
-    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit (%s)", cl->name);
-    return t;
-}
 
 void run_zvbatch_split(int op, char uplo, const int *idx, int count, const int *m, const int *n,
                        starsolve_complex64_t *const *A, const int *lda, void *const *aux, size_t aux_elemsize, int *info,
