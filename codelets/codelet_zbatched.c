@@ -470,14 +470,32 @@ static int zvbatch_one(int op, char uplo, int m, int n, starsolve_complex64_t *A
 struct zvbatch_claims {
     int op;
     char uplo;
-    const int *idx;                    /* the matrices to factor (non-empty), in order */
+    const int *idx;                    /* the matrices to factor or solve with (non-empty), in order */
     const int *m, *n, *lda;
     starsolve_complex64_t *const *A;
     void *const *aux;                  /* per matrix its pivots or tau; NULL for potrf */
     int *info;
+    const struct ss_zvbatch_solve *solve;   /* the solves' arguments (NULL: factorizations, the fields above) */
     long count, claim;
     long next;                         /* the first unclaimed entry of idx (atomic) */
 };
+
+void ss_zvbatch_solve_one(const struct ss_zvbatch_solve *s, int b)
+{
+    const int n = s->n[b], nrhs = s->nrhs[b];
+    if (s->op == SS_BATCH_GETRS) {
+        LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(s->trans), n, nrhs, s->A[b], s->lda[b],
+                            (const int *)s->aux[b], s->B[b], s->ldb[b]);
+    } else if (s->op == SS_BATCH_POTRS) {
+        LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, s->uplo, n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
+    } else {   /* least squares, m >= n: B(1:n) = R^-1 (Q^H B)(1:n); LAPACKE sizes the work per matrix */
+        const starsolve_complex64_t one = 1.0;
+        LAPACKE_zunmqr(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), s->m[b], nrhs, n, s->A[b], s->lda[b],
+                       (const starsolve_complex64_t *)s->aux[b], s->B[b], s->ldb[b]);
+        cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one),
+                    s->A[b], s->lda[b], s->B[b], s->ldb[b]);
+    }
+}
 
 static void zvbatch_claims_cpu(void *buffers[], void *cl_arg)
 {
@@ -490,6 +508,10 @@ static void zvbatch_claims_cpu(void *buffers[], void *cl_arg)
         long last = first + c->claim < c->count ? first + c->claim : c->count;
         for (long p = first; p < last; p++) {
             int b = c->idx[p];
+            if (c->solve) {   /* a solve reads its factors once: nothing to prefetch for */
+                ss_zvbatch_solve_one(c->solve, b);
+                continue;
+            }
             if (p + 1 < last)
                 prefetch_matrix(c->A[c->idx[p + 1]], c->m[c->idx[p + 1]], c->n[c->idx[p + 1]], c->lda[c->idx[p + 1]]);
             c->info[b] = zvbatch_one(c->op, c->uplo, c->m[b], c->n[b], c->A[b], c->lda[b], c->aux ? c->aux[b] : NULL);
@@ -510,6 +532,12 @@ void run_zvbatch_claims(int op, char uplo, const int *idx, int count, const int 
     run_on_cpu_workers(&cl_zvbatch_claims, &c, (c.count + c.claim - 1) / c.claim);
 }
 
+void run_zvbatch_solve_claims(const struct ss_zvbatch_solve *s, const int *idx, int count, int claim)
+{
+    struct zvbatch_claims c = { .op = s->op, .idx = idx, .solve = s, .count = count, .claim = claim > 0 ? claim : 1 };
+    run_on_cpu_workers(&cl_zvbatch_claims, &c, (c.count + c.claim - 1) / c.claim);
+}
+
 /* Variable sizes with GPUs: the batch, sorted by shape (src/zbatched.c), is shared from both ends. Each CUDA
  * worker takes chunks from the front (the smallest matrices, where a CPU spends its time in LAPACKE's call
  * overhead), copies each chunk into one pinned buffer, factors it on its GPU (one call of the fixed-size kernels
@@ -518,10 +546,11 @@ void run_zvbatch_claims(int op, char uplo, const int *idx, int count, const int 
  * and the CPUs' part costs no copy. With a StarPU handle per matrix (until session 39) adding an H100 to the
  * 16-core machine made every shape 4-14x slower (bench/NOTES.md, session 39). */
 
-/* bytes of matrices a GPU chunk holds at most (one matrix more if that one alone is larger): enough for its
- * transfers to run at full speed, small enough that the next chunk's copy on the host overlaps this one's
- * work on the GPU */
-#define FRONT_CHUNK_BYTES ((size_t)4 << 20)
+/* Packed bytes a GPU chunk holds (its last matrix may pass the mark). Each chunk costs the fixed-size kernels'
+ * launches once per shape it holds: with 4 MB chunks the GPU alone took 0.72-0.75 s for 2000 matrices of order
+ * 330 and 1.07 s for orders 128-512, launch-bound (bench/NOTES.md, session 39). Two chunks' room stays pinned
+ * per CUDA worker (ss_cuda_hwork), and as much GPU memory (ss_cuda_dwork2). */
+#define FRONT_CHUNK_BYTES ((size_t)16 << 20)
 
 struct zvbatch_split {
     int op;
@@ -533,18 +562,27 @@ struct zvbatch_split {
     size_t aux_elemsize;
     int *info;
     int claim;                         /* matrices a CPU claim from the back */
+    size_t largest;                    /* the largest packed_bytes of one matrix of the batch */
     pthread_mutex_t lock;
     int lo, hi;                        /* idx[lo .. hi) not taken yet (under lock) */
 };
 
-/* the next chunk from the front: [*first, *first + count), at most FRONT_CHUNK_BYTES of matrices, each of
- * which fits our GPU kernels when gpu (ss_zbatch_cuda_applies); returns count, 0 when none is left */
+/* what matrix b takes in a packed chunk (struct packed_layout): itself, its pivots or tau, its info */
+static size_t packed_bytes(const struct zvbatch_split *s, int b)
+{
+    return (size_t)s->m[b] * s->n[b] * sizeof(starsolve_complex64_t) +
+           (s->aux ? (size_t)ss_min(s->m[b], s->n[b]) * s->aux_elemsize : 0) + sizeof(int);
+}
+
+/* the next chunk from the front: [*first, *first + count), up to FRONT_CHUNK_BYTES packed (the last matrix
+ * may pass it), each matrix fitting our GPU kernels when gpu (ss_zbatch_cuda_applies); returns count, 0 when
+ * none is left */
 static int take_front(struct zvbatch_split *s, int gpu, int *first)
 {
     pthread_mutex_lock(&s->lock);
     int k = s->lo;
     size_t bytes = 0;
-    while (k < s->hi && (k == s->lo || bytes < FRONT_CHUNK_BYTES)) {
+    while (k < s->hi && bytes < FRONT_CHUNK_BYTES) {
         int b = s->idx[k];
 #ifdef STARSOLVE_USE_CUDA
         if (gpu && !ss_zbatch_cuda_applies(s->op, s->m[b], s->n[b], 0))
@@ -552,7 +590,7 @@ static int take_front(struct zvbatch_split *s, int gpu, int *first)
 #else
         (void)gpu;
 #endif
-        bytes += (size_t)s->m[b] * s->n[b] * sizeof(starsolve_complex64_t);
+        bytes += packed_bytes(s, b);
         k++;
     }
     *first = s->lo;
@@ -693,36 +731,41 @@ static void factor_packed_cuda(const struct zvbatch_split *s, int first, int cou
     }
 }
 
-/* CUDA: chunks from the front. Chunk i is packed into a pinned staging slot, sent, factored and sent back on
- * the worker's stream; meanwhile this thread unpacks chunk i - 1 and packs chunk i + 1. */
+/* CUDA: chunks from the front, in two halves of the worker's pinned host and device scratch. Chunk i is packed
+ * into half i % 2, sent, factored and sent back on the worker's stream; meanwhile this thread unpacks chunk
+ * i - 1 (the other half) and then packs chunk i + 1 into it. */
 static void zvbatch_front_cuda(void *buffers[], void *cl_arg)
 {
     (void)buffers;
     struct zvbatch_split *s = cl_arg;
     cudaStream_t st = ss_cuda_stream();
-    struct { struct ss_staging *slot; struct packed_layout l; int first, count; } prev = { NULL, { 0, 0, 0 }, 0, 0 }, cur;
-    for (;;) {
-        cur.count = take_front(s, 1, &cur.first);
-        if (cur.count > 0) {
-            cur.l = packed_layout(s, cur.first, cur.count);
-            cur.slot = ss_cuda_staging(cur.l.bytes);
-            pack_chunk(s, cur.first, cur.count, cur.slot->host);
-            SS_CUDA(cudaMemcpyAsync(cur.slot->device, cur.slot->host, cur.l.info, cudaMemcpyHostToDevice, st));
-            factor_packed_cuda(s, cur.first, cur.count, &cur.l, cur.slot->device);
-            SS_CUDA(cudaMemcpyAsync(cur.slot->host, cur.slot->device, cur.l.bytes, cudaMemcpyDeviceToHost, st));
-            ss_cuda_staging_release(cur.slot, st);
+    const size_t half = (FRONT_CHUNK_BYTES + s->largest + 16 + 255) / 256 * 256;   /* packed_layout's alignment */
+    char *host = ss_cuda_hwork(2 * half), *dev = ss_cuda_dwork2(2 * half);
+    cudaEvent_t done[2];
+    for (int h = 0; h < 2; h++)
+        SS_CUDA(cudaEventCreateWithFlags(&done[h], cudaEventDisableTiming));
+    struct { struct packed_layout l; int first, count; } chunk[2];
+    int i = 0;
+    for (;; i++) {
+        const int h = i % 2, p = 1 - h;
+        chunk[h].count = take_front(s, 1, &chunk[h].first);
+        if (chunk[h].count > 0) {
+            chunk[h].l = packed_layout(s, chunk[h].first, chunk[h].count);
+            pack_chunk(s, chunk[h].first, chunk[h].count, host + h * half);
+            SS_CUDA(cudaMemcpyAsync(dev + h * half, host + h * half, chunk[h].l.info, cudaMemcpyHostToDevice, st));
+            factor_packed_cuda(s, chunk[h].first, chunk[h].count, &chunk[h].l, dev + h * half);
+            SS_CUDA(cudaMemcpyAsync(host + h * half, dev + h * half, chunk[h].l.bytes, cudaMemcpyDeviceToHost, st));
+            SS_CUDA(cudaEventRecord(done[h], st));
         }
-        if (prev.slot) {
-            SS_CUDA(cudaEventSynchronize(prev.slot->done));
-            unpack_chunk(s, prev.first, prev.count, &prev.l, prev.slot->host);
+        if (i > 0) {   /* the previous chunk, in the other half */
+            SS_CUDA(cudaEventSynchronize(done[p]));
+            unpack_chunk(s, chunk[p].first, chunk[p].count, &chunk[p].l, host + p * half);
         }
-        if (cur.count == 0)
+        if (chunk[h].count == 0)
             break;
-        prev.slot = cur.slot;
-        prev.l = cur.l;
-        prev.first = cur.first;
-        prev.count = cur.count;
     }
+    for (int h = 0; h < 2; h++)
+        SS_CUDA(cudaEventDestroy(done[h]));
 }
 #endif
 
@@ -746,6 +789,10 @@ void run_zvbatch_split(int op, char uplo, const int *idx, int count, const int *
                                .aux_elemsize = aux_elemsize, .info = info, .claim = claim > 0 ? claim : 1,
                                .lo = 0, .hi = count };
     pthread_mutex_init(&s.lock, NULL);
+    for (int k = 0; k < count; k++) {
+        size_t bytes = packed_bytes(&s, idx[k]);
+        s.largest = bytes > s.largest ? bytes : s.largest;
+    }
     int cpus[STARPU_NMAXWORKERS], gpus[STARPU_NMAXWORKERS];
     int ncpu = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, cpus, STARPU_NMAXWORKERS);
     int ngpu = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, gpus, STARPU_NMAXWORKERS);

@@ -499,6 +499,34 @@ int starsolve_cgeqrf_vbatched(const int *m, const int *n, starsolve_complex32_t 
                               int *info, int batch);
 int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda, starsolve_complex64_t *const *tau,
                               int *info, int batch);
+/* Variable-size solves with the factors above: matrix k is n[k] x n[k] (geqrs: m[k] x n[k], m[k] >= n[k], the
+ * least squares solution in B's first n[k] rows), B[k] has nrhs[k] columns and leading dimension ldb[k] (>= the
+ * matrix's rows) and is overwritten by the solution. They run on CPU workers, also with GPUs: a solve reads its
+ * factors once, and sending them to a GPU costs more than the solve. No info: as LAPACK's getrs, potrs. */
+int starsolve_sgetrs_vbatched(char trans, const int *n, const int *nrhs, const float *const *A, const int *lda,
+                              const int *const *ipiv, float *const *B, const int *ldb, int batch);
+int starsolve_dgetrs_vbatched(char trans, const int *n, const int *nrhs, const double *const *A, const int *lda,
+                              const int *const *ipiv, double *const *B, const int *ldb, int batch);
+int starsolve_cgetrs_vbatched(char trans, const int *n, const int *nrhs, const starsolve_complex32_t *const *A, const int *lda,
+                              const int *const *ipiv, starsolve_complex32_t *const *B, const int *ldb, int batch);
+int starsolve_zgetrs_vbatched(char trans, const int *n, const int *nrhs, const starsolve_complex64_t *const *A, const int *lda,
+                              const int *const *ipiv, starsolve_complex64_t *const *B, const int *ldb, int batch);
+int starsolve_spotrs_vbatched(char uplo, const int *n, const int *nrhs, const float *const *A, const int *lda,
+                              float *const *B, const int *ldb, int batch);
+int starsolve_dpotrs_vbatched(char uplo, const int *n, const int *nrhs, const double *const *A, const int *lda,
+                              double *const *B, const int *ldb, int batch);
+int starsolve_cpotrs_vbatched(char uplo, const int *n, const int *nrhs, const starsolve_complex32_t *const *A, const int *lda,
+                              starsolve_complex32_t *const *B, const int *ldb, int batch);
+int starsolve_zpotrs_vbatched(char uplo, const int *n, const int *nrhs, const starsolve_complex64_t *const *A, const int *lda,
+                              starsolve_complex64_t *const *B, const int *ldb, int batch);
+int starsolve_sgeqrs_vbatched(const int *m, const int *n, const int *nrhs, const float *const *A, const int *lda,
+                              const float *const *tau, float *const *B, const int *ldb, int batch);
+int starsolve_dgeqrs_vbatched(const int *m, const int *n, const int *nrhs, const double *const *A, const int *lda,
+                              const double *const *tau, double *const *B, const int *ldb, int batch);
+int starsolve_cgeqrs_vbatched(const int *m, const int *n, const int *nrhs, const starsolve_complex32_t *const *A, const int *lda,
+                              const starsolve_complex32_t *const *tau, starsolve_complex32_t *const *B, const int *ldb, int batch);
+int starsolve_zgeqrs_vbatched(const int *m, const int *n, const int *nrhs, const starsolve_complex64_t *const *A, const int *lda,
+                              const starsolve_complex64_t *const *tau, starsolve_complex64_t *const *B, const int *ldb, int batch);
 
 /* Banded solver (SPIKE, issue 7): A in LAPACK gbsv band layout (ldab >= 2 kl + ku + 1, band in rows
  * kl .. 2 kl + ku), only read. B (ldb >= n) is overwritten by X. Truncated-SPIKE-preconditioned

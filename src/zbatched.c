@@ -369,3 +369,102 @@ int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t 
     vbatched_run(SS_BATCH_GEQRF, 'L', m, n, A, lda, (void *const *)tau, sizeof **tau, info, batch);
     return 0;
 }
+
+/* ---- variable-size solves with the factors of the routines above. On CPU workers, claims as for the
+ * factorizations, also when there are GPUs: a solve reads its factors once (O(n^2) data for O(n^2 nrhs) work),
+ * so sending them to a GPU would take longer than solving where they are. */
+
+/* the solves' checks: returns 0 or the negative position of the first bad argument. pos_m: m's position (0: no
+ * m, the matrices are n x n), then n, nrhs, A, lda, [aux,] B, ldb, batch follow each other from pos_n. */
+static int vsolve_check(int pos_m, int pos_n, const int *m, const int *n, const int *nrhs,
+                        const starsolve_complex64_t *const *A, const int *lda, int has_aux, const void *const *aux,
+                        starsolve_complex64_t *const *B, const int *ldb, int batch)
+{
+    const int pos_nrhs = pos_n + 1, pos_A = pos_n + 2, pos_lda = pos_n + 3, pos_aux = pos_n + 4;
+    const int pos_B = pos_n + 4 + has_aux, pos_ldb = pos_B + 1, pos_batch = pos_B + 2;
+    if (batch < 0) return -pos_batch;
+    if (batch == 0) return 0;
+    if (pos_m && !m) return -pos_m;
+    if (!n) return -pos_n;
+    if (!nrhs) return -pos_nrhs;
+    if (!A) return -pos_A;
+    if (!lda) return -pos_lda;
+    if (has_aux && !aux) return -pos_aux;
+    if (!B) return -pos_B;
+    if (!ldb) return -pos_ldb;
+    for (int b = 0; b < batch; b++) {
+        int rows = pos_m ? m[b] : n[b];
+        if (pos_m && m[b] < 0) return -pos_m;
+        if (n[b] < 0 || n[b] > rows) return -pos_n;   /* geqrs: m >= n, as LAPACK's gels without transposition */
+        if (nrhs[b] < 0) return -pos_nrhs;
+        if (!A[b] && n[b] > 0) return -pos_A;
+        if (lda[b] < ss_max(1, rows)) return -pos_lda;
+        if (has_aux && !aux[b] && n[b] > 0) return -pos_aux;
+        if (!B[b] && rows > 0 && nrhs[b] > 0) return -pos_B;
+        if (ldb[b] < ss_max(1, rows)) return -pos_ldb;
+    }
+    return 0;
+}
+
+/* the matrices with something to solve, then the solves (s: the arguments) */
+static void vsolve_run(const struct ss_zvbatch_solve *s, int batch)
+{
+    int *idx = malloc((size_t)batch * sizeof *idx), count = 0;
+    STARPU_ASSERT_MSG(idx, "starsolve: vbatched solve: out of memory");
+    for (int b = 0; b < batch; b++)
+        if (s->n[b] > 0 && s->nrhs[b] > 0)
+            idx[count++] = b;
+    if (count > 0 && starpu_cpu_worker_get_count() > 0)
+        run_zvbatch_solve_claims(s, idx, count, claim_size(count));
+    else   /* no CPU worker (GPUs only): the calling thread */
+        for (int p = 0; p < count; p++)
+            ss_zvbatch_solve_one(s, idx[p]);
+    free(idx);
+}
+
+int starsolve_zgetrs_vbatched(char trans, const int *n, const int *nrhs, const starsolve_complex64_t *const *A,
+                              const int *lda, const int *const *ipiv, starsolve_complex64_t *const *B, const int *ldb,
+                              int batch)
+{
+    const char *me = "starsolve_zgetrs_vbatched";
+    trans = ss_upper(trans);
+    if (trans != 'N' && trans != 'T' && trans != 'C') return ss_arg_error(me, -1);
+    int bad = vsolve_check(0, 2, NULL, n, nrhs, A, lda, 1, (const void *const *)ipiv, B, ldb, batch);
+    if (bad) return ss_arg_error(me, bad);
+    if (batch == 0) return 0;
+    if (ss_ensure_init()) return -1000;
+    struct ss_zvbatch_solve s = { .op = SS_BATCH_GETRS, .trans = trans, .m = n, .n = n, .nrhs = nrhs, .lda = lda,
+                                  .ldb = ldb, .A = A, .aux = (const void *const *)ipiv, .B = B };
+    vsolve_run(&s, batch);
+    return 0;
+}
+
+int starsolve_zpotrs_vbatched(char uplo, const int *n, const int *nrhs, const starsolve_complex64_t *const *A,
+                              const int *lda, starsolve_complex64_t *const *B, const int *ldb, int batch)
+{
+    const char *me = "starsolve_zpotrs_vbatched";
+    uplo = ss_upper(uplo);
+    if (uplo != 'L' && uplo != 'U') return ss_arg_error(me, -1);
+    int bad = vsolve_check(0, 2, NULL, n, nrhs, A, lda, 0, NULL, B, ldb, batch);
+    if (bad) return ss_arg_error(me, bad);
+    if (batch == 0) return 0;
+    if (ss_ensure_init()) return -1000;
+    struct ss_zvbatch_solve s = { .op = SS_BATCH_POTRS, .uplo = uplo, .m = n, .n = n, .nrhs = nrhs, .lda = lda,
+                                  .ldb = ldb, .A = A, .B = B };
+    vsolve_run(&s, batch);
+    return 0;
+}
+
+int starsolve_zgeqrs_vbatched(const int *m, const int *n, const int *nrhs, const starsolve_complex64_t *const *A,
+                              const int *lda, const starsolve_complex64_t *const *tau, starsolve_complex64_t *const *B,
+                              const int *ldb, int batch)
+{
+    int bad = vsolve_check(1, 2, m, n, nrhs, A, lda, 1, (const void *const *)tau, B, ldb, batch);
+    if (bad) return ss_arg_error("starsolve_zgeqrs_vbatched", bad);
+    if (batch == 0) return 0;
+    if (ss_ensure_init()) return -1000;
+    struct ss_zvbatch_solve s = { .op = SS_BATCH_GEQRS, .m = m, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb, .A = A,
+                                  .aux = (const void *const *)tau, .B = B };
+    vsolve_run(&s, batch);
+    return 0;
+}

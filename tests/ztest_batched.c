@@ -276,6 +276,119 @@ static void vbatched(int chunk, int repeats)
     TEST_CHECK(starsolve_zgeqrf_vbatched(good_n, good_n, A, good_lda, NULL, info, 2) == -5, "zgeqrf_vbatched tau NULL: -5");
 }
 
+/* variable-size solves after the variable-size factorizations: orders 0..60 (lda, ldb above the minimum on
+ * some), 0..3 right-hand sides, trans N then C for getrs; geqrs on tall members (m = n + b % 5) with consistent
+ * right-hand sides B = A Xt */
+static void vbatched_solves(int chunk, char trans)
+{
+    enum { B = 17 };
+    const starsolve_complex64_t one = 1.0, zero = 0.0;
+    int m[B], n[B], nrhs[B], lda[B], ldb[B], info[B];
+    starsolve_complex64_t *A0[B], *A[B], *B0[B], *X[B], *tau[B];
+    int *ipiv[B];
+    for (int b = 0; b < B; b++) {
+        n[b] = (b * 29) % 61;
+        m[b] = n[b] + b % 5;
+        nrhs[b] = b % 4;
+        lda[b] = (m[b] > 1 ? m[b] : 1) + b % 2;
+        ldb[b] = (m[b] > 1 ? m[b] : 1) + b % 3;
+        A0[b] = testing_alloc(((size_t)lda[b] * (n[b] + 1)) * sizeof **A0);
+        A[b] = testing_alloc(((size_t)lda[b] * (n[b] + 1)) * sizeof **A);
+        B0[b] = testing_alloc(((size_t)ldb[b] * (nrhs[b] + 1)) * sizeof **B0);
+        X[b] = testing_alloc(((size_t)ldb[b] * (nrhs[b] + 1)) * sizeof **X);
+        tau[b] = testing_alloc(((size_t)n[b] + 1) * sizeof **tau);
+        ipiv[b] = testing_alloc(((size_t)n[b] + 1) * sizeof **ipiv);
+    }
+    starsolve_set_batch_chunk(chunk);
+    /* getrf, getrs */
+    for (int b = 0; b < B; b++) {
+        gen_zmatrix(n[b], n[b], A0[b], lda[b], 900 + b);
+        gen_zmatrix(n[b], nrhs[b], B0[b], ldb[b], 950 + b);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n[b], n[b], A0[b], lda[b], A[b], lda[b]);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n[b], nrhs[b], B0[b], ldb[b], X[b], ldb[b]);
+    }
+    int ret = starsolve_zgetrf_vbatched(n, n, A, lda, ipiv, info, B);
+    int ret2 = starsolve_zgetrs_vbatched(trans, n, nrhs, (const starsolve_complex64_t *const *)A, lda,
+                                         (const int *const *)ipiv, X, ldb, B);
+    double worst = 0;
+    for (int b = 0; b < B; b++)
+        if (n[b] > 0 && nrhs[b] > 0) {
+            double r = check_zsolve(trans, n[b], nrhs[b], A0[b], lda[b], X[b], ldb[b], B0[b], ldb[b]);
+            worst = r > worst || isnan(r) ? r : worst;
+        }
+    TEST_CHECK(ret == 0 && ret2 == 0 && check_passes(worst), "starsolve_zgetrs_vbatched trans=%c %d orders 0..60 "
+               "nrhs 0..3 chunk=%d pack=%d: ret %d %d, worst resid %.3g", trans, B, chunk, starsolve_get_batch_pack(),
+               ret, ret2, worst);
+    /* potrf, potrs */
+    for (int b = 0; b < B; b++) {
+        gen_zhpd(n[b], A0[b], lda[b], 1000 + b);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n[b], n[b], A0[b], lda[b], A[b], lda[b]);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n[b], nrhs[b], B0[b], ldb[b], X[b], ldb[b]);
+    }
+    char uplo = trans == 'N' ? 'L' : 'U';
+    ret = starsolve_zpotrf_vbatched(uplo, n, A, lda, info, B);
+    ret2 = starsolve_zpotrs_vbatched(uplo, n, nrhs, (const starsolve_complex64_t *const *)A, lda, X, ldb, B);
+    worst = 0;
+    for (int b = 0; b < B; b++)
+        if (n[b] > 0 && nrhs[b] > 0) {
+            double r = check_zsolve('N', n[b], nrhs[b], A0[b], lda[b], X[b], ldb[b], B0[b], ldb[b]);
+            worst = r > worst || isnan(r) ? r : worst;
+        }
+    TEST_CHECK(ret == 0 && ret2 == 0 && check_passes(worst), "starsolve_zpotrs_vbatched uplo=%c %d orders 0..60 nrhs "
+               "0..3 chunk=%d pack=%d: ret %d %d, worst resid %.3g", uplo, B, chunk, starsolve_get_batch_pack(), ret,
+               ret2, worst);
+    /* geqrf, geqrs on tall members */
+    for (int b = 0; b < B; b++) {
+        gen_zmatrix(m[b], n[b], A0[b], lda[b], 1100 + b);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m[b], n[b], A0[b], lda[b], A[b], lda[b]);
+        starsolve_complex64_t *Xt = testing_alloc(((size_t)n[b] + 1) * (nrhs[b] + 1) * sizeof *Xt);
+        gen_zmatrix(n[b], nrhs[b], Xt, n[b] > 1 ? n[b] : 1, 1150 + b);
+        if (m[b] > 0 && nrhs[b] > 0)
+            cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m[b], nrhs[b], n[b], CBLAS_SADDR(one), A0[b], lda[b], Xt,
+                        n[b] > 1 ? n[b] : 1, CBLAS_SADDR(zero), B0[b], ldb[b]);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m[b], nrhs[b], B0[b], ldb[b], X[b], ldb[b]);
+        free(Xt);
+    }
+    ret = starsolve_zgeqrf_vbatched(m, n, A, lda, tau, info, B);
+    ret2 = starsolve_zgeqrs_vbatched(m, n, nrhs, (const starsolve_complex64_t *const *)A, lda,
+                                     (const starsolve_complex64_t *const *)tau, X, ldb, B);
+    worst = 0;
+    for (int b = 0; b < B; b++)
+        if (n[b] > 0 && nrhs[b] > 0) {
+            double second, r = check_zgels('N', m[b], n[b], nrhs[b], A0[b], lda[b], X[b], ldb[b], B0[b], ldb[b], &second);
+            worst = r > worst || isnan(r) ? r : worst;
+        }
+    TEST_CHECK(ret == 0 && ret2 == 0 && check_passes(worst), "starsolve_zgeqrs_vbatched %d shapes m = n + 0..4, nrhs "
+               "0..3 chunk=%d pack=%d: ret %d %d, worst ||B-AX||/(||A|| ||X|| m eps) = %.3g", B, chunk,
+               starsolve_get_batch_pack(), ret, ret2, worst);
+    for (int b = 0; b < B; b++) {
+        free(A0[b]); free(A[b]); free(B0[b]); free(X[b]); free(tau[b]); free(ipiv[b]);
+    }
+    /* bad arguments: the first bad one by position */
+    int two[2] = { 2, 2 }, one_rhs[2] = { 1, 1 }, neg[2] = { 2, -1 }, small[2] = { 2, 1 }, three[2] = { 3, 3 };
+    starsolve_complex64_t cell[16] = { 0 }, *cells[2] = { cell, cell };
+    const starsolve_complex64_t *ccells[2] = { cell, cell };
+    int p4[4], *pivs[2] = { p4, p4 };
+    const int *cpivs[2] = { p4, p4 };
+    TEST_CHECK(starsolve_zgetrs_vbatched('X', two, one_rhs, ccells, two, cpivs, cells, two, 2) == -1, "zgetrs_vbatched trans X: -1");
+    TEST_CHECK(starsolve_zgetrs_vbatched('N', neg, one_rhs, ccells, two, cpivs, cells, two, 2) == -2, "zgetrs_vbatched n[1] < 0: -2");
+    TEST_CHECK(starsolve_zgetrs_vbatched('N', two, neg, ccells, two, cpivs, cells, two, 2) == -3, "zgetrs_vbatched nrhs[1] < 0: -3");
+    TEST_CHECK(starsolve_zgetrs_vbatched('N', two, one_rhs, ccells, small, cpivs, cells, two, 2) == -5, "zgetrs_vbatched lda[1] < n: -5");
+    TEST_CHECK(starsolve_zgetrs_vbatched('N', two, one_rhs, ccells, two, NULL, cells, two, 2) == -6, "zgetrs_vbatched ipiv NULL: -6");
+    TEST_CHECK(starsolve_zgetrs_vbatched('N', two, one_rhs, ccells, two, cpivs, cells, small, 2) == -8, "zgetrs_vbatched ldb[1] < n: -8");
+    TEST_CHECK(starsolve_zgetrs_vbatched('N', two, one_rhs, ccells, two, cpivs, cells, two, -1) == -9, "zgetrs_vbatched batch < 0: -9");
+    TEST_CHECK(starsolve_zpotrs_vbatched('X', two, one_rhs, ccells, two, cells, two, 2) == -1, "zpotrs_vbatched uplo X: -1");
+    TEST_CHECK(starsolve_zpotrs_vbatched('L', two, one_rhs, ccells, two, NULL, two, 2) == -6, "zpotrs_vbatched B NULL: -6");
+    TEST_CHECK(starsolve_zpotrs_vbatched('L', two, one_rhs, ccells, two, cells, two, -1) == -8, "zpotrs_vbatched batch < 0: -8");
+    TEST_CHECK(starsolve_zgeqrs_vbatched(two, three, one_rhs, ccells, three, (const starsolve_complex64_t *const *)ccells,
+                                         cells, three, 2) == -2, "zgeqrs_vbatched n[0] > m[0]: -2");
+    TEST_CHECK(starsolve_zgeqrs_vbatched(two, two, one_rhs, ccells, two, NULL, cells, two, 2) == -6, "zgeqrs_vbatched tau NULL: -6");
+    TEST_CHECK(starsolve_zgeqrs_vbatched(three, two, one_rhs, ccells, two, (const starsolve_complex64_t *const *)ccells,
+                                         cells, three, 2) == -5, "zgeqrs_vbatched lda[0] < m[0]: -5");
+    TEST_CHECK(starsolve_zgetrs_vbatched('N', two, one_rhs, ccells, two, cpivs, cells, two, 0) == 0, "zgetrs_vbatched batch = 0: 0");
+    (void)pivs;
+}
+
 static void batched_bad_arguments(void)
 {
     starsolve_complex64_t A[16] = { 0 }, tau[4];
@@ -317,6 +430,8 @@ int test_zbatched(void)
         vbatched(3, 1);
     }
     starsolve_set_batch_pack(0);
+    vbatched_solves(0, 'N');
+    vbatched_solves(3, 'C');
     starsolve_set_batch_chunk(0);
     batched_bad_arguments();
     return (int)(testing_counts.failed - before);
