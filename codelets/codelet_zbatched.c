@@ -567,11 +567,30 @@ struct zvbatch_split {
     int lo, hi;                        /* idx[lo .. hi) not taken yet (under lock) */
 };
 
-/* what matrix b takes in a packed chunk (struct packed_layout): itself, its pivots or tau, its info */
+/* Matrix b's order in a packed chunk. A square LU or Cholesky of order n > 16 is packed as [A 0; 0 I] of the next
+ * multiple of 8 (n < 64), 16 (n < 256) or 32: its factors are A's factors and I, exactly (the padding's rows are
+ * zero in A's columns, so no pivot comes from them and no update reaches them), its info is A's, its first n
+ * pivots are A's. Few orders make long runs of one shape: the fixed-size kernels then get their batch (a chunk
+ * of ~5 matrices of each of many orders left the GPU mostly idle, bench/NOTES.md, session 39), at the cost of
+ * up to (1 + 8/17)^2 more bytes. Other shapes as they are. */
+static void packed_dims(const struct zvbatch_split *s, int b, int *pm, int *pn)
+{
+    int m = s->m[b], n = s->n[b];
+    *pm = m;
+    *pn = n;
+    if (m == n && n > 16 && (s->op == SS_BATCH_GETRF || s->op == SS_BATCH_POTRF)) {
+        int step = n < 64 ? 8 : n < 256 ? 16 : 32;
+        *pm = *pn = (n + step - 1) / step * step;
+    }
+}
+
+/* what matrix b takes in a packed chunk (struct packed_layout): itself (padded), its pivots or tau, its info */
 static size_t packed_bytes(const struct zvbatch_split *s, int b)
 {
-    return (size_t)s->m[b] * s->n[b] * sizeof(starsolve_complex64_t) +
-           (s->aux ? (size_t)ss_min(s->m[b], s->n[b]) * s->aux_elemsize : 0) + sizeof(int);
+    int pm, pn;
+    packed_dims(s, b, &pm, &pn);
+    return (size_t)pm * pn * sizeof(starsolve_complex64_t) + (s->aux ? (size_t)ss_min(pm, pn) * s->aux_elemsize : 0) +
+           sizeof(int);
 }
 
 /* the next chunk from the front: [*first, *first + count), up to FRONT_CHUNK_BYTES packed (the last matrix
@@ -585,7 +604,9 @@ static int take_front(struct zvbatch_split *s, int gpu, int *first)
     while (k < s->hi && bytes < FRONT_CHUNK_BYTES) {
         int b = s->idx[k];
 #ifdef STARSOLVE_USE_CUDA
-        if (gpu && !ss_zbatch_cuda_applies(s->op, s->m[b], s->n[b], 0))
+        int pm, pn;
+        packed_dims(s, b, &pm, &pn);
+        if (gpu && !ss_zbatch_cuda_applies(s->op, pm, pn, 0))
             break;
 #else
         (void)gpu;
@@ -619,9 +640,10 @@ static struct packed_layout packed_layout(const struct zvbatch_split *s, int fir
 {
     size_t a = 0, x = 0;
     for (int k = first; k < first + count; k++) {
-        int b = s->idx[k];
-        a += (size_t)s->m[b] * s->n[b];
-        x += (size_t)ss_min(s->m[b], s->n[b]);
+        int pm, pn;
+        packed_dims(s, s->idx[k], &pm, &pn);
+        a += (size_t)pm * pn;
+        x += (size_t)ss_min(pm, pn);
     }
     struct packed_layout l;
     l.aux = a * sizeof(starsolve_complex64_t);
@@ -630,15 +652,22 @@ static struct packed_layout packed_layout(const struct zvbatch_split *s, int fir
     return l;
 }
 
-/* the chunk's matrices into buf (pivots, tau and infos are outputs only) */
+/* the chunk's matrices into buf, padded (packed_dims) with zeros and ones on the diagonal (pivots, tau and infos
+ * are outputs only) */
 static void pack_chunk(const struct zvbatch_split *s, int first, int count, char *buf)
 {
     size_t a = 0;
     for (int k = first; k < first + count; k++) {
-        int b = s->idx[k];
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', s->m[b], s->n[b], s->A[b], s->lda[b],
-                            (starsolve_complex64_t *)buf + a, s->m[b]);
-        a += (size_t)s->m[b] * s->n[b];
+        int b = s->idx[k], pm, pn;
+        packed_dims(s, b, &pm, &pn);
+        starsolve_complex64_t *P = (starsolve_complex64_t *)buf + a;
+        if (pm != s->m[b] || pn != s->n[b]) {
+            memset(P, 0, (size_t)pm * pn * sizeof *P);
+            for (int d = ss_min(s->m[b], s->n[b]); d < ss_min(pm, pn); d++)
+                P[d + (size_t)d * pm] = 1;
+        }
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', s->m[b], s->n[b], s->A[b], s->lda[b], P, pm);
+        a += (size_t)pm * pn;
     }
 }
 
@@ -646,14 +675,15 @@ static void unpack_chunk(const struct zvbatch_split *s, int first, int count, co
 {
     size_t a = 0, x = 0;
     for (int k = first; k < first + count; k++) {
-        int b = s->idx[k], mn = ss_min(s->m[b], s->n[b]);
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', s->m[b], s->n[b], (const starsolve_complex64_t *)buf + a, s->m[b],
+        int b = s->idx[k], mn = ss_min(s->m[b], s->n[b]), pm, pn;
+        packed_dims(s, b, &pm, &pn);
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', s->m[b], s->n[b], (const starsolve_complex64_t *)buf + a, pm,
                             s->A[b], s->lda[b]);
-        if (s->aux)
+        if (s->aux)   /* a padded LU's first mn pivots are A's */
             memcpy(s->aux[b], buf + l->aux + x * s->aux_elemsize, (size_t)mn * s->aux_elemsize);
         s->info[b] = ((const int *)(buf + l->info))[k - first];
-        a += (size_t)s->m[b] * s->n[b];
-        x += (size_t)mn;
+        a += (size_t)pm * pn;
+        x += (size_t)ss_min(pm, pn);
     }
 }
 
@@ -686,11 +716,12 @@ static void zvbatch_front_cpu(void *buffers[], void *cl_arg)
         pack_chunk(s, first, count, buf);
         size_t a = 0, x = 0;
         for (int k = first; k < first + count; k++) {
-            int b = s->idx[k];
-            ((int *)(buf + l.info))[k - first] = zvbatch_one(s->op, s->uplo, s->m[b], s->n[b], (starsolve_complex64_t *)buf + a,
-                                                              s->m[b], s->aux ? buf + l.aux + x * s->aux_elemsize : NULL);
-            a += (size_t)s->m[b] * s->n[b];
-            x += (size_t)ss_min(s->m[b], s->n[b]);
+            int pm, pn;
+            packed_dims(s, s->idx[k], &pm, &pn);
+            ((int *)(buf + l.info))[k - first] = zvbatch_one(s->op, s->uplo, pm, pn, (starsolve_complex64_t *)buf + a, pm,
+                                                              s->aux ? buf + l.aux + x * s->aux_elemsize : NULL);
+            a += (size_t)pm * pn;
+            x += (size_t)ss_min(pm, pn);
         }
         unpack_chunk(s, first, count, &l, buf);
         free(buf);
@@ -698,14 +729,27 @@ static void zvbatch_front_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef STARSOLVE_USE_CUDA
+/* the end of the run of equal packed shapes (*m x *n) that starts at entry k, before end */
+static int run_end(const struct zvbatch_split *s, int k, int end, int *m, int *n)
+{
+    packed_dims(s, s->idx[k], m, n);
+    int e = k + 1;
+    for (int pm, pn; e < end; e++) {
+        packed_dims(s, s->idx[e], &pm, &pn);
+        if (pm != *m || pn != *n)
+            break;
+    }
+    return e;
+}
+
 /* the packed chunk in GPU memory (dev, laid out as l), factored: one call of the fixed-size kernels per run of
- * equal shapes */
+ * equal packed shapes */
 static void factor_packed_cuda(const struct zvbatch_split *s, int first, int count, const struct packed_layout *l, char *dev)
 {
     size_t bytes = 0;   /* the largest run's workspace, taken once (growing it waits for the stream) */
     for (int k = first, e; k < first + count; k = e) {
-        int m = s->m[s->idx[k]], n = s->n[s->idx[k]];
-        for (e = k + 1; e < first + count && s->m[s->idx[e]] == m && s->n[s->idx[e]] == n; e++) {}
+        int m, n;
+        e = run_end(s, k, first + count, &m, &n);
         size_t w = ss_zbatch_cuda_work_bytes(s->op, m, n, e - k, 0);
         bytes = w > bytes ? w : bytes;
     }
@@ -715,8 +759,9 @@ static void factor_packed_cuda(const struct zvbatch_split *s, int first, int cou
     size_t a = 0, x = 0;
     int *info = (int *)(dev + l->info);
     for (int k = first, e; k < first + count; k = e) {
-        int m = s->m[s->idx[k]], n = s->n[s->idx[k]], mn = ss_min(m, n);
-        for (e = k + 1; e < first + count && s->m[s->idx[e]] == m && s->n[s->idx[e]] == n; e++) {}
+        int m, n;
+        e = run_end(s, k, first + count, &m, &n);
+        const int mn = ss_min(m, n);
         cuDoubleComplex *A = (cuDoubleComplex *)dev + a;
         char *X = dev + l->aux + x * s->aux_elemsize;
         long long sA = (long long)m * n;
