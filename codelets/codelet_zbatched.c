@@ -632,8 +632,9 @@ static int take_back(struct zvbatch_split *s, int *first)
     return count;
 }
 
-/* the layout of a packed chunk of idx[first .. first + count): the matrices one after another (ld = m), then
- * their pivots or tau, then their infos; offsets in bytes */
+/* the layout of a packed chunk of idx[first .. first + count): the matrices one after another in their packed
+ * dims (packed_dims; leading dimension their packed rows), then their pivots or tau, then their infos; offsets
+ * in bytes */
 struct packed_layout { size_t aux, info, bytes; };
 
 static struct packed_layout packed_layout(const struct zvbatch_split *s, int first, int count)
