@@ -548,7 +548,7 @@ void run_zvbatch_solve_claims(const struct ss_zvbatch_solve *s, const int *idx, 
 
 /* Packed bytes a GPU chunk holds (its last matrix may pass the mark). Each chunk costs the fixed-size kernels'
  * calls once per shape it holds, each on the chunk's few matrices of that shape: with 4 MB chunks the GPU alone
- * took 0.72-0.75 s for 2000 matrices of order 330 and 1.07 s for orders 128-512; 16 MB took 15-18 % off those
+ * took 0.72-0.75 s for 2000 matrices of order 330 and 1.07 s for orders 128-512; 16 MB took 14-18 % off those
  * and added 17 % at orders 32-128 (bench/NOTES.md, session 39). Two chunks' room stays pinned per CUDA worker
  * (ss_cuda_hwork), and as much GPU memory (ss_cuda_dwork2). */
 #define FRONT_CHUNK_BYTES ((size_t)16 << 20)
