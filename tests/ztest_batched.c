@@ -428,10 +428,10 @@ int test_zbatched(void)
         vbatched(4, 0);
         vbatched(0, 1);
         vbatched(3, 1);
+        vbatched_solves(0, 'N');   /* the factorizations' other uplo and shapes through both paths too */
+        vbatched_solves(3, 'C');
     }
     starsolve_set_batch_pack(0);
-    vbatched_solves(0, 'N');
-    vbatched_solves(3, 'C');
     starsolve_set_batch_chunk(0);
     batched_bad_arguments();
     return (int)(testing_counts.failed - before);
