@@ -463,19 +463,11 @@ static int zvbatch_one(int op, char uplo, int m, int n, starsolve_complex64_t *A
     return LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, A, lda, (starsolve_complex64_t *)aux);
 }
 
-/* Variable sizes on CPU workers alone: as run_zbatch_claims, one task a CPU worker claiming runs of the
- * list of matrices. Chunk tasks there need a StarPU handle per matrix, registered and unregistered by the
- * calling thread: 100000 matrices of orders 4-16 took 1.36 s on 2 cores against 0.07 s for an OpenMP loop
- * of the same LAPACKE calls, 4000 of orders 32-128 0.69-0.78x the loop (bench/NOTES.md, session 38). */
+/* Variable-size solves: as run_zbatch_claims, one task a CPU worker claiming runs of the list of matrices
+ * (the caller's arrays in place, no StarPU handle per matrix) */
 struct zvbatch_claims {
-    int op;
-    char uplo;
-    const int *idx;                    /* the matrices to factor or solve with (non-empty), in order */
-    const int *m, *n, *lda;
-    starsolve_complex64_t *const *A;
-    void *const *aux;                  /* per matrix its pivots or tau; NULL for potrf */
-    int *info;
-    const struct ss_zvbatch_solve *solve;   /* the solves' arguments (NULL: factorizations, the fields above) */
+    const struct ss_zvbatch_solve *solve;
+    const int *idx;                    /* the matrices to solve with, in order */
     long count, claim;
     long next;                         /* the first unclaimed entry of idx (atomic) */
 };
@@ -506,16 +498,8 @@ static void zvbatch_claims_cpu(void *buffers[], void *cl_arg)
         if (first >= c->count)
             return;
         long last = first + c->claim < c->count ? first + c->claim : c->count;
-        for (long p = first; p < last; p++) {
-            int b = c->idx[p];
-            if (c->solve) {   /* a solve reads its factors once: nothing to prefetch for */
-                ss_zvbatch_solve_one(c->solve, b);
-                continue;
-            }
-            if (p + 1 < last)
-                prefetch_matrix(c->A[c->idx[p + 1]], c->m[c->idx[p + 1]], c->n[c->idx[p + 1]], c->lda[c->idx[p + 1]]);
-            c->info[b] = zvbatch_one(c->op, c->uplo, c->m[b], c->n[b], c->A[b], c->lda[b], c->aux ? c->aux[b] : NULL);
-        }
+        for (long p = first; p < last; p++)   /* a solve reads its factors once: nothing to prefetch for */
+            ss_zvbatch_solve_one(c->solve, c->idx[p]);
     }
 }
 
@@ -524,27 +508,21 @@ static struct starpu_codelet cl_zvbatch_claims = {
     .callback_func = ss_trace_task_done,
 };
 
-void run_zvbatch_claims(int op, char uplo, const int *idx, int count, const int *m, const int *n,
-                        starsolve_complex64_t *const *A, const int *lda, void *const *aux, int *info, int claim)
-{
-    struct zvbatch_claims c = { .op = op, .uplo = uplo, .idx = idx, .m = m, .n = n, .lda = lda, .A = A, .aux = aux,
-                                .info = info, .count = count, .claim = claim > 0 ? claim : 1 };
-    run_on_cpu_workers(&cl_zvbatch_claims, &c, (c.count + c.claim - 1) / c.claim);
-}
-
 void run_zvbatch_solve_claims(const struct ss_zvbatch_solve *s, const int *idx, int count, int claim)
 {
-    struct zvbatch_claims c = { .op = s->op, .idx = idx, .solve = s, .count = count, .claim = claim > 0 ? claim : 1 };
+    struct zvbatch_claims c = { .solve = s, .idx = idx, .count = count, .claim = claim > 0 ? claim : 1 };
     run_on_cpu_workers(&cl_zvbatch_claims, &c, (c.count + c.claim - 1) / c.claim);
 }
 
-/* Variable sizes with GPUs: the batch, sorted by shape (src/zbatched.c), is shared from both ends. Each CUDA
- * worker takes chunks from the front (the smallest matrices, where a CPU spends its time in LAPACKE's call
+/* Variable-size factorizations: the list of matrices is shared from both ends. Each CPU worker claims runs from
+ * the back and factors them in place (the caller's arrays, no StarPU handle per matrix: a handle per matrix
+ * took 1.36 s on 2 cores for 100000 matrices of orders 4-16, against 0.07 s for an OpenMP loop of the same
+ * LAPACKE calls, bench/NOTES.md, session 38). With GPUs the list is sorted by shape (src/zbatched.c) and each
+ * CUDA worker takes chunks from the front (the smallest matrices, where a CPU spends its time in LAPACKE's call
  * overhead), copies each chunk into one pinned buffer, factors it on its GPU (one call of the fixed-size kernels
- * per run of equal shapes) and copies the results back; each CPU worker claims runs from the back and factors
- * them in place, as on CPU workers alone. The two meet where their speeds put them, with no model to calibrate,
- * and the CPUs' part costs no copy. With a StarPU handle per matrix (until session 39) adding an H100 to the
- * 16-core machine made every shape 4-14x slower (bench/NOTES.md, session 39). */
+ * per run of equal shapes) and copies the results back. The two meet where their speeds put them, with no model
+ * to calibrate, and the CPUs' part costs no copy. With a StarPU handle per matrix (until session 39) adding an
+ * H100 to the 16-core machine made every shape 4-14x slower (bench/NOTES.md, session 39). */
 
 /* Packed bytes a GPU chunk holds (its last matrix may pass the mark). Each chunk costs the fixed-size kernels'
  * calls once per shape it holds, each on the chunk's few matrices of that shape: with 4 MB chunks the GPU alone
@@ -654,38 +632,73 @@ static struct packed_layout packed_layout(const struct zvbatch_split *s, int fir
     return l;
 }
 
+/* One matrix of a packed chunk (buf, laid out as l), met in the chunk's order: its packed dims, where it, its
+ * pivots or tau and its info sit. packed_next gives the chunk's next one (c->k from first). */
+struct packed_item {
+    int k, b, pm, pn;                  /* entry k of idx, matrix b of the caller's arrays */
+    starsolve_complex64_t *A;
+    char *aux;
+    int *info;
+};
+struct packed_cursor { int k; size_t a, x; };   /* the next entry; elements of matrices and items of aux before it */
+
+static struct packed_item packed_next(const struct zvbatch_split *s, const struct packed_layout *l, char *buf,
+                                      struct packed_cursor *c, int first)
+{
+    struct packed_item it = { .k = c->k, .b = s->idx[c->k] };
+    packed_dims(s, it.b, &it.pm, &it.pn);
+    it.A = (starsolve_complex64_t *)buf + c->a;
+    it.aux = buf + l->aux + c->x * s->aux_elemsize;
+    it.info = (int *)(buf + l->info) + (c->k - first);
+    c->k++;
+    c->a += (size_t)it.pm * it.pn;
+    c->x += (size_t)ss_min(it.pm, it.pn);
+    return it;
+}
+
 /* the chunk's matrices into buf, padded (packed_dims) with zeros and ones on the diagonal (pivots, tau and infos
  * are outputs only) */
-static void pack_chunk(const struct zvbatch_split *s, int first, int count, char *buf)
+static void pack_chunk(const struct zvbatch_split *s, int first, int count, const struct packed_layout *l, char *buf)
 {
-    size_t a = 0;
-    for (int k = first; k < first + count; k++) {
-        int b = s->idx[k], pm, pn;
-        packed_dims(s, b, &pm, &pn);
-        starsolve_complex64_t *P = (starsolve_complex64_t *)buf + a;
-        if (pm != s->m[b] || pn != s->n[b]) {
-            memset(P, 0, (size_t)pm * pn * sizeof *P);
-            for (int d = ss_min(s->m[b], s->n[b]); d < ss_min(pm, pn); d++)
-                P[d + (size_t)d * pm] = 1;
+    struct packed_cursor c = { first, 0, 0 };
+    while (c.k < first + count) {
+        struct packed_item it = packed_next(s, l, buf, &c, first);
+        const int m = s->m[it.b], n = s->n[it.b];
+        if (it.pm != m || it.pn != n) {
+            memset(it.A, 0, (size_t)it.pm * it.pn * sizeof *it.A);
+            for (int d = ss_min(m, n); d < ss_min(it.pm, it.pn); d++)
+                it.A[d + (size_t)d * it.pm] = 1;
         }
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', s->m[b], s->n[b], s->A[b], s->lda[b], P, pm);
-        a += (size_t)pm * pn;
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, s->A[it.b], s->lda[it.b], it.A, it.pm);
     }
 }
 
-static void unpack_chunk(const struct zvbatch_split *s, int first, int count, const struct packed_layout *l, const char *buf)
+static void unpack_chunk(const struct zvbatch_split *s, int first, int count, const struct packed_layout *l, char *buf)
 {
-    size_t a = 0, x = 0;
-    for (int k = first; k < first + count; k++) {
-        int b = s->idx[k], mn = ss_min(s->m[b], s->n[b]), pm, pn;
-        packed_dims(s, b, &pm, &pn);
-        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', s->m[b], s->n[b], (const starsolve_complex64_t *)buf + a, pm,
-                            s->A[b], s->lda[b]);
-        if (s->aux)   /* a padded LU's first mn pivots are A's */
-            memcpy(s->aux[b], buf + l->aux + x * s->aux_elemsize, (size_t)mn * s->aux_elemsize);
-        s->info[b] = ((const int *)(buf + l->info))[k - first];
-        a += (size_t)pm * pn;
-        x += (size_t)ss_min(pm, pn);
+    struct packed_cursor c = { first, 0, 0 };
+    while (c.k < first + count) {
+        struct packed_item it = packed_next(s, l, buf, &c, first);
+        const int m = s->m[it.b], n = s->n[it.b];
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, it.A, it.pm, s->A[it.b], s->lda[it.b]);
+        if (s->aux)   /* a padded LU's first min(m, n) pivots are A's */
+            memcpy(s->aux[it.b], it.aux, (size_t)ss_min(m, n) * s->aux_elemsize);
+        s->info[it.b] = *it.info;
+    }
+}
+
+/* matrix b factored in place, in the caller's arrays */
+static void factor_in_place(const struct zvbatch_split *s, int b)
+{
+    s->info[b] = zvbatch_one(s->op, s->uplo, s->m[b], s->n[b], s->A[b], s->lda[b], s->aux ? s->aux[b] : NULL);
+}
+
+/* the packed chunk (buf, laid out as l) factored on this CPU, matrix by matrix in its packed dims */
+static void factor_packed_cpu(const struct zvbatch_split *s, int first, int count, const struct packed_layout *l, char *buf)
+{
+    struct packed_cursor c = { first, 0, 0 };
+    while (c.k < first + count) {
+        struct packed_item it = packed_next(s, l, buf, &c, first);
+        *it.info = zvbatch_one(s->op, s->uplo, it.pm, it.pn, it.A, it.pm, s->aux ? it.aux : NULL);
     }
 }
 
@@ -697,10 +710,9 @@ static void zvbatch_back_cpu(void *buffers[], void *cl_arg)
     int first, count;
     while ((count = take_back(s, &first)) > 0)
         for (int k = first + count - 1; k >= first; k--) {   /* downwards, the way the claims go */
-            int b = s->idx[k];
             if (k > first)
                 prefetch_matrix(s->A[s->idx[k - 1]], s->m[s->idx[k - 1]], s->n[s->idx[k - 1]], s->lda[s->idx[k - 1]]);
-            s->info[b] = zvbatch_one(s->op, s->uplo, s->m[b], s->n[b], s->A[b], s->lda[b], s->aux ? s->aux[b] : NULL);
+            factor_in_place(s, s->idx[k]);
         }
 }
 
@@ -715,16 +727,8 @@ static void zvbatch_front_cpu(void *buffers[], void *cl_arg)
         struct packed_layout l = packed_layout(s, first, count);
         char *buf = malloc(l.bytes);
         STARPU_ASSERT_MSG(buf, "starsolve: vbatched: out of memory");
-        pack_chunk(s, first, count, buf);
-        size_t a = 0, x = 0;
-        for (int k = first; k < first + count; k++) {
-            int pm, pn;
-            packed_dims(s, s->idx[k], &pm, &pn);
-            ((int *)(buf + l.info))[k - first] = zvbatch_one(s->op, s->uplo, pm, pn, (starsolve_complex64_t *)buf + a, pm,
-                                                              s->aux ? buf + l.aux + x * s->aux_elemsize : NULL);
-            a += (size_t)pm * pn;
-            x += (size_t)ss_min(pm, pn);
-        }
+        pack_chunk(s, first, count, &l, buf);
+        factor_packed_cpu(s, first, count, &l, buf);
         unpack_chunk(s, first, count, &l, buf);
         free(buf);
     }
@@ -798,7 +802,7 @@ static void zvbatch_front_cuda(void *buffers[], void *cl_arg)
         chunk[h].count = take_front(s, 1, &chunk[h].first);
         if (chunk[h].count > 0) {
             chunk[h].l = packed_layout(s, chunk[h].first, chunk[h].count);
-            pack_chunk(s, chunk[h].first, chunk[h].count, host + h * half);
+            pack_chunk(s, chunk[h].first, chunk[h].count, &chunk[h].l, host + h * half);
             SS_CUDA(cudaMemcpyAsync(dev + h * half, host + h * half, chunk[h].l.info, cudaMemcpyHostToDevice, st));
             factor_packed_cuda(s, chunk[h].first, chunk[h].count, &chunk[h].l, dev + h * half);
             SS_CUDA(cudaMemcpyAsync(host + h * half, dev + h * half, chunk[h].l.bytes, cudaMemcpyDeviceToHost, st));
@@ -830,33 +834,32 @@ static struct starpu_codelet cl_zvbatch_front = {
 
 void run_zvbatch_split(int op, char uplo, const int *idx, int count, const int *m, const int *n,
                        starsolve_complex64_t *const *A, const int *lda, void *const *aux, size_t aux_elemsize, int *info,
-                       int claim)
+                       int claim, int cpu_front)
 {
     struct zvbatch_split s = { .op = op, .uplo = uplo, .idx = idx, .m = m, .n = n, .lda = lda, .A = A, .aux = aux,
                                .aux_elemsize = aux_elemsize, .info = info, .claim = claim > 0 ? claim : 1,
                                .lo = 0, .hi = count };
     pthread_mutex_init(&s.lock, NULL);
-    for (int k = 0; k < count; k++) {
-        size_t bytes = packed_bytes(&s, idx[k]);
-        s.largest = bytes > s.largest ? bytes : s.largest;
-    }
     int cpus[STARPU_NMAXWORKERS], gpus[STARPU_NMAXWORKERS];
     int ncpu = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, cpus, STARPU_NMAXWORKERS);
     int ngpu = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, gpus, STARPU_NMAXWORKERS);
+    for (int k = 0; ngpu > 0 && k < count; k++) {   /* the CUDA workers' staging room */
+        size_t bytes = packed_bytes(&s, idx[k]);
+        s.largest = bytes > s.largest ? bytes : s.largest;
+    }
     struct starpu_task *tasks[STARPU_NMAXWORKERS];
     int nt = 0;
     for (int g = 0; g < ngpu; g++)
         tasks[nt++] = submit_on_worker(&cl_zvbatch_front, &s, gpus[g]);
-    for (int c = 0; c < ncpu; c++)   /* without GPUs (tests) the first CPU worker plays the front */
-        tasks[nt++] = submit_on_worker(ngpu == 0 && c == 0 && ncpu > 1 ? &cl_zvbatch_front : &cl_zvbatch_back, &s, cpus[c]);
+    for (int c = 0; c < ncpu; c++)   /* cpu_front without GPUs (tests): the first CPU worker plays the front */
+        tasks[nt++] = submit_on_worker(cpu_front && ngpu == 0 && c == 0 && ncpu > 1 ? &cl_zvbatch_front : &cl_zvbatch_back,
+                                       &s, cpus[c]);
     for (int t = 0; t < nt; t++) {
         int ret = starpu_task_wait(tasks[t]);
         STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_wait (vbatched)");
     }
     /* what no worker could take (matrices too large for our GPU kernels, and no CPU worker): this thread */
-    for (int k = s.lo; k < s.hi; k++) {
-        int b = idx[k];
-        info[b] = zvbatch_one(op, uplo, m[b], n[b], A[b], lda[b], aux ? aux[b] : NULL);
-    }
+    for (int k = s.lo; k < s.hi; k++)
+        factor_in_place(&s, idx[k]);
     pthread_mutex_destroy(&s.lock);
 }

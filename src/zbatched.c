@@ -266,9 +266,8 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
 }
 
 /* ---- variable sizes: matrix k is m[k] x n[k] at A[k] with leading dimension lda[k].
- * On CPU workers alone, claims as for fixed sizes (run_zvbatch_claims: no handles, the caller's matrices in
- * place). With GPUs the batch is sorted by shape and shared from both ends (run_zvbatch_split): the GPUs take
- * packed chunks of the smallest matrices, the CPU workers claim the largest and factor them in place. */
+ * Shared from both ends (run_zvbatch_split): the CPU workers claim runs from the back and factor them in place,
+ * no handles; with GPUs the batch is sorted by shape first, and the GPUs take packed chunks of the smallest. */
 struct shape_key { int m, n, b; };
 
 /* by m, then n, then the caller's order */
@@ -289,9 +288,7 @@ static void vbatched_run(int op, char uplo, const int *m, const int *n, starsolv
         if (ss_min(m[b], n[b]) > 0)
             idx[nonempty++] = b;
     }
-    if (nonempty > 0 && starpu_cuda_worker_get_count() == 0 && !ss_ctx.batch_pack)   /* CPU workers alone: claims */
-        run_zvbatch_claims(op, uplo, idx, nonempty, m, n, A, lda, aux, info, claim_size(nonempty));
-    else if (nonempty > 0) {   /* with GPUs: sorted by shape, shared from both ends */
+    if (nonempty > 0 && (starpu_cuda_worker_get_count() > 0 || ss_ctx.batch_pack)) {   /* a front: sorted by shape */
         struct shape_key *keys = malloc((size_t)nonempty * sizeof *keys);
         STARPU_ASSERT_MSG(keys, "starsolve: vbatched: out of memory");
         for (int p = 0; p < nonempty; p++)
@@ -300,9 +297,11 @@ static void vbatched_run(int op, char uplo, const int *m, const int *n, starsolv
         for (int p = 0; p < nonempty; p++)
             idx[p] = keys[p].b;
         free(keys);
-        run_zvbatch_split(op, uplo, idx, nonempty, m, n, A, lda, aux, aux_elemsize, info, claim_size(nonempty));
     }
-    free(idx);   /* every member empty: nothing to do, every info 0 */
+    if (nonempty > 0)   /* every member empty: nothing to do, every info 0 */
+        run_zvbatch_split(op, uplo, idx, nonempty, m, n, A, lda, aux, aux_elemsize, info, claim_size(nonempty),
+                          ss_ctx.batch_pack);
+    free(idx);
 }
 
 /* checks shared by the variable-size routines: returns 0 or the negative index of the bad argument */
