@@ -7,7 +7,10 @@
  * And an urgent stream per worker, of the device's highest priority, with its
  * own cuBLAS and cuSOLVER handles, for the critical path (ss_cuda_urgent_begin),
  * and a side stream for small results on their way to the host
- * (ss_cuda_side_stream). */
+ * (ss_cuda_side_stream).
+ * And lanes (ss_cuda_lane_*): streams of their own, each with a cuBLAS handle
+ * and device scratch, for a codelet that keeps independent pieces of work in
+ * flight at once (the variable-size batches' front). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +37,7 @@ struct cuda_worker_state {
     int in_urgent;
     cudaStream_t side;
     cudaEvent_t enter_side;
+    struct cuda_lane { cudaStream_t stream; cublasHandle_t blas; void *dwork; size_t dwork_bytes; } lane[SS_CUDA_LANES];
 };
 static struct cuda_worker_state worker_state[STARPU_NMAXWORKERS];
 
@@ -87,6 +91,16 @@ static void cusolver_shutdown_worker(void *arg)
     }
     if (w->enter_side)
         cudaEventDestroy(w->enter_side);
+    for (int i = 0; i < SS_CUDA_LANES; i++) {
+        struct cuda_lane *l = &w->lane[i];
+        if (!l->stream)
+            continue;
+        cudaStreamSynchronize(l->stream);
+        cublasDestroy(l->blas);
+        cudaStreamDestroy(l->stream);
+        if (l->dwork)
+            cudaFree(l->dwork);
+    }
     for (int slot = 0; slot < 2; slot++)
         if (w->dwork[slot])
             cudaFree(w->dwork[slot]);
@@ -214,6 +228,35 @@ static void *grow_dwork(int slot, size_t bytes)
 
 void *ss_cuda_dwork(size_t bytes) { return grow_dwork(0, bytes); }
 void *ss_cuda_dwork2(size_t bytes) { return grow_dwork(1, bytes); }
+
+/* the calling worker's lane i, made on first use (most codelets never take one) */
+static struct cuda_lane *lane_of(int i)
+{
+    STARPU_ASSERT_MSG(i >= 0 && i < SS_CUDA_LANES, "no CUDA lane %d", i);
+    struct cuda_lane *l = &worker_state[starpu_worker_get_id_check()].lane[i];
+    if (!l->stream) {
+        SS_CUDA(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking));
+        SS_CUBLAS(cublasCreate(&l->blas));
+        SS_CUBLAS(cublasSetStream(l->blas, l->stream));
+    }
+    return l;
+}
+
+cudaStream_t ss_cuda_lane_stream(int lane) { return lane_of(lane)->stream; }
+cublasHandle_t ss_cuda_lane_blas(int lane) { return lane_of(lane)->blas; }
+
+void *ss_cuda_lane_dwork(int lane, size_t bytes)
+{
+    struct cuda_lane *l = lane_of(lane);
+    if (bytes > l->dwork_bytes) {
+        SS_CUDA(cudaStreamSynchronize(l->stream));   /* work queued on the lane may still use the old buffer */
+        if (l->dwork)
+            SS_CUDA(cudaFree(l->dwork));
+        SS_CUDA(cudaMalloc(&l->dwork, bytes));
+        l->dwork_bytes = bytes;
+    }
+    return l->dwork;
+}
 
 struct ss_staging *ss_cuda_staging(size_t bytes)
 {

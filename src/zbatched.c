@@ -63,11 +63,12 @@ static size_t matrix_extent(int ld, int m, int n) { return (size_t)ld * (size_t)
 
 /* Run the batch, wait for all: on CPU workers alone by claims (run_zbatch_claims), else cut in chunks, one task
  * each (handles: each array's part of the chunk, in the codelet's order); arrays[pinned] (the one the tasks
- * write most) is then page-locked for the call. */
+ * write most) is then page-locked for the call. A batch the GPUs do not take (ss_zbatch_cuda_takes), with no CPU
+ * worker, runs on the calling thread (run_zbatch_claims): a task no worker can run would abort the call. */
 static void run_batch(const struct ss_batch_args *args, int batch, int narrays, const struct batch_array *arrays,
                        int pinned)
 {
-    if (starpu_cuda_worker_get_count() == 0) {
+    if (starpu_cuda_worker_get_count() == 0 || (starpu_cpu_worker_get_count() == 0 && !ss_zbatch_cuda_takes(args))) {
         void *base[3] = { NULL, NULL, NULL };
         size_t item_bytes[3] = { 0, 0, 0 };
         for (int a = 0; a < narrays && a < 3; a++) {
