@@ -585,6 +585,7 @@ struct zvbatch_split {
     size_t aux_elemsize;
     int *info;
     int claim;                         /* matrices a CPU claim from the back */
+    int pad;                           /* pad square LU and Cholesky to fewer shapes (packed_dims) */
     int gpu_front;                     /* the front's owners are CUDA workers: its chunks must fit our kernels */
     int fronts;                        /* front owners submitted: helping is pointless without */
     size_t largest;                    /* the largest packed_bytes of one matrix of the batch */
@@ -597,8 +598,8 @@ struct zvbatch_split {
     int nslots;
 };
 
-/* Matrix b's order in a packed chunk. A square LU or Cholesky of order n > 16 is packed as [A 0; 0 I] of the next
- * multiple of 8 (n < 64), 16 (n < 256) or 32: its factors are A's factors and I, exactly (the padding's rows are
+/* Matrix b's order in a packed chunk. With s->pad, a square LU or Cholesky of order n > 16 is packed as [A 0; 0 I]
+ * of the next multiple of 8 (n < 64), 16 (n < 256) or 32: its factors are A's factors and I, exactly (the padding's rows are
  * zero in A's columns, so no pivot comes from them and no update reaches them), its info is A's, its first n
  * pivots are A's. Few orders make long runs of one shape: the fixed-size kernels then get their batch (a chunk
  * of ~5 matrices of each of many orders left the GPU mostly idle, bench/NOTES.md, session 39), at the cost of
@@ -608,7 +609,7 @@ static void packed_dims(const struct zvbatch_split *s, int b, int *pm, int *pn)
     int m = s->m[b], n = s->n[b];
     *pm = m;
     *pn = n;
-    if (m == n && n > 16 && (s->op == SS_BATCH_GETRF || s->op == SS_BATCH_POTRF)) {
+    if (s->pad && m == n && n > 16 && (s->op == SS_BATCH_GETRF || s->op == SS_BATCH_POTRF)) {
         int step = n < 64 ? 8 : n < 256 ? 16 : 32;
         *pm = *pn = (n + step - 1) / step * step;
     }
@@ -1023,7 +1024,7 @@ static struct starpu_codelet cl_zvbatch_front = {
 
 void run_zvbatch_split(int op, char uplo, const int *idx, int count, const int *m, const int *n,
                        starsolve_complex64_t *const *A, const int *lda, void *const *aux, size_t aux_elemsize, int *info,
-                       int claim, int cpu_front)
+                       int claim, int cpu_front, int pad)
 {
     int cpus[STARPU_NMAXWORKERS], gpus[STARPU_NMAXWORKERS];
     int ncpu = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, cpus, STARPU_NMAXWORKERS);
@@ -1031,7 +1032,7 @@ void run_zvbatch_split(int op, char uplo, const int *idx, int count, const int *
     const int cpu_owner = cpu_front && ngpu == 0 && ncpu > 1;   /* tests: the first CPU worker plays the front */
     struct zvbatch_split s = { .op = op, .uplo = uplo, .idx = idx, .m = m, .n = n, .lda = lda, .A = A, .aux = aux,
                                .aux_elemsize = aux_elemsize, .info = info, .claim = claim > 0 ? claim : 1,
-                               .gpu_front = ngpu > 0, .fronts = ngpu + cpu_owner, .lo = 0, .hi = count };
+                               .pad = pad, .gpu_front = ngpu > 0, .fronts = ngpu + cpu_owner, .lo = 0, .hi = count };
     pthread_mutex_init(&s.lock, NULL);
     pthread_cond_init(&s.changed, NULL);
     if (s.fronts > 0) {

@@ -97,6 +97,55 @@ static void run_batch(const struct ss_batch_args *args, int batch, int narrays, 
     ss_unpin_host(pa->base, pin_bytes);
 }
 
+/* With GPUs, a fixed-size factorization of matrices of more than 16 rows and columns goes the variable-size way
+ * (run_zvbatch_split: the GPUs' front packs chunks from one end, the CPU workers claim from the other and help
+ * the front copy) where that measured faster than chunks as StarPU tasks (run_batch), which move the caller's
+ * memory to the GPU with no copy on the host but leave the scheduler to balance the CPUs and the GPU. On the
+ * H100 machine (bench/NOTES.md, session 40, .device/run77-78, 512 MiB-1 GiB batches, split / tasks):
+ *   14 CPU workers + the GPU, orders 32-512: getrf 0.40-0.70, potrf 0.48-0.84, geqrf 0.37-0.72 (getrf at 64-512
+ *     took 0.52-0.62x the 16 CPU workers' time alone, the tasks 1.0-1.5x); order 16: 1.95 (2^19 tiny copies);
+ *   2 CPU workers + the GPU, orders 256-512: getrf 0.54-0.81, potrf 0.90-1.12, geqrf 0.31-0.42; below 256
+ *     mostly slower (potrf 32-64 1.3-1.8, getrf 64-128 1.3-1.5, geqrf 32-64 1.4-1.6; getrf 16-32 0.72-0.77);
+ *   no CPU worker: getrf 512 0.38, 256 1.02, 128 1.43, 64 1.48, 16 2.5 (potrf and geqrf not measured).
+ * So: orders above 16 with at least 8 CPU workers a GPU, and orders of 256 up with any. starsolve_set_batch_pack(1)
+ * takes the split always (on CPU workers alone too: tests reach it there). The vendor's routines
+ * (starsolve_set_batch_vendor) take chunks as tasks. */
+static int fixed_by_split(int m, int n)
+{
+    if (ss_ctx.batch_pack)
+        return 1;
+    int gpus = starsolve_ngpus(), k = ss_min(m, n);
+    if (ss_ctx.batch_vendor || gpus == 0 || k <= 16)
+        return 0;
+    return (int)starpu_cpu_worker_get_count() >= 8 * gpus || k >= 256;
+}
+
+/* op on the batch of m x n matrices at A + b strideA, pivots or tau (aux_elemsize bytes each; NULL for potrf) at
+ * aux + b strideAux, by run_zvbatch_split: each matrix's dims and addresses in the arrays it takes */
+static void fixed_split_run(int op, char uplo, int m, int n, starsolve_complex64_t *A, int lda, long strideA, void *aux,
+                            long strideAux, size_t aux_elemsize, int *info, int batch)
+{
+    int *idx = malloc(4 * (size_t)batch * sizeof *idx);
+    starsolve_complex64_t **As = malloc((size_t)batch * sizeof *As);
+    void **auxs = malloc((size_t)batch * sizeof *auxs);
+    STARPU_ASSERT_MSG(idx && As && auxs, "starsolve: batched: out of memory");
+    int *ms = idx + batch, *ns = idx + 2 * (size_t)batch, *ldas = idx + 3 * (size_t)batch;
+    for (int b = 0; b < batch; b++) {
+        idx[b] = b;
+        ms[b] = m;
+        ns[b] = n;
+        ldas[b] = lda;
+        As[b] = A + (size_t)b * strideA;
+        auxs[b] = aux ? (char *)aux + (size_t)b * strideAux * aux_elemsize : NULL;
+    }
+    /* one shape: no padding */
+    run_zvbatch_split(op, uplo, idx, batch, ms, ns, As, ldas, aux ? auxs : NULL, aux_elemsize, info, claim_size(batch),
+                      ss_ctx.batch_pack, 0);
+    free(idx);
+    free(As);
+    free(auxs);
+}
+
 /* The arguments getrf and geqrf share, at the same positions (m, n, A, lda, strideA,
  * ipiv or tau, its stride, info, batch): 0 or LAPACK's negative index. Zeroes info. */
 static int check_factor_args(const char *me, int m, int n, const void *A, int lda, long strideA, const void *aux,
@@ -124,6 +173,10 @@ int starsolve_zgetrf_batched(int m, int n, starsolve_complex64_t *A, int lda, lo
     int k = ss_min(m, n);
     if (bad || batch == 0 || k == 0) return bad;
     if (ss_ensure_init()) return -1000;
+    if (fixed_by_split(m, n)) {
+        fixed_split_run(SS_BATCH_GETRF, 'L', m, n, A, lda, strideA, ipiv, strideIpiv, sizeof *ipiv, info, batch);
+        return 0;
+    }
     struct ss_batch_args args = { .op = SS_BATCH_GETRF, .m = m, .n = n, .lda = lda, .strideA = strideA,
                                   .strideIpiv = strideIpiv };
     struct batch_array arrays[] = {
@@ -150,6 +203,10 @@ int starsolve_zpotrf_batched(char uplo, int n, starsolve_complex64_t *A, int lda
         info[b] = 0;
     if (batch == 0 || n == 0) return 0;
     if (ss_ensure_init()) return -1000;
+    if (fixed_by_split(n, n)) {
+        fixed_split_run(SS_BATCH_POTRF, uplo, n, n, A, lda, strideA, NULL, 0, 0, info, batch);
+        return 0;
+    }
     struct ss_batch_args args = { .op = SS_BATCH_POTRF, .m = n, .n = n, .lda = lda, .strideA = strideA, .uplo = uplo };
     struct batch_array arrays[] = {
         { A, strideA, matrix_extent(lda, n, n), sizeof *A },
@@ -166,6 +223,10 @@ int starsolve_zgeqrf_batched(int m, int n, starsolve_complex64_t *A, int lda, lo
     int k = ss_min(m, n);
     if (bad || batch == 0 || k == 0) return bad;
     if (ss_ensure_init()) return -1000;
+    if (fixed_by_split(m, n)) {
+        fixed_split_run(SS_BATCH_GEQRF, 'L', m, n, A, lda, strideA, tau, strideTau, sizeof *tau, info, batch);
+        return 0;
+    }
     struct ss_batch_args args = { .op = SS_BATCH_GEQRF, .m = m, .n = n, .lda = lda, .strideA = strideA,
                                   .strideTau = strideTau };
     struct batch_array arrays[] = {
@@ -301,7 +362,7 @@ static void vbatched_run(int op, char uplo, const int *m, const int *n, starsolv
     }
     if (nonempty > 0)   /* every member empty: nothing to do, every info 0 */
         run_zvbatch_split(op, uplo, idx, nonempty, m, n, A, lda, aux, aux_elemsize, info, claim_size(nonempty),
-                          ss_ctx.batch_pack);
+                          ss_ctx.batch_pack, 1);
     free(idx);
 }
 

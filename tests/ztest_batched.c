@@ -412,18 +412,18 @@ int test_zbatched(void)
 {
     long before = testing_counts.failed;
     static const int sizes[] = { 1, 7, 32, 33, 100, 512 };
-    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
-        int n = sizes[t], chunk = t % 3 == 0 ? 0 : t % 3 == 1 ? 1 : 3;
-        lu_batch(n, n, chunk);
-        chol_batch(t % 2 ? 'U' : 'L', n, chunk);
-        qr_batch(n, n, chunk);
-    }
-    lu_batch(40, 25, 0);
-    lu_batch(25, 40, 2);
-    qr_batch(60, 20, 0);
-    qr_batch(20, 60, 0);
     for (int pack = 0; pack <= 1; pack++) {   /* pack 1: the packed chunks GPUs take, also on CPU workers alone */
         starsolve_set_batch_pack(pack);
+        for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+            int n = sizes[t], chunk = t % 3 == 0 ? 0 : t % 3 == 1 ? 1 : 3;
+            lu_batch(n, n, chunk);
+            chol_batch(t % 2 ? 'U' : 'L', n, chunk);
+            qr_batch(n, n, chunk);
+        }
+        lu_batch(40, 25, 0);
+        lu_batch(25, 40, 2);
+        qr_batch(60, 20, 0);
+        qr_batch(20, 60, 0);
         vbatched(0, 0);
         vbatched(4, 0);
         vbatched(0, 1);
