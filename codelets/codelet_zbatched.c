@@ -599,9 +599,9 @@ struct zvbatch_split {
 };
 
 /* Matrix b's order in a packed chunk. With s->pad, a square LU or Cholesky of order n > 16 is packed as [A 0; 0 I]
- * of the next multiple of 8 (n < 64), 16 (n < 256) or 32: its factors are A's factors and I, exactly (the padding's rows are
- * zero in A's columns, so no pivot comes from them and no update reaches them), its info is A's, its first n
- * pivots are A's. Few orders make long runs of one shape: the fixed-size kernels then get their batch (a chunk
+ * of the next multiple of 8 (n < 64), 16 (n < 256) or 32: its factors are A's factors and I, exactly (the
+ * padding's rows are zero in A's columns, so no pivot comes from them and no update reaches them), its info is
+ * A's, its first n pivots are A's. Few orders make long runs of one shape: the fixed-size kernels then get their batch (a chunk
  * of ~5 matrices of each of many orders left the GPU mostly idle, bench/NOTES.md, session 39), at the cost of
  * up to (1 + 8/17)^2 more bytes. Other shapes as they are. */
 static void packed_dims(const struct zvbatch_split *s, int b, int *pm, int *pn)
@@ -783,7 +783,7 @@ static int copy_for_front(struct zvbatch_split *s, int owner)
     return 0;
 }
 
-/* whether a front still has a slot whose chunk is not back in the caller's arrays yet, or may take one. Under
+/* whether a registered slot is still being packed, waits to start, flies or holds results to unpack. Under
  * s->lock. */
 static int front_busy(const struct zvbatch_split *s)
 {
