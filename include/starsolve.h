@@ -35,10 +35,11 @@ typedef struct starsolve_config {
                            (a CPU core needs ~1000x longer for a 1024 GEMM); 0: CPUs may take any; default 512 */
     int pin_lapack;     /* with CUDA workers, page-lock the caller's LAPACK arrays for the duration of a
                            call, so tiles move by DMA and overlap with work; default 1 */
-    int batch_chunk;    /* batched routines: matrices per task with GPUs, matrices per claim on CPU workers
-                           alone (one task a worker, each claiming matrices until none is left); 0
-                           (default): chosen from the sizes: with GPUs about 100 MFLOP a task, every
-                           worker getting several tasks; on CPU workers alone a worker's share / 32 */
+    int batch_chunk;    /* batched routines: matrices per task where the batch is cut into tasks (with GPUs),
+                           matrices per claim where CPU workers claim them (CPU workers alone: one task a
+                           worker, each claiming matrices until none is left; with GPUs, the CPUs' end of a
+                           batch shared from both ends); 0 (default): chosen from the sizes: about 100 MFLOP
+                           a task, every worker getting several tasks; a claim a worker's share / 32 */
     int cuda_streams;   /* CUDA workers per GPU, each with its own stream, so that an LU or Cholesky
                            panel runs beside the updates (STARPU_NWORKER_PER_CUDA, which wins if set);
                            default 2 */
@@ -425,8 +426,10 @@ int starsolve_zgels(char trans, int m, int n, int nrhs, starsolve_complex64_t *A
 
 /* ---- batched routines: many small matrices, matrix k at A + k*strideA (LAPACK layout),
  * the same m, n for all. With GPUs the batch is cut into chunks of consecutive matrices, one
- * StarPU task each (starsolve_set_batch_chunk), shared by CPU and GPU workers; on CPU workers
- * alone one task a worker claims consecutive matrices until none is left. Return 0
+ * StarPU task each (starsolve_set_batch_chunk), shared by CPU and GPU workers; except the
+ * factorizations of min(m, n) > 16 with at least 8 CPU workers a GPU, or of min(m, n) >= 256,
+ * which are shared from both ends as the variable-size ones are (starsolve_set_batch_pack);
+ * on CPU workers alone one task a worker claims consecutive matrices until none is left. Return 0
  * or a negative argument index; each matrix's LAPACK info goes to info[k]; ipiv is 1-based
  * per matrix; geqrf leaves R, the Householder vectors and tau as LAPACK's geqrf (LAPACK's
  * orgqr/ormqr accept them). geqrs: least squares with geqrf's factors (m >= n), B(1:n) = X. */
