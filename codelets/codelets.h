@@ -410,7 +410,7 @@ static inline char ss_lapack_trans(char t) { return t; }
 static inline char ss_lapack_trans(char t) { return t == 'C' ? 'T' : t; }
 #endif
 
-/* Batched routines (codelet_zbatched.c): the operation and its sizes, shared by
+/* Batched routines (codelet_zbatched.c, codelet_zvbatched.c): the operation and its sizes, shared by
  * every chunk of a batch (count: the chunk's matrices, set per chunk). */
 enum { SS_BATCH_GETRF, SS_BATCH_POTRF, SS_BATCH_GEQRF, SS_BATCH_GETRS, SS_BATCH_POTRS, SS_BATCH_GEQRS };
 /* vendor: the CUDA variant calls cuBLAS/cuSOLVER's batched routines instead of our
@@ -441,6 +441,15 @@ static inline double ss_batch_flops(const struct ss_batch_args *a)
     default:             return 2 * n * n * r;   /* getrs, potrs */
     }
 }
+
+/* What the batched codelets of every precision share (batch_workers.c). ss_prefetch_matrix: the m x n matrix at
+ * A (elements of elemsize bytes, leading dimension lda) asked into cache for writing, if it is small.
+ * ss_submit_on_worker: one task of cl (cl_arg arg) pinned to worker id, submitted, not waited for.
+ * ss_run_on_cpu_workers: one task of cl (cl_arg arg, shared) on each CPU worker, on `most` of them at most (none
+ * if most <= 0), whatever the scheduler's models say; returns when all have run. */
+void ss_prefetch_matrix(const void *A, size_t elemsize, int m, int n, int lda);
+struct starpu_task *ss_submit_on_worker(struct starpu_codelet *cl, void *arg, int id);
+void ss_run_on_cpu_workers(struct starpu_codelet *cl, void *arg, long most);
 
 /* SPIKE (codelet_zspike.c): one chunk's description, the cl_arg of every SPIKE task. A chunk is
  * a contiguous range of partitions (spike_layout.h), the unit of a task: rows first .. first +

@@ -1,0 +1,60 @@
+/* What the batched codelets of every precision share (codelet_?batched.c, codelet_?vbatched.c): a small matrix
+ * asked into cache before its factorization, and tasks pinned to workers, which the batches shared by claims use
+ * (each such task takes plain pointers to the caller's arrays, no StarPU handle). */
+#include "codelets.h"
+
+/* Matrices up to this size have the next one prefetched (into every cache level) before their
+ * factorization: small factorizations start on a cold matrix each time, and the hardware
+ * prefetcher has too few lines of one column to learn the stream. On 2 cores of an EPYC
+ * (1 MiB L2 a core), 256 MiB of matrices (bench/batched.sh), potrf of order 64 went from
+ * 26 to 32-33 GF/s and getrf of order 64 and 128 gained 2-6 %; from order 256 on, prefetching
+ * the whole next matrix or its first 128 KiB gained nothing (bench/NOTES.md, session 32). */
+#define PREFETCH_MAX_BYTES ((size_t)128 << 10)
+
+/* Ask for the m x n matrix A (leading dimension lda) in cache, for writing, if it is small.
+ * noipa: GCC 12 finds a function of prefetches alone free of side effects (pure-const) and
+ * drops every call to it at -O2. */
+__attribute__((noipa)) void ss_prefetch_matrix(const void *A, size_t elemsize, int m, int n, int lda)
+{
+    size_t column_bytes = (size_t)m * elemsize;
+    if (column_bytes * n > PREFETCH_MAX_BYTES)
+        return;
+    for (int j = 0; j < n; j++) {
+        const char *column = (const char *)A + (size_t)j * lda * elemsize;
+        for (size_t b = 0; b < column_bytes; b += 64)
+            __builtin_prefetch(column + b, 1, 3);
+    }
+}
+
+/* one task of cl pinned to worker id, not yet waited for */
+struct starpu_task *ss_submit_on_worker(struct starpu_codelet *cl, void *arg, int id)
+{
+    struct starpu_task *t = starpu_task_create();
+    t->cl = cl;
+    t->cl_arg = arg;
+    t->detach = 0;
+    t->execute_on_a_specific_worker = 1;
+    t->workerid = (unsigned)id;
+    int ret = starpu_task_submit(t);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit (%s)", cl->name);
+    return t;
+}
+
+/* one task of codelet cl (cl_arg arg, shared: on the caller's stack) on each CPU worker, on `most` of them at
+ * most (none if most <= 0), pinned to it whatever the scheduler's models say; returns when all have run */
+void ss_run_on_cpu_workers(struct starpu_codelet *cl, void *arg, long most)
+{
+    if (most <= 0)
+        return;
+    int ids[STARPU_NMAXWORKERS], n = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
+    if (n > most)
+        n = (int)most;
+    STARPU_ASSERT_MSG(n > 0, "%s: no CPU worker", cl->name);
+    struct starpu_task *tasks[STARPU_NMAXWORKERS];
+    for (int w = 0; w < n; w++)
+        tasks[w] = ss_submit_on_worker(cl, arg, ids[w]);
+    for (int w = 0; w < n; w++) {
+        int ret = starpu_task_wait(tasks[w]);
+        STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_wait (%s)", cl->name);
+    }
+}
