@@ -4,7 +4,8 @@
  * for the updates: Haidar et al.'s batched approach. Everything is queued on
  * `stream` (cuBLAS's handle must be bound to it); nothing waits for the GPU.
  * Called by the CUDA variants of codelet_zbatched.c (the worker's stream and
- * handle) and by bench/batched_gpu.c (its own). When one panel holds the whole
+ * handle), by codelet_zvbatched.c's front (a lane's) and by bench/batched_gpu.c
+ * (its own). When one panel holds the whole
  * matrix (small sizes), the panel kernel is the whole factorization.
  *   getrf: nested (see getrf_nest below): outer blocks of a few panels factored by
  *          halves, each panel (pivots, its swaps on its outer block's columns at once,

@@ -1,10 +1,12 @@
 /* Batched factorizations and solves of many small matrices, fixed size, strided
- * (matrix k at A + k strideA, LAPACK layout). With GPUs the batch is cut into chunks of
- * consecutive matrices, one task each (codelets/codelet_zbatched.c), so CPU and GPU workers
- * share the batch; chunk size: starsolve_set_batch_chunk, else about TASK_FLOPS per task,
- * with at least 4 tasks per worker when the batch allows (chunk_size). On CPU workers alone,
- * one task a worker shares the whole batch, claiming a few matrices at a time (claim_size;
- * starsolve_set_batch_chunk sets the claim).
+ * (matrix k at A + k strideA, LAPACK layout), and of variable sizes (one size per matrix).
+ * With GPUs a fixed-size batch is cut into chunks of consecutive matrices, one task each
+ * (codelets/codelet_zbatched.c), so CPU and GPU workers share the batch; chunk size:
+ * starsolve_set_batch_chunk, else about TASK_FLOPS per task, with at least 4 tasks per worker
+ * when the batch allows (chunk_size); except the factorizations fixed_by_split sends the way of
+ * the variable sizes: shared from both ends (codelets/codelet_zvbatched.c). On CPU workers
+ * alone, one task a worker shares the whole batch, claiming a few matrices at a time
+ * (claim_size; starsolve_set_batch_chunk sets the claim).
  * Return 0 or a negative argument index; each matrix's LAPACK info goes to info[k]. */
 #include <stdlib.h>
 #include "algorithms.h"
