@@ -41,15 +41,20 @@ struct starpu_task *ss_submit_on_worker(struct starpu_codelet *cl, void *arg, in
 }
 
 /* one task of codelet cl (cl_arg arg, shared: on the caller's stack) on each CPU worker, on `most` of them at
- * most (none if most <= 0), pinned to it whatever the scheduler's models say; returns when all have run */
+ * most (none if most <= 0), pinned to it whatever the scheduler's models say; returns when all have run. With
+ * no CPU worker (GPUs only) the calling thread runs cl's CPU function itself: the claims' functions read only
+ * their cl_arg, and a task no worker can run would abort the call. */
 void ss_run_on_cpu_workers(struct starpu_codelet *cl, void *arg, long most)
 {
     if (most <= 0)
         return;
     int ids[STARPU_NMAXWORKERS], n = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
+    if (n == 0) {
+        cl->cpu_funcs[0](NULL, arg);
+        return;
+    }
     if (n > most)
         n = (int)most;
-    STARPU_ASSERT_MSG(n > 0, "%s: no CPU worker", cl->name);
     struct starpu_task *tasks[STARPU_NMAXWORKERS];
     for (int w = 0; w < n; w++)
         tasks[w] = ss_submit_on_worker(cl, arg, ids[w]);

@@ -164,10 +164,6 @@ static struct starpu_codelet cl_zbatch_claims = {
 void run_zbatch_claims(const struct ss_batch_args *args, void *const base[], const size_t item_bytes[], int batch,
                        int claim)
 {
-    if (starpu_cpu_worker_get_count() == 0) {   /* GPUs only, and a batch they do not take: the calling thread */
-        zbatch_range[args->op](args, base, batch, NULL);
-        return;
-    }
     struct zbatch_claims c = { .a = *args, .batch = batch, .claim = claim > 0 ? claim : 1 };
     for (int i = 0; i < 3; i++) {
         c.base[i] = base[i];

@@ -446,7 +446,8 @@ static inline double ss_batch_flops(const struct ss_batch_args *a)
  * A (elements of elemsize bytes, leading dimension lda) asked into cache for writing, if it is small.
  * ss_submit_on_worker: one task of cl (cl_arg arg) pinned to worker id, submitted, not waited for.
  * ss_run_on_cpu_workers: one task of cl (cl_arg arg, shared) on each CPU worker, on `most` of them at most (none
- * if most <= 0), whatever the scheduler's models say; returns when all have run. */
+ * if most <= 0), whatever the scheduler's models say; returns when all have run. With no CPU worker, cl's CPU
+ * function on the calling thread. */
 void ss_prefetch_matrix(const void *A, size_t elemsize, int m, int n, int lda);
 struct starpu_task *ss_submit_on_worker(struct starpu_codelet *cl, void *arg, int id);
 void ss_run_on_cpu_workers(struct starpu_codelet *cl, void *arg, long most);

@@ -66,7 +66,8 @@ static size_t matrix_extent(int ld, int m, int n) { return (size_t)ld * (size_t)
 /* Run the batch, wait for all: on CPU workers alone by claims (run_zbatch_claims), else cut in chunks, one task
  * each (handles: each array's part of the chunk, in the codelet's order); arrays[pinned] (the one the tasks
  * write most) is then page-locked for the call. A batch the GPUs do not take (ss_zbatch_cuda_takes), with no CPU
- * worker, runs on the calling thread (run_zbatch_claims): a task no worker can run would abort the call. */
+ * worker, runs on the calling thread (run_zbatch_claims, ss_run_on_cpu_workers): a task no worker can run would
+ * abort the call. */
 static void run_batch(const struct ss_batch_args *args, int batch, int narrays, const struct batch_array *arrays,
                        int pinned)
 {
@@ -477,11 +478,7 @@ static void vsolve_run(const struct ss_zvbatch_solve *s, int batch)
     for (int b = 0; b < batch; b++)
         if (s->n[b] > 0 && s->nrhs[b] > 0)
             idx[count++] = b;
-    if (count > 0 && starpu_cpu_worker_get_count() > 0)
-        run_zvbatch_solve_claims(s, idx, count, claim_size(count));
-    else   /* no CPU worker (GPUs only): the calling thread */
-        for (int p = 0; p < count; p++)
-            ss_zvbatch_solve_one(s, idx[p]);
+    run_zvbatch_solve_claims(s, idx, count, claim_size(count));   /* no CPU worker: the calling thread */
     free(idx);
 }
 
