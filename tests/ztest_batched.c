@@ -368,7 +368,7 @@ static void vbatched_solves(int chunk, char trans)
     int two[2] = { 2, 2 }, one_rhs[2] = { 1, 1 }, neg[2] = { 2, -1 }, small[2] = { 2, 1 }, three[2] = { 3, 3 };
     starsolve_complex64_t cell[16] = { 0 }, *cells[2] = { cell, cell };
     const starsolve_complex64_t *ccells[2] = { cell, cell };
-    int p4[4], *pivs[2] = { p4, p4 };
+    int p4[4];
     const int *cpivs[2] = { p4, p4 };
     TEST_CHECK(starsolve_zgetrs_vbatched('X', two, one_rhs, ccells, two, cpivs, cells, two, 2) == -1, "zgetrs_vbatched trans X: -1");
     TEST_CHECK(starsolve_zgetrs_vbatched('N', neg, one_rhs, ccells, two, cpivs, cells, two, 2) == -2, "zgetrs_vbatched n[1] < 0: -2");
@@ -386,7 +386,6 @@ static void vbatched_solves(int chunk, char trans)
     TEST_CHECK(starsolve_zgeqrs_vbatched(three, two, one_rhs, ccells, two, (const starsolve_complex64_t *const *)ccells,
                                          cells, three, 2) == -5, "zgeqrs_vbatched lda[0] < m[0]: -5");
     TEST_CHECK(starsolve_zgetrs_vbatched('N', two, one_rhs, ccells, two, cpivs, cells, two, 0) == 0, "zgetrs_vbatched batch = 0: 0");
-    (void)pivs;
 }
 
 static void batched_bad_arguments(void)
