@@ -194,6 +194,9 @@ double check_zgetrf(int m, int n, const starsolve_complex64_t *A0, int lda0, con
     int k = m < n ? m : n, mn = m > n ? m : n;
     if (m == 0 || n == 0)
         return 0;
+    for (int i = 0; ipiv && i < k; i++)   /* a pivot LAPACK cannot give fails the check instead of corrupting it */
+        if (ipiv[i] < i + 1 || ipiv[i] > m)
+            return INFINITY;
     if (exact) {
         double anorm = znorm1(m, n, A0, lda0), resid;
         starsolve_complex64_t *L = triangle('L', m, k, LU, ldlu, 1), *U = triangle('U', k, n, LU, ldlu, 0);

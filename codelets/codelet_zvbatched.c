@@ -88,20 +88,33 @@ void run_zvbatch_solve_claims(const struct ss_zvbatch_solve *s, const int *idx, 
  * (ss_cuda_lane_*), so several chunks' kernels run at once. */
 
 /* Packed bytes a front chunk holds (its last matrix may pass the mark), and the slots a front owner has. A slot's
- * chunk costs the fixed-size kernels' calls once per shape it holds; the lanes run the slots' kernels at once,
- * so smaller chunks in more slots keep as many matrices on the GPU as fewer larger ones would, and give more
- * CPUs a slot to pack (one lane and 4 MB chunks: the GPU alone took 0.72-0.75 s for 2000 matrices of order 330;
- * 16 MB, 14-18 % less, bench/NOTES.md, session 39). Each slot stays pinned on the host (ss_cuda_hwork) and as
- * large on the GPU (ss_cuda_dwork2). */
-#define FRONT_CHUNK_BYTES ((size_t)8 << 20)
+ * chunk costs the fixed-size kernels' calls once per shape it holds, and those run fast only on many matrices at
+ * once: 2000 matrices of orders 128-512 took the GPU's kernels 223 ms in chunks of 8 MB, 82 in 32 MB, 55 in 64 MB
+ * (bench/NOTES.md, session 41). Each slot stays pinned on the host (ss_cuda_hwork) and as large on the GPU
+ * (ss_cuda_dwork2). */
+#define FRONT_CHUNK_BYTES ((size_t)32 << 20)
 #define FRONT_SLOTS 8
+
+/* A chunk is packed and unpacked in pieces, each by whichever helper takes it, so that many CPUs copy one large
+ * chunk at once (one thread a chunk bound the front: session 41). A piece is whole matrices, about PIECE_BYTES,
+ * at most PIECE_MATRICES of them (tiny matrices cost their calls more than their bytes); a chunk ends at
+ * SLOT_PIECES pieces. */
+#define PIECE_BYTES ((size_t)1 << 20)
+#define PIECE_MATRICES 256
+#define SLOT_PIECES 64
+
+/* With a front, a CPU's claim from the back also ends once its matrices' m n min(m, n) reach this (~0.2 ms of a
+ * core): a CPU inside a claim cannot copy for the front (the automatic claim, 4 matrices of order ~500, kept them
+ * away for ~15 ms at a time: session 41). */
+#define CLAIM_WORK_WITH_FRONT 4e6
 
 /* A slot's life: a helper or its owner fills it (FREE -> PACKING -> PACKED), its owner factors it (-> FLIGHT ->
  * DONE once the results are back in host), a helper or the owner copies them out (-> UNPACKING -> FREE). The
  * owner retires its slots (RETIRED) when they are all free and the front is closed. Under the split's lock. */
 enum slot_state { SLOT_FREE, SLOT_PACKING, SLOT_PACKED, SLOT_FLIGHT, SLOT_DONE, SLOT_UNPACKING, SLOT_RETIRED };
 
-struct packed_layout { size_t aux, info, bytes; };   /* offsets in a packed chunk: packed_layout() */
+struct packed_layout { size_t aux, info, bytes; };   /* offsets in a packed chunk: take_front_locked() */
+struct packed_cursor { int k; size_t a, x; };   /* entry k of idx; elements of matrices and items of aux before it */
 
 struct front_slot {
     enum slot_state state;
@@ -111,6 +124,9 @@ struct front_slot {
     char *dev;                         /* its room in GPU memory (CUDA owners) */
     int first, count;                  /* the chunk: idx[first .. first + count) */
     struct packed_layout l;
+    int npieces;                       /* piece p: entries piece[p].k .. piece[p + 1].k of the chunk */
+    struct packed_cursor piece[SLOT_PIECES + 1];
+    int next_piece, pieces_left;       /* PACKING, UNPACKING: the next piece to hand out, those not finished */
 };
 
 struct zvbatch_split {
@@ -162,60 +178,66 @@ static size_t packed_bytes(const struct zvbatch_split *s, int b)
            sizeof(int);
 }
 
-/* the next chunk from the front: [*first, *first + count), up to FRONT_CHUNK_BYTES packed (the last matrix may
- * pass it), each matrix fitting our GPU kernels when the owners are GPUs (ss_zbatch_cuda_applies); returns
- * count; 0 when none is left for the front, which then closes. Under s->lock. */
-static int take_front_locked(struct zvbatch_split *s, int *first)
+/* The next chunk from the front into slot f: idx[f->first .. f->first + f->count), up to FRONT_CHUNK_BYTES packed
+ * (the last matrix may pass it) or SLOT_PIECES pieces, each matrix fitting our GPU kernels when the owners are GPUs
+ * (ss_zbatch_cuda_applies); its pieces and its layout (the matrices one after another in their packed dims, leading
+ * dimension their packed rows, then their pivots or tau, then their infos; offsets in bytes). Returns the count;
+ * 0 when none is left for the front, which then closes. Under s->lock. */
+static int take_front_locked(struct zvbatch_split *s, struct front_slot *f)
 {
-    int k = s->lo;
-    size_t bytes = 0;
-    while (!s->front_closed && k < s->hi && bytes < FRONT_CHUNK_BYTES) {
-        int b = s->idx[k];
-#ifdef STARSOLVE_USE_CUDA
-        int pm, pn;
+    struct packed_cursor c = { s->lo, 0, 0 };
+    size_t bytes = 0, piece_bytes = 0;
+    int piece_count = 0;
+    f->npieces = 0;
+    while (!s->front_closed && c.k < s->hi && bytes < FRONT_CHUNK_BYTES) {
+        int b = s->idx[c.k], pm, pn;
         packed_dims(s, b, &pm, &pn);
+#ifdef STARSOLVE_USE_CUDA
         if (s->gpu_front && !ss_zbatch_cuda_applies(s->op, pm, pn, 0))
             break;
 #endif
-        bytes += packed_bytes(s, b);
-        k++;
+        if (piece_count == 0)
+            f->piece[f->npieces++] = c;
+        size_t mb = packed_bytes(s, b);
+        bytes += mb;
+        piece_bytes += mb;
+        piece_count++;
+        c.k++;
+        c.a += (size_t)pm * pn;
+        c.x += (size_t)ss_min(pm, pn);
+        if (piece_bytes >= PIECE_BYTES || piece_count == PIECE_MATRICES) {
+            piece_bytes = 0;
+            piece_count = 0;
+            if (f->npieces == SLOT_PIECES)
+                break;
+        }
     }
-    *first = s->lo;
-    int count = k - s->lo;
-    s->lo = k;
-    if (count == 0 && !s->front_closed) {
+    f->piece[f->npieces] = c;
+    f->first = s->lo;
+    f->count = c.k - s->lo;
+    s->lo = c.k;
+    f->l.aux = c.a * sizeof(starsolve_complex64_t);
+    f->l.info = (f->l.aux + (s->aux ? c.x * s->aux_elemsize : 0) + 15) / 16 * 16;   /* ints aligned */
+    f->l.bytes = f->l.info + (size_t)f->count * sizeof(int);
+    if (f->count == 0 && !s->front_closed) {
         s->front_closed = 1;
         pthread_cond_broadcast(&s->changed);
     }
-    return count;
+    return f->count;
 }
 
-/* the next claim from the back: [*first, *first + count); 0 when none is left. Under s->lock. */
+/* the next claim from the back: [*first, *first + count), at most s->claim matrices, with fronts also at most
+ * CLAIM_WORK_WITH_FRONT of work (at least one matrix); 0 when none is left. Under s->lock. */
 static int take_back_locked(struct zvbatch_split *s, int *first)
 {
-    int count = ss_min(s->claim, s->hi - s->lo);
+    int most = ss_min(s->claim, s->hi - s->lo), count = 0;
+    for (double work = 0; count < most && (s->fronts == 0 || work < CLAIM_WORK_WITH_FRONT); count++) {
+        const int b = s->idx[s->hi - 1 - count];
+        work += (double)s->m[b] * s->n[b] * ss_min(s->m[b], s->n[b]);
+    }
     s->hi -= count;
     *first = s->hi;
     return count;
-}
-
-/* the layout of a packed chunk of idx[first .. first + count): the matrices one after another in their packed
- * dims (packed_dims; leading dimension their packed rows), then their pivots or tau, then their infos; offsets
- * in bytes */
-static struct packed_layout packed_layout(const struct zvbatch_split *s, int first, int count)
-{
-    size_t a = 0, x = 0;
-    for (int k = first; k < first + count; k++) {
-        int pm, pn;
-        packed_dims(s, s->idx[k], &pm, &pn);
-        a += (size_t)pm * pn;
-        x += (size_t)ss_min(pm, pn);
-    }
-    struct packed_layout l;
-    l.aux = a * sizeof(starsolve_complex64_t);
-    l.info = (l.aux + (s->aux ? x * s->aux_elemsize : 0) + 15) / 16 * 16;   /* ints aligned */
-    l.bytes = l.info + (size_t)count * sizeof(int);
-    return l;
 }
 
 /* One matrix of a packed chunk (buf, laid out as l), met in the chunk's order: its packed dims, where it, its
@@ -226,8 +248,6 @@ struct packed_item {
     char *aux;
     int *info;
 };
-struct packed_cursor { int k; size_t a, x; };   /* the next entry; elements of matrices and items of aux before it */
-
 static struct packed_item packed_next(const struct zvbatch_split *s, const struct packed_layout *l, char *buf,
                                       struct packed_cursor *c, int first)
 {
@@ -242,12 +262,12 @@ static struct packed_item packed_next(const struct zvbatch_split *s, const struc
     return it;
 }
 
-/* the slot's chunk into its buffer, padded (packed_dims) with zeros and ones on the diagonal (pivots, tau and
- * infos are outputs only) */
-static void pack_slot(const struct zvbatch_split *s, const struct front_slot *f)
+/* piece p of the slot's chunk into its buffer, padded (packed_dims) with zeros and ones on the diagonal (pivots,
+ * tau and infos are outputs only) */
+static void pack_piece(const struct zvbatch_split *s, const struct front_slot *f, int p)
 {
-    struct packed_cursor c = { f->first, 0, 0 };
-    while (c.k < f->first + f->count) {
+    struct packed_cursor c = f->piece[p];
+    while (c.k < f->piece[p + 1].k) {
         struct packed_item it = packed_next(s, &f->l, f->host, &c, f->first);
         const int m = s->m[it.b], n = s->n[it.b];
         if (it.pm != m || it.pn != n) {
@@ -259,11 +279,11 @@ static void pack_slot(const struct zvbatch_split *s, const struct front_slot *f)
     }
 }
 
-/* the slot's factors, pivots or tau and infos back into the caller's arrays */
-static void unpack_slot(const struct zvbatch_split *s, const struct front_slot *f)
+/* piece p's factors, pivots or tau and infos back into the caller's arrays */
+static void unpack_piece(const struct zvbatch_split *s, const struct front_slot *f, int p)
 {
-    struct packed_cursor c = { f->first, 0, 0 };
-    while (c.k < f->first + f->count) {
+    struct packed_cursor c = f->piece[p];
+    while (c.k < f->piece[p + 1].k) {
         struct packed_item it = packed_next(s, &f->l, f->host, &c, f->first);
         const int m = s->m[it.b], n = s->n[it.b];
         LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, it.A, it.pm, s->A[it.b], s->lda[it.b]);
@@ -294,31 +314,58 @@ static void set_state(struct zvbatch_split *s, struct front_slot *f, enum slot_s
     pthread_cond_broadcast(&s->changed);
 }
 
-/* One piece of copying for the front of owner (-1: any owner's slots): a slot whose results are back unpacked,
- * else the next chunk packed into a free slot. Returns 1 if it did one, 0 if there was none to do. Called and
- * returns under s->lock, which it lets go of while it copies. */
+/* the slot of owner (-1: any) in state st (PACKING, UNPACKING) with a piece not handed out yet, the earliest chunk
+ * first (it flies or frees its slot first); NULL if none. Under s->lock. */
+static struct front_slot *find_open_piece(struct zvbatch_split *s, int owner, enum slot_state st)
+{
+    struct front_slot *best = NULL;
+    for (int i = 0; i < s->nslots; i++) {
+        struct front_slot *f = &s->slot[i];
+        if (f->state == st && f->next_piece < f->npieces && (owner < 0 || f->owner == owner) &&
+            (!best || f->first < best->first))
+            best = f;
+    }
+    return best;
+}
+
+/* f into st (PACKING, UNPACKING), its pieces all to hand out. Under s->lock. */
+static void open_pieces(struct zvbatch_split *s, struct front_slot *f, enum slot_state st)
+{
+    f->next_piece = 0;
+    f->pieces_left = f->npieces;
+    set_state(s, f, st);
+}
+
+/* One piece of copying for the front of owner (-1: any owner's slots): a piece of results unpacked (a slot whose
+ * results are back opened for it), else a piece of a chunk packed (the next chunk taken into a free slot). The
+ * last piece of a slot moves it on: PACKING -> PACKED, UNPACKING -> FREE. Returns 1 if it did one, 0 if there was
+ * none to do. Called and returns under s->lock, which it lets go of while it copies. */
 static int copy_for_front(struct zvbatch_split *s, int owner)
 {
-    struct front_slot *f = find_slot(s, owner, SLOT_DONE);
-    if (f) {
-        set_state(s, f, SLOT_UNPACKING);
-        pthread_mutex_unlock(&s->lock);
-        unpack_slot(s, f);
-        pthread_mutex_lock(&s->lock);
-        set_state(s, f, SLOT_FREE);
-        return 1;
+    struct front_slot *f = find_open_piece(s, owner, SLOT_UNPACKING);
+    if (!f && (f = find_slot(s, owner, SLOT_DONE)))
+        open_pieces(s, f, SLOT_UNPACKING);
+    if (!f)
+        f = find_open_piece(s, owner, SLOT_PACKING);
+    if (!f && !s->front_closed && (f = find_slot(s, owner, SLOT_FREE))) {
+        if (take_front_locked(s, f) > 0)
+            open_pieces(s, f, SLOT_PACKING);
+        else
+            f = NULL;
     }
-    f = s->front_closed ? NULL : find_slot(s, owner, SLOT_FREE);
-    if (f && (f->count = take_front_locked(s, &f->first)) > 0) {
-        f->l = packed_layout(s, f->first, f->count);
-        set_state(s, f, SLOT_PACKING);
-        pthread_mutex_unlock(&s->lock);
-        pack_slot(s, f);
-        pthread_mutex_lock(&s->lock);
-        set_state(s, f, SLOT_PACKED);
-        return 1;
-    }
-    return 0;
+    if (!f)
+        return 0;
+    const int p = f->next_piece++;
+    const enum slot_state st = f->state;
+    pthread_mutex_unlock(&s->lock);
+    if (st == SLOT_PACKING)
+        pack_piece(s, f, p);
+    else
+        unpack_piece(s, f, p);
+    pthread_mutex_lock(&s->lock);
+    if (--f->pieces_left == 0)
+        set_state(s, f, st == SLOT_PACKING ? SLOT_PACKED : SLOT_FREE);
+    return 1;
 }
 
 /* whether a registered slot is still being packed, waits to start, flies or holds results to unpack. Under
@@ -579,7 +626,7 @@ void run_zvbatch_split(int op, char uplo, const int *idx, int count, const int *
             size_t bytes = packed_bytes(&s, idx[k]);
             s.largest = bytes > s.largest ? bytes : s.largest;
         }
-        s.slot_bytes = (FRONT_CHUNK_BYTES + s.largest + 16 + 255) / 256 * 256;   /* packed_layout's alignment */
+        s.slot_bytes = (FRONT_CHUNK_BYTES + s.largest + 16 + 255) / 256 * 256;   /* take_front_locked's alignment */
         s.slot = calloc((size_t)s.fronts * FRONT_SLOTS, sizeof *s.slot);
         STARPU_ASSERT_MSG(s.slot, "starsolve: vbatched: out of memory");
     }

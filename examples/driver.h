@@ -91,6 +91,7 @@ struct driver_opts {
     int batch;            /* starpu_batched -batch: matrices in the batch */
     int vendor;           /* starpu_batched -vendor: also time the reference on the same data */
     int chunk;            /* starpu_batched -chunk: matrices per task (0: automatic) */
+    int pack;             /* starpu_batched -pack: the packed path whatever the rule (starsolve_set_batch_pack) */
     int kl, ku;           /* starpu_spike -kl, -ku (or -k for both): the band */
     double dominance;     /* starpu_spike -dd: degree of diagonal dominance */
     int psize;            /* starpu_spike -psize: rows per partition (0: automatic) */

@@ -29,6 +29,10 @@ int main(int argc, char **argv)
         { "-m", DRIVER_FLAG_INT, &o.m, 1, NULL, "M", "rows of each matrix (default 32; potrf: the order)" },
         { "-batch", DRIVER_FLAG_INT, &o.batch, 1, NULL, "B", "matrices in the batch; default 1000" },
         { "-chunk", DRIVER_FLAG_INT, &o.chunk, 0, NULL, "C", "matrices per task (with GPUs) or per claim (CPU workers alone); 0 (default): automatic" },
+        { "-pack", DRIVER_FLAG_SWITCH, &o.pack, 0, NULL, NULL,
+          "take the packed path whatever the library's rule (starsolve_set_batch_pack(1)): the GPUs take packed chunks "
+          "from one end of the batch, the CPU workers factor in place from the other; otherwise the library chooses "
+          "between that and chunks as StarPU tasks" },
         { "-vendor", DRIVER_FLAG_SWITCH, &o.vendor, 0, NULL, NULL,
           "also time the reference on the same matrices: an OpenMP loop of LAPACKE calls on the CPU workers' cores; "
           "with GPUs, the same call with cuBLAS/cuSOLVER's batched routines instead of our kernels" },

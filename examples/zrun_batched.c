@@ -105,6 +105,7 @@ int run_zbatched(const struct driver_opts *o)
     if (A0)
         generate(op, m, n, A0, sA, batch, (unsigned)o->seed);
     starsolve_set_batch_chunk(o->chunk);
+    starsolve_set_batch_pack(o->pack);
     omp_set_num_threads(starsolve_ncpus() > 0 ? starsolve_ncpus() : 1);
     int status = DRIVER_OK;
     double best = 0, vbest = 0;

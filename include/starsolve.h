@@ -136,8 +136,8 @@ int  starsolve_get_batch_vendor(void);
 int  starsolve_set_batch_vendor(int vendor);
 /* How the variable-size routines (?getrf/potrf/geqrf_vbatched) share out their batch: 0 (the default) by
  * claims of the batch's own matrices on CPU workers alone; with GPUs sorted by shape and shared from both ends,
- * each GPU taking packed copies of chunks of the smallest (the CPU workers packing and unpacking them between
- * their own claims), the CPU workers the largest in place. The fixed-size factorizations take that path with
+ * each GPU taking packed copies of chunks of the smallest (the CPU workers packing and unpacking them, piece by
+ * piece, between their own claims), the CPU workers the largest in place. The fixed-size factorizations take that path with
  * GPUs where it measured faster than chunks as tasks (src/zbatched.c, fixed_by_split). 1: that path always, for
  * both, also on CPU workers alone, one of them factoring the front's chunks in the GPUs' place (for tests and
  * comparisons). Returns -1 if pack is neither 0 nor 1. */
@@ -427,8 +427,8 @@ int starsolve_zgels(char trans, int m, int n, int nrhs, starsolve_complex64_t *A
 /* ---- batched routines: many small matrices, matrix k at A + k*strideA (LAPACK layout),
  * the same m, n for all. With GPUs the batch is cut into chunks of consecutive matrices, one
  * StarPU task each (starsolve_set_batch_chunk), shared by CPU and GPU workers; except the
- * factorizations of min(m, n) > 16 with at least 8 CPU workers a GPU, or of min(m, n) >= 256,
- * which are shared from both ends as the variable-size ones are (starsolve_set_batch_pack);
+ * factorizations with at least 8 CPU workers a GPU, or of min(m, n) >= 256, which are shared
+ * from both ends as the variable-size ones are (starsolve_set_batch_pack);
  * on CPU workers alone one task a worker claims consecutive matrices until none is left. Return 0
  * or a negative argument index; each matrix's LAPACK info goes to info[k]; ipiv is 1-based
  * per matrix; geqrf leaves R, the Householder vectors and tau as LAPACK's geqrf (LAPACK's

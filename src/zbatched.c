@@ -9,6 +9,7 @@
  * (claim_size; starsolve_set_batch_chunk sets the claim).
  * Return 0 or a negative argument index; each matrix's LAPACK info goes to info[k]. */
 #include <stdlib.h>
+#include <string.h>
 #include "algorithms.h"
 #include "codelets.h"
 
@@ -100,27 +101,31 @@ static void run_batch(const struct ss_batch_args *args, int batch, int narrays, 
     ss_unpin_host(pa->base, pin_bytes);
 }
 
-/* With GPUs, a fixed-size factorization of matrices of more than 16 rows and columns goes the variable-size way
- * (run_zvbatch_split: the GPUs' front packs chunks from one end, the CPU workers claim from the other and help
- * the front copy) where that measured faster than chunks as StarPU tasks (run_batch), which move the caller's
- * memory to the GPU with no copy on the host but leave the scheduler to balance the CPUs and the GPU. On the
- * H100 machine (bench/NOTES.md, session 40, .device/run77-78, 512 MiB-1 GiB batches, split / tasks):
- *   14 CPU workers + the GPU, orders 32-512: getrf 0.40-0.70, potrf 0.48-0.84, geqrf 0.37-0.72 (getrf at 64-512
- *     took 0.52-0.62x the 16 CPU workers' time alone, the tasks 1.0-1.5x); order 16: 1.95 (2^19 tiny copies);
- *   2 CPU workers + the GPU, orders 256-512: getrf 0.54-0.81, potrf 0.90-1.12, geqrf 0.31-0.42; below 256
- *     mostly slower (potrf 32-64 1.3-1.8, getrf 64-128 1.3-1.5, geqrf 32-64 1.4-1.6; getrf 16-32 0.72-0.77);
- *   no CPU worker: getrf 512 0.38, 256 1.02, 128 1.43, 64 1.48, 16 2.5 (potrf and geqrf not measured).
- * So: orders above 16 with at least 8 CPU workers a GPU, and orders of 256 up with any. starsolve_set_batch_pack(1)
- * takes the split always (on CPU workers alone too: tests reach it there). The vendor's routines
- * (starsolve_set_batch_vendor) take chunks as tasks. */
+/* With GPUs, a fixed-size factorization goes the variable-size way (run_zvbatch_split: the GPUs' front packs chunks
+ * from one end, the CPU workers claim from the other and help the front copy) where that measured faster than
+ * chunks as StarPU tasks (run_batch), which move the caller's memory to the GPU with no copy on the host but leave
+ * the scheduler to balance the CPUs and the GPU. On the H100 machine (bench/NOTES.md, 512 MiB-1 GiB batches,
+ * split / tasks):
+ *   session 40, 14 CPU workers + the GPU, orders 32-512: getrf 0.40-0.70, potrf 0.48-0.84, geqrf 0.37-0.72
+ *     (getrf at 64-512 took 0.52-0.62x the 16 CPU workers' time alone, the tasks 1.0-1.5x); session 41, after
+ *     the split's chunks became pieces many CPUs copy: order 16 getrf 0.67 (it was 1.95);
+ *   2 CPU workers + the GPU, orders 256-512: session 40 getrf 0.54-0.81, potrf 0.90-1.12, geqrf 0.31-0.42 (the
+ *     split's getrf 512 twice as fast since, session 41); below 256 slower (session 41: getrf 16 / 64 / 128
+ *     2.2 / 1.2 / 1.35, potrf 64 1.5, geqrf 64 1.0);
+ *   no CPU worker: getrf 512 0.38, 256 1.02, 128 1.43 (session 40), 64 1.8 (session 41).
+ * So: every order with at least 8 CPU workers a GPU, and orders of 256 up with any. starsolve_set_batch_pack(1)
+ * takes the split always (on CPU workers alone too: tests reach it there), except the vendor's routines
+ * (starsolve_set_batch_vendor), which take chunks as tasks. */
 static int fixed_by_split(int m, int n)
 {
+    if (ss_ctx.batch_vendor)   /* the vendor's routines run in tasks only */
+        return 0;
     if (ss_ctx.batch_pack)
         return 1;
-    int gpus = starsolve_ngpus(), k = ss_min(m, n);
-    if (ss_ctx.batch_vendor || gpus == 0 || k <= 16)
+    int gpus = starsolve_ngpus();
+    if (gpus == 0)
         return 0;
-    return (int)starpu_cpu_worker_get_count() >= 8 * gpus || k >= 256;
+    return (int)starpu_cpu_worker_get_count() >= 8 * gpus || ss_min(m, n) >= 256;
 }
 
 /* op on the batch of m x n matrices at A + b strideA, pivots or tau (aux_elemsize bytes each; NULL for potrf) at
@@ -333,13 +338,35 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
 /* ---- variable sizes: matrix k is m[k] x n[k] at A[k] with leading dimension lda[k].
  * Shared from both ends (run_zvbatch_split): the CPU workers claim runs from the back and factor them in place,
  * no handles; with GPUs the batch is sorted by shape first, and the GPUs take packed chunks of the smallest. */
-struct shape_key { int m, n, b; };
-
-/* by m, then n, then the caller's order */
-static int by_shape(const void *x, const void *y)
+/* One stable counting pass: idx[0 .. count) into out by key[idx[p]] (0 <= key <= kmax), equal keys in their order */
+static void counting_pass(const int *idx, int *out, int count, const int *key, int kmax, int *counts)
 {
-    const struct shape_key *p = x, *q = y;
-    return p->m != q->m ? (p->m > q->m) - (p->m < q->m) : p->n != q->n ? (p->n > q->n) - (p->n < q->n) : (p->b > q->b) - (p->b < q->b);
+    memset(counts, 0, ((size_t)kmax + 2) * sizeof *counts);
+    for (int p = 0; p < count; p++)
+        counts[key[idx[p]] + 1]++;
+    for (int k = 0; k <= kmax; k++)
+        counts[k + 1] += counts[k];
+    for (int p = 0; p < count; p++)
+        out[counts[key[idx[p]]]++] = idx[p];
+}
+
+/* idx[0 .. count) sorted by m, then n, then the caller's order (idx comes in it): two stable counting passes, by n
+ * then by m (qsort took ~8.5 ms for 100000 matrices of orders 1-16, a quarter of the whole call with a GPU:
+ * bench/NOTES.md, session 41). The count array has an entry per order up to the largest: fewer bytes than the
+ * largest matrix holds. */
+static void sort_by_shape(int *idx, int count, const int *m, const int *n)
+{
+    int mmax = 0, nmax = 0;
+    for (int p = 0; p < count; p++) {
+        mmax = ss_max(mmax, m[idx[p]]);
+        nmax = ss_max(nmax, n[idx[p]]);
+    }
+    int *tmp = malloc((size_t)count * sizeof *tmp), *counts = malloc(((size_t)ss_max(mmax, nmax) + 2) * sizeof *counts);
+    STARPU_ASSERT_MSG(tmp && counts, "starsolve: vbatched: out of memory");
+    counting_pass(idx, tmp, count, n, nmax, counts);
+    counting_pass(tmp, idx, count, m, mmax, counts);
+    free(counts);
+    free(tmp);
 }
 
 static void vbatched_run(int op, char uplo, const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda,
@@ -353,16 +380,8 @@ static void vbatched_run(int op, char uplo, const int *m, const int *n, starsolv
         if (ss_min(m[b], n[b]) > 0)
             idx[nonempty++] = b;
     }
-    if (nonempty > 0 && (starpu_cuda_worker_get_count() > 0 || ss_ctx.batch_pack)) {   /* a front: sorted by shape */
-        struct shape_key *keys = malloc((size_t)nonempty * sizeof *keys);
-        STARPU_ASSERT_MSG(keys, "starsolve: vbatched: out of memory");
-        for (int p = 0; p < nonempty; p++)
-            keys[p] = (struct shape_key){ m[idx[p]], n[idx[p]], idx[p] };
-        qsort(keys, (size_t)nonempty, sizeof *keys, by_shape);
-        for (int p = 0; p < nonempty; p++)
-            idx[p] = keys[p].b;
-        free(keys);
-    }
+    if (nonempty > 0 && (starpu_cuda_worker_get_count() > 0 || ss_ctx.batch_pack))   /* a front: sorted by shape */
+        sort_by_shape(idx, nonempty, m, n);
     if (nonempty > 0)   /* every member empty: nothing to do, every info 0 */
         run_zvbatch_split(op, uplo, idx, nonempty, m, n, A, lda, aux, aux_elemsize, info, claim_size(nonempty),
                           ss_ctx.batch_pack, 1);

@@ -279,6 +279,43 @@ static void vbatched(int chunk, int repeats)
 /* variable-size solves after the variable-size factorizations: orders 0..60 (lda, ldb above the minimum on
  * some), 0..3 right-hand sides, trans N then C for getrs; geqrs on tall members (m = n + b % 5) with consistent
  * right-hand sides B = A Xt */
+/* many tiny matrices: with a front (pack 1) a chunk is cut into pieces of at most a few hundred matrices, and a
+ * chunk ends at its last piece, so this batch makes many pieces in more than one chunk; one singular member */
+static void vbatched_many(void)
+{
+    enum { B = 20000 };
+    int *m = testing_alloc(B * sizeof *m), *lda = testing_alloc(B * sizeof *lda), *info = testing_alloc(B * sizeof *info);
+    starsolve_complex64_t **A0 = testing_alloc(B * sizeof *A0), **A = testing_alloc(B * sizeof *A);
+    int **ipiv = testing_alloc(B * sizeof *ipiv);
+    for (int b = 0; b < B; b++) {
+        m[b] = 1 + (b * 7) % 6;
+        lda[b] = m[b] + b % 2;
+        A0[b] = testing_alloc((size_t)lda[b] * m[b] * sizeof **A0);
+        A[b] = testing_alloc((size_t)lda[b] * m[b] * sizeof **A);
+        ipiv[b] = testing_alloc((size_t)m[b] * sizeof **ipiv);
+        gen_zmatrix(m[b], m[b], A0[b], lda[b], 700 + b);
+        if (b == 12345)
+            for (int i = 0; i < m[b]; i++) A0[b][i] = 0;
+        LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m[b], m[b], A0[b], lda[b], A[b], lda[b]);
+    }
+    starsolve_set_batch_chunk(0);
+    int ret = starsolve_zgetrf_vbatched(m, m, A, lda, ipiv, info, B), infos_ok = 1;
+    double worst = 0;
+    for (int b = 0; b < B && ret == 0; b++) {
+        if (b == 12345) { infos_ok &= info[b] == 1; continue; }
+        infos_ok &= info[b] == 0;
+        double r = check_zgetrf(m[b], m[b], A0[b], lda[b], A[b], lda[b], ipiv[b], 1);
+        worst = r > worst || isnan(r) ? r : worst;
+    }
+    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zgetrf_vbatched %d orders 1..6 pack=%d: ret %d, "
+               "infos %s (member 12345 singular: info %d), worst ||PA-LU||/(||A|| n eps) = %.3g", B,
+               starsolve_get_batch_pack(), ret, infos_ok ? "right" : "WRONG", info[12345], worst);
+    for (int b = 0; b < B; b++) {
+        free(A0[b]); free(A[b]); free(ipiv[b]);
+    }
+    free(m); free(lda); free(info); free(A0); free(A); free(ipiv);
+}
+
 static void vbatched_solves(int chunk, char trans)
 {
     enum { B = 17 };
@@ -427,6 +464,7 @@ int test_zbatched(void)
         vbatched(4, 0);
         vbatched(0, 1);
         vbatched(3, 1);
+        vbatched_many();
         vbatched_solves(0, 'N');   /* the factorizations' other uplo and shapes through both paths too */
         vbatched_solves(3, 'C');
     }
