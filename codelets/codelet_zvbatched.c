@@ -414,7 +414,7 @@ static void zvbatch_back_cpu(void *buffers[], void *cl_arg)
 static void help_fronts_from_caller(struct zvbatch_split *s)
 {
     pthread_mutex_lock(&s->lock);
-    while (!s->front_closed || front_busy(s))
+    while ((s->fronts > 0 && !s->front_closed) || front_busy(s))
         if (!copy_for_front(s, -1))
             pthread_cond_wait(&s->changed, &s->lock);
     pthread_mutex_unlock(&s->lock);
@@ -581,15 +581,33 @@ static int done_on_cuda(struct front_slot *f, void *ctx)
     return 1;
 }
 
+/* A front owner that cannot run (no room for its slots) leaves without registering any: the helpers stop counting
+ * on it, and with no front left the calling thread stops helping. */
+static void withdraw_front(struct zvbatch_split *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->fronts--;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+}
+
 static void zvbatch_front_cuda(void *buffers[], void *cl_arg)
 {
     (void)buffers;
     struct zvbatch_split *s = cl_arg;
+    /* the slots' room, pinned and on the GPU; where there is none (StarPU may hold most of the GPU's memory), this
+     * GPU takes no chunk and the CPU workers or the calling thread factor the batch */
+    char *host = ss_cuda_hwork_try(FRONT_SLOTS * s->slot_bytes);
+    char *dev = host ? ss_cuda_dwork2_try(FRONT_SLOTS * s->slot_bytes) : NULL;
+    if (!dev) {
+        withdraw_front(s);
+        return;
+    }
     cudaEvent_t done[FRONT_SLOTS];
     for (int i = 0; i < FRONT_SLOTS; i++)
         SS_CUDA(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming));
     const struct front_owner gpu = { start_on_cuda, done_on_cuda, done };
-    run_front(s, &gpu, ss_cuda_hwork(FRONT_SLOTS * s->slot_bytes), ss_cuda_dwork2(FRONT_SLOTS * s->slot_bytes));
+    run_front(s, &gpu, host, dev);
     for (int i = 0; i < FRONT_SLOTS; i++)
         SS_CUDA(cudaEventDestroy(done[i]));
 }

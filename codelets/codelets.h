@@ -90,6 +90,9 @@ void *ss_cuda_dwork(size_t bytes);
 /* A second device scratch, for data a codelet keeps across a call that uses ss_cuda_dwork. */
 void *ss_cuda_dwork2(size_t bytes);
 void *ss_cuda_hwork(size_t bytes);
+/* The same, NULL where there is no room (the caller then does without) instead of ending the process. */
+void *ss_cuda_dwork2_try(size_t bytes);
+void *ss_cuda_hwork_try(size_t bytes);
 /* The calling CUDA worker's lanes 0 .. SS_CUDA_LANES - 1: streams beside StarPU's (not ordered with it), each
  * with its own cuBLAS handle on it and device scratch that grows on demand (after the lane's stream is idle),
  * made on first use and kept until shutdown. For a codelet that keeps several independent pieces of work in

@@ -212,6 +212,7 @@ cusolverDnParams_t ss_cusolver_params(void)
     return worker_state[starpu_worker_get_id_check()].params;
 }
 
+/* the calling worker's device scratch `slot` of at least `bytes`; NULL (and none kept) if the GPU has no room */
 static void *grow_dwork(int slot, size_t bytes)
 {
     struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
@@ -220,14 +221,30 @@ static void *grow_dwork(int slot, size_t bytes)
         SS_CUDA(cudaStreamSynchronize(ss_cuda_stream()));
         if (w->dwork[slot])
             SS_CUDA(cudaFree(w->dwork[slot]));
-        SS_CUDA(cudaMalloc(&w->dwork[slot], bytes));
+        w->dwork[slot] = NULL;
+        w->dwork_bytes[slot] = 0;
+        cudaError_t e = cudaMalloc(&w->dwork[slot], bytes);
+        if (e == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();   /* not sticky: clear it for the next call's check */
+            w->dwork[slot] = NULL;
+            return NULL;
+        }
+        SS_CUDA(e);
         w->dwork_bytes[slot] = bytes;
     }
     return w->dwork[slot];
 }
 
-void *ss_cuda_dwork(size_t bytes) { return grow_dwork(0, bytes); }
-void *ss_cuda_dwork2(size_t bytes) { return grow_dwork(1, bytes); }
+static void *must(void *p, const char *what)
+{
+    if (!p)
+        ss_cuda_fail(what, cudaErrorMemoryAllocation, __FILE__, __LINE__);
+    return p;
+}
+
+void *ss_cuda_dwork(size_t bytes) { return must(grow_dwork(0, bytes), "cudaMalloc (scratch)"); }
+void *ss_cuda_dwork2(size_t bytes) { return must(grow_dwork(1, bytes), "cudaMalloc (scratch)"); }
+void *ss_cuda_dwork2_try(size_t bytes) { return grow_dwork(1, bytes); }
 
 /* the calling worker's lane i, made on first use (most codelets never take one) */
 static struct cuda_lane *lane_of(int i)
@@ -337,18 +354,28 @@ void ss_cuda_report_info_async(const int *dinfo, int offset, starsolve_request_t
     ss_cuda_ints_to_host_async(s, &r->info, dinfo, 1, report_info, after);
 }
 
-void *ss_cuda_hwork(size_t bytes)
+void *ss_cuda_hwork_try(size_t bytes)
 {
     struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
     if (bytes > w->hwork_bytes) {
         SS_CUDA(cudaStreamSynchronize(ss_cuda_stream()));
         if (w->hwork)
             SS_CUDA(cudaFreeHost(w->hwork));
-        SS_CUDA(cudaMallocHost(&w->hwork, bytes));
+        w->hwork = NULL;
+        w->hwork_bytes = 0;
+        cudaError_t e = cudaMallocHost(&w->hwork, bytes);
+        if (e == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            w->hwork = NULL;
+            return NULL;
+        }
+        SS_CUDA(e);
         w->hwork_bytes = bytes;
     }
     return w->hwork;
 }
+
+void *ss_cuda_hwork(size_t bytes) { return must(ss_cuda_hwork_try(bytes), "cudaMallocHost (scratch)"); }
 
 void *const *ss_cuda_pointer_array(void *const *host, int count, cudaStream_t stream)
 {
