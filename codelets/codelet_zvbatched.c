@@ -81,8 +81,8 @@ void run_zvbatch_solve_claims(const struct ss_zvbatch_solve *s, const int *idx, 
  *
  * The copies in and out of the slots are what bound a GPU fed by its worker's thread alone (~2-3 GB/s, one
  * chunk at a time, bench/NOTES.md, session 39). So every CPU worker helps: before each claim from the back it
- * unpacks a slot whose results are back, or packs the next chunk into a free slot, and claims from the back only
- * when no slot needs it. While the GPU keeps up, the CPUs spend their time feeding it (a copy costs a CPU a
+ * unpacks a piece of a slot whose results are back, or packs a piece of a chunk into a slot (many CPUs share one
+ * chunk's pieces), and claims from the back only when no slot needs it. While the GPU keeps up, the CPUs spend their time feeding it (a copy costs a CPU a
  * fraction of a factorization); when it falls behind, its slots stay full and the CPUs factor from the back.
  * Without CPU workers the calling thread helps instead. Each of a CUDA worker's slots has its own lane
  * (ss_cuda_lane_*), so several chunks' kernels run at once. */
