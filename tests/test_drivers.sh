@@ -269,6 +269,13 @@ for op in getrf potrf geqrf; do
 done
 run "$BATCHED" -op geqrf -m 40 -n 15 -batch 10 -check
 if [ "$status" -eq 0 ] && within_bound "$(value_of "$BERR_NAME")"; then pass; else fail "$BATCHED -op geqrf -m 40 -n 15: exit status $status"; fi
+# -pack: the packed path (one CPU worker plays the GPUs' front when there are none), checked, and -vendor still
+# times the reference beside it
+for op in getrf potrf geqrf; do
+    run "$BATCHED" -op "$op" -m 20 -batch 300 -pack -check -vendor
+    if [ "$status" -eq 0 ] && within_bound "$(value_of "$BERR_NAME")" && grep -q "reference (" "$tmp/out"; then pass
+    else fail "$BATCHED -op $op -pack: exit status $status, $BERR_NAME='$(value_of "$BERR_NAME")'"; fi
+done
 usage_error "$BATCHED" -op lu
 usage_error "$BATCHED" -batch 0
 usage_error "$BATCHED" -op potrf -m 8 -n 6       # potrf: square
