@@ -352,8 +352,8 @@ static void counting_pass(const int *idx, int *out, int count, const int *key, i
 
 /* idx[0 .. count) sorted by m, then n, then the caller's order (idx comes in it): two stable counting passes, by n
  * then by m (qsort took ~8.5 ms for 100000 matrices of orders 1-16, a quarter of the whole call with a GPU:
- * bench/NOTES.md, session 41). The count array has an entry per order up to the largest: fewer bytes than the
- * largest matrix holds. */
+ * bench/NOTES.md, session 41). The count array has an int per order up to the largest order: as many bytes as
+ * one column (or row) of the largest matrix holds in single precision. */
 static void sort_by_shape(int *idx, int count, const int *m, const int *n)
 {
     int mmax = 0, nmax = 0;
