@@ -82,8 +82,9 @@ void run_zvbatch_solve_claims(const struct ss_zvbatch_solve *s, const int *idx, 
  * The copies in and out of the slots are what bound a GPU fed by its worker's thread alone (~2-3 GB/s, one
  * chunk at a time, bench/NOTES.md, session 39). So every CPU worker helps: before each claim from the back it
  * unpacks a piece of a slot whose results are back, or packs a piece of a chunk into a slot (many CPUs share one
- * chunk's pieces), and claims from the back only when no slot needs it. While the GPU keeps up, the CPUs spend their time feeding it (a copy costs a CPU a
- * fraction of a factorization); when it falls behind, its slots stay full and the CPUs factor from the back.
+ * chunk's pieces), and claims from the back only when no slot needs it. While the GPU keeps up, the CPUs spend
+ * their time feeding it (a copy costs a CPU a fraction of a factorization); when it falls behind, its slots stay
+ * full and the CPUs factor from the back.
  * Without CPU workers the calling thread helps instead. Each of a CUDA worker's slots has its own lane
  * (ss_cuda_lane_*), so several chunks' kernels run at once. */
 
@@ -660,7 +661,8 @@ void run_zvbatch_split(int op, char uplo, const int *idx, int count, const int *
         int ret = starpu_task_wait(tasks[t]);
         STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_wait (vbatched)");
     }
-    /* what no worker could take (matrices too large for our GPU kernels, and no CPU worker): this thread */
+    /* what no worker could take (matrices too large for our GPU kernels, or GPUs without room for their slots, and
+     * no CPU worker): this thread */
     for (int k = s.lo; k < s.hi; k++)
         factor_in_place(&s, idx[k]);
     free(s.slot);

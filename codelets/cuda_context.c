@@ -212,27 +212,35 @@ cusolverDnParams_t ss_cusolver_params(void)
     return worker_state[starpu_worker_get_id_check()].params;
 }
 
-/* the calling worker's device scratch `slot` of at least `bytes`; NULL (and none kept) if the GPU has no room */
-static void *grow_dwork(int slot, size_t bytes)
+/* A scratch buffer *buf of *have bytes grown to at least `bytes` by alloc / release (cudaMalloc / cudaFree, or
+ * cudaMallocHost / cudaFreeHost), once `stream` is idle (work queued on it may still use the old buffer). NULL,
+ * with no buffer kept, where there is no room. */
+static void *grow_scratch(void **buf, size_t *have, size_t bytes, cudaStream_t stream,
+                          cudaError_t (*alloc)(void **, size_t), cudaError_t (*release)(void *))
 {
-    struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
-    if (bytes > w->dwork_bytes[slot]) {
-        /* work queued on the stream may still use the old buffer */
-        SS_CUDA(cudaStreamSynchronize(ss_cuda_stream()));
-        if (w->dwork[slot])
-            SS_CUDA(cudaFree(w->dwork[slot]));
-        w->dwork[slot] = NULL;
-        w->dwork_bytes[slot] = 0;
-        cudaError_t e = cudaMalloc(&w->dwork[slot], bytes);
+    if (bytes > *have) {
+        SS_CUDA(cudaStreamSynchronize(stream));
+        if (*buf)
+            SS_CUDA(release(*buf));
+        *buf = NULL;
+        *have = 0;
+        cudaError_t e = alloc(buf, bytes);
         if (e == cudaErrorMemoryAllocation) {
             (void)cudaGetLastError();   /* not sticky: clear it for the next call's check */
-            w->dwork[slot] = NULL;
+            *buf = NULL;
             return NULL;
         }
         SS_CUDA(e);
-        w->dwork_bytes[slot] = bytes;
+        *have = bytes;
     }
-    return w->dwork[slot];
+    return *buf;
+}
+
+/* the calling worker's device scratch `slot` of at least `bytes`; NULL if the GPU has no room */
+static void *grow_dwork(int slot, size_t bytes)
+{
+    struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
+    return grow_scratch(&w->dwork[slot], &w->dwork_bytes[slot], bytes, ss_cuda_stream(), cudaMalloc, cudaFree);
 }
 
 static void *must(void *p, const char *what)
@@ -265,14 +273,8 @@ cublasHandle_t ss_cuda_lane_blas(int lane) { return lane_of(lane)->blas; }
 void *ss_cuda_lane_dwork(int lane, size_t bytes)
 {
     struct cuda_lane *l = lane_of(lane);
-    if (bytes > l->dwork_bytes) {
-        SS_CUDA(cudaStreamSynchronize(l->stream));   /* work queued on the lane may still use the old buffer */
-        if (l->dwork)
-            SS_CUDA(cudaFree(l->dwork));
-        SS_CUDA(cudaMalloc(&l->dwork, bytes));
-        l->dwork_bytes = bytes;
-    }
-    return l->dwork;
+    void *p = grow_scratch(&l->dwork, &l->dwork_bytes, bytes, l->stream, cudaMalloc, cudaFree);
+    return must(p, "cudaMalloc (lane scratch)");
 }
 
 struct ss_staging *ss_cuda_staging(size_t bytes)
@@ -357,22 +359,7 @@ void ss_cuda_report_info_async(const int *dinfo, int offset, starsolve_request_t
 void *ss_cuda_hwork_try(size_t bytes)
 {
     struct cuda_worker_state *w = &worker_state[starpu_worker_get_id_check()];
-    if (bytes > w->hwork_bytes) {
-        SS_CUDA(cudaStreamSynchronize(ss_cuda_stream()));
-        if (w->hwork)
-            SS_CUDA(cudaFreeHost(w->hwork));
-        w->hwork = NULL;
-        w->hwork_bytes = 0;
-        cudaError_t e = cudaMallocHost(&w->hwork, bytes);
-        if (e == cudaErrorMemoryAllocation) {
-            (void)cudaGetLastError();
-            w->hwork = NULL;
-            return NULL;
-        }
-        SS_CUDA(e);
-        w->hwork_bytes = bytes;
-    }
-    return w->hwork;
+    return grow_scratch(&w->hwork, &w->hwork_bytes, bytes, ss_cuda_stream(), cudaMallocHost, cudaFreeHost);
 }
 
 void *ss_cuda_hwork(size_t bytes) { return must(ss_cuda_hwork_try(bytes), "cudaMallocHost (scratch)"); }

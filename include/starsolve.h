@@ -137,10 +137,10 @@ int  starsolve_set_batch_vendor(int vendor);
 /* How the variable-size routines (?getrf/potrf/geqrf_vbatched) share out their batch: 0 (the default) by
  * claims of the batch's own matrices on CPU workers alone; with GPUs sorted by shape and shared from both ends,
  * each GPU taking packed copies of chunks of the smallest (the CPU workers packing and unpacking them, piece by
- * piece, between their own claims), the CPU workers the largest in place. The fixed-size factorizations take that path with
- * GPUs where it measured faster than chunks as tasks (src/zbatched.c, fixed_by_split). 1: that path always, for
- * both, also on CPU workers alone, one of them factoring the front's chunks in the GPUs' place (for tests and
- * comparisons). Returns -1 if pack is neither 0 nor 1. */
+ * piece, between their own claims), the CPU workers the largest in place. The fixed-size factorizations take
+ * that path with GPUs where it measured faster than chunks as tasks (src/zbatched.c, fixed_by_split). 1: that
+ * path always, for both, also on CPU workers alone, one of them factoring the front's chunks in the GPUs' place
+ * (for tests and comparisons). Returns -1 if pack is neither 0 nor 1. */
 int  starsolve_get_batch_pack(void);
 int  starsolve_set_batch_pack(int pack);
 /* Rows per partition of the SPIKE solver (0: automatic: one partition per worker, each of at
