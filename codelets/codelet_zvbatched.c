@@ -533,28 +533,51 @@ static int run_end(const struct zvbatch_split *s, int k, int end, int *m, int *n
     return e;
 }
 
+/* the device workspace of a slot's largest kernel call with its runs of equal shapes cut at cap matrices */
+static size_t slot_work_bytes(const struct zvbatch_split *s, const struct front_slot *f, int cap)
+{
+    const int end = f->first + f->count;
+    size_t bytes = 0;
+    for (int k = f->first, e; k < end; k = e) {
+        int m, n;
+        e = run_end(s, k, end, &m, &n);
+        size_t w = ss_zbatch_cuda_work_bytes(s->op, m, n, ss_min(e - k, cap), 0);
+        bytes = w > bytes ? w : bytes;
+    }
+    return bytes + 256;
+}
+
+/* GPU memory a CUDA front owner leaves free: a kernel's code is loaded on its first launch (CUDA's lazy loading)
+ * and cuBLAS may allocate in a call, and either ends the process where the GPU has no room (a front that had its
+ * slots and left 2 MB free failed both ways, bench/NOTES.md, session 42). */
+#define FRONT_RESERVE ((size_t)64 << 20)
+
 /* A CUDA worker as the front's owner: a slot sent, factored (one call of the fixed-size kernels per run of
- * equal packed shapes) and sent back on the slot's lane, an event recorded behind it */
+ * equal packed shapes) and sent back on the slot's lane, an event recorded behind it. The kernels' workspace
+ * grows with the matrices a call takes; where it would leave less than FRONT_RESERVE free (StarPU may hold most
+ * of the GPU's memory), the runs are cut into calls of half as many matrices, down to one, and past that the
+ * owner factors the slot on the host, as a CPU front owner would. */
 static void start_on_cuda(const struct zvbatch_split *s, struct front_slot *f, void *ctx)
 {
     cudaEvent_t *done = ctx;
     const int first = f->first, end = f->first + f->count;
-    size_t bytes = 0;   /* the largest run's workspace */
-    for (int k = first, e; k < end; k = e) {
-        int m, n;
-        e = run_end(s, k, end, &m, &n);
-        size_t w = ss_zbatch_cuda_work_bytes(s->op, m, n, e - k, 0);
-        bytes = w > bytes ? w : bytes;
-    }
-    void *work = ss_cuda_lane_dwork(f->lane, bytes + 256);
-    cublasHandle_t h = ss_cuda_lane_blas(f->lane);
     cudaStream_t st = ss_cuda_lane_stream(f->lane);
+    int cap = f->count;
+    void *work;
+    while (!(work = ss_cuda_lane_dwork_try(f->lane, slot_work_bytes(s, f, cap), FRONT_RESERVE)) && cap > 1)
+        cap = (cap + 1) / 2;
+    if (!work) {
+        start_on_cpu(s, f, NULL);
+        SS_CUDA(cudaEventRecord(done[f->lane], st));   /* nothing queued before it: done at once */
+        return;
+    }
+    cublasHandle_t h = ss_cuda_lane_blas(f->lane);
     SS_CUDA(cudaMemcpyAsync(f->dev, f->host, f->l.info, cudaMemcpyHostToDevice, st));
     size_t a = 0, x = 0;
     int *info = (int *)(f->dev + f->l.info);
     for (int k = first, e; k < end; k = e) {
         int m, n;
-        e = run_end(s, k, end, &m, &n);
+        e = ss_min(run_end(s, k, end, &m, &n), k + cap);
         const int mn = ss_min(m, n);
         cuDoubleComplex *A = (cuDoubleComplex *)f->dev + a;
         char *X = f->dev + f->l.aux + x * s->aux_elemsize;
@@ -596,11 +619,21 @@ static void zvbatch_front_cuda(void *buffers[], void *cl_arg)
 {
     (void)buffers;
     struct zvbatch_split *s = cl_arg;
-    /* the slots' room, pinned and on the GPU; where there is none (StarPU may hold most of the GPU's memory), this
-     * GPU takes no chunk and the CPU workers or the calling thread factor the batch */
+    /* A second CUDA worker of a GPU runs after the first one's front task (one thread drives both: session 41),
+     * which leaves nothing to take: it leaves before allocating slots it would not use. */
+    pthread_mutex_lock(&s->lock);
+    const int nothing_left = s->front_closed || s->lo >= s->hi;
+    pthread_mutex_unlock(&s->lock);
+    if (nothing_left) {
+        withdraw_front(s);
+        return;
+    }
+    /* the slots' room, pinned and on the GPU, their lanes, and FRONT_RESERVE free beside them; where there is no
+     * such room (StarPU may hold most of the GPU's memory), this GPU takes no chunk and the CPU workers or the
+     * calling thread factor the batch */
     char *host = ss_cuda_hwork_try(FRONT_SLOTS * s->slot_bytes);
     char *dev = host ? ss_cuda_dwork2_try(FRONT_SLOTS * s->slot_bytes) : NULL;
-    if (!dev) {
+    if (!dev || !ss_cuda_lanes_try(FRONT_SLOTS) || ss_cuda_free_bytes() < FRONT_RESERVE) {
         withdraw_front(s);
         return;
     }

@@ -94,13 +94,19 @@ void *ss_cuda_hwork(size_t bytes);
 void *ss_cuda_dwork2_try(size_t bytes);
 void *ss_cuda_hwork_try(size_t bytes);
 /* The calling CUDA worker's lanes 0 .. SS_CUDA_LANES - 1: streams beside StarPU's (not ordered with it), each
- * with its own cuBLAS handle on it and device scratch that grows on demand (after the lane's stream is idle),
- * made on first use and kept until shutdown. For a codelet that keeps several independent pieces of work in
- * flight, whose kernels then run at once; it must wait for its lanes before it returns. */
+ * with its own cuBLAS handle on it and device scratch that grows on demand (after the lane's stream is idle), made
+ * on first use and kept until shutdown. For a codelet that keeps several independent pieces of work in flight,
+ * whose kernels then run at once; it must wait for its lanes before it returns. */
 #define SS_CUDA_LANES 8
 cudaStream_t ss_cuda_lane_stream(int lane);
 cublasHandle_t ss_cuda_lane_blas(int lane);
-void *ss_cuda_lane_dwork(int lane, size_t bytes);
+/* Lanes 0 .. count - 1 made now where they were not; 0 where the GPU had no room for one (nothing ends). */
+int ss_cuda_lanes_try(int count);
+/* A lane's scratch of at least `bytes`; NULL (its smaller scratch kept) where growing it would leave the GPU
+ * fewer than keep_free bytes free or finds no room. */
+void *ss_cuda_lane_dwork_try(int lane, size_t bytes, size_t keep_free);
+/* The calling worker's GPU's free memory now (cudaMemGetInfo). */
+size_t ss_cuda_free_bytes(void);
 /* The count pointers at host, copied in stream order to a per-worker device
  * array (valid for work queued next on that stream), for batched cuBLAS calls. */
 void *const *ss_cuda_pointer_array(void *const *host, int count, cudaStream_t stream);

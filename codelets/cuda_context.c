@@ -254,27 +254,66 @@ void *ss_cuda_dwork(size_t bytes) { return must(grow_dwork(0, bytes), "cudaMallo
 void *ss_cuda_dwork2(size_t bytes) { return must(grow_dwork(1, bytes), "cudaMalloc (scratch)"); }
 void *ss_cuda_dwork2_try(size_t bytes) { return grow_dwork(1, bytes); }
 
+/* lane l made (its stream and cuBLAS handle); 0 where the GPU had no room for them, the lane left unmade */
+static int lane_make(struct cuda_lane *l)
+{
+    cudaError_t e = cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        l->stream = NULL;
+        return 0;
+    }
+    SS_CUDA(e);
+    cublasStatus_t b = cublasCreate(&l->blas);
+    if (b == CUBLAS_STATUS_ALLOC_FAILED || b == CUBLAS_STATUS_NOT_INITIALIZED) {   /* both mean no room here */
+        SS_CUDA(cudaStreamDestroy(l->stream));
+        l->stream = NULL;
+        return 0;
+    }
+    SS_CUBLAS(b);
+    SS_CUBLAS(cublasSetStream(l->blas, l->stream));
+    return 1;
+}
+
+static struct cuda_lane *lane_slot(int i)
+{
+    STARPU_ASSERT_MSG(i >= 0 && i < SS_CUDA_LANES, "no CUDA lane %d", i);
+    return &worker_state[starpu_worker_get_id_check()].lane[i];
+}
+
+int ss_cuda_lanes_try(int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!lane_slot(i)->stream && !lane_make(lane_slot(i)))
+            return 0;
+    return 1;
+}
+
 /* the calling worker's lane i, made on first use (most codelets never take one) */
 static struct cuda_lane *lane_of(int i)
 {
-    STARPU_ASSERT_MSG(i >= 0 && i < SS_CUDA_LANES, "no CUDA lane %d", i);
-    struct cuda_lane *l = &worker_state[starpu_worker_get_id_check()].lane[i];
-    if (!l->stream) {
-        SS_CUDA(cudaStreamCreateWithFlags(&l->stream, cudaStreamNonBlocking));
-        SS_CUBLAS(cublasCreate(&l->blas));
-        SS_CUBLAS(cublasSetStream(l->blas, l->stream));
-    }
+    struct cuda_lane *l = lane_slot(i);
+    if (!l->stream && !lane_make(l))
+        ss_cuda_fail("a CUDA lane (stream and cuBLAS handle)", cudaErrorMemoryAllocation, __FILE__, __LINE__);
     return l;
 }
 
 cudaStream_t ss_cuda_lane_stream(int lane) { return lane_of(lane)->stream; }
 cublasHandle_t ss_cuda_lane_blas(int lane) { return lane_of(lane)->blas; }
 
-void *ss_cuda_lane_dwork(int lane, size_t bytes)
+size_t ss_cuda_free_bytes(void)
+{
+    size_t free_bytes, total;
+    SS_CUDA(cudaMemGetInfo(&free_bytes, &total));
+    return free_bytes;
+}
+
+void *ss_cuda_lane_dwork_try(int lane, size_t bytes, size_t keep_free)
 {
     struct cuda_lane *l = lane_of(lane);
-    void *p = grow_scratch(&l->dwork, &l->dwork_bytes, bytes, l->stream, cudaMalloc, cudaFree);
-    return must(p, "cudaMalloc (lane scratch)");
+    if (bytes > l->dwork_bytes && ss_cuda_free_bytes() + l->dwork_bytes < bytes + keep_free)
+        return NULL;   /* the old scratch kept: a smaller request may still use it */
+    return grow_scratch(&l->dwork, &l->dwork_bytes, bytes, l->stream, cudaMalloc, cudaFree);
 }
 
 struct ss_staging *ss_cuda_staging(size_t bytes)
