@@ -483,7 +483,8 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
  * is left (starsolve_set_batch_chunk: matrices a claim). With GPUs the batch is sorted by shape; each GPU
  * takes chunks of the smallest matrices, copied a chunk at a time into pinned memory (our kernels, one call
  * per run of equal shapes), while the CPU workers claim runs of the largest and factor them in place
- * (starsolve_set_batch_pack). */
+ * (starsolve_set_batch_pack). A GPU short of memory (each keeps 8 x 32 MB pinned and as much on the GPU between
+ * calls, and 64 MB free beside them) takes fewer matrices a kernel call, or none: the CPUs factor the rest. */
 int starsolve_sgetrf_vbatched(const int *m, const int *n, float *const *A, const int *lda, int *const *ipiv,
                               int *info, int batch);
 int starsolve_dgetrf_vbatched(const int *m, const int *n, double *const *A, const int *lda, int *const *ipiv,
