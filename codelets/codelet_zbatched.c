@@ -35,21 +35,28 @@ static void prefetch_next(const struct ss_batch_args *a, void *matrices, int k, 
         ss_prefetch_matrix(after, sizeof(starsolve_complex64_t), a->m, a->n, a->lda);
 }
 
+/* tiny matrices by LAPACK's unblocked steps in level-1/2 BLAS (ss_zgetf2_small, ss_zpotf2_small: OpenBLAS's getrf
+ * and potrf serialize concurrent callers), the others by LAPACKE */
 static void zgetrf_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
+    const int small = a->m <= SS_BATCH_SMALL_CPU && a->n <= SS_BATCH_SMALL_CPU;
     for (int k = 0; k < count; k++) {
         prefetch_next(a, base[0], k, count, after);
-        *ints(base[2], 1, k) = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, a->m, a->n, matrix(base[0], a->strideA, k),
-                                                   a->lda, ints(base[1], a->strideIpiv, k));
+        starsolve_complex64_t *A = matrix(base[0], a->strideA, k);
+        int *ipiv = ints(base[1], a->strideIpiv, k);
+        *ints(base[2], 1, k) = small ? ss_zgetf2_small(a->m, a->n, A, a->lda, ipiv)
+                                     : LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, a->m, a->n, A, a->lda, ipiv);
     }
 }
 
 static void zpotrf_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
+    const int small = a->n <= SS_BATCH_SMALL_CPU;
     for (int k = 0; k < count; k++) {
         prefetch_next(a, base[0], k, count, after);
-        *ints(base[1], 1, k) = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, a->uplo, a->n, matrix(base[0], a->strideA, k),
-                                                   a->lda);
+        starsolve_complex64_t *A = matrix(base[0], a->strideA, k);
+        *ints(base[1], 1, k) = small ? ss_zpotf2_small(a->uplo, a->n, A, a->lda)
+                                     : LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, a->uplo, a->n, A, a->lda);
     }
 }
 

@@ -8,13 +8,17 @@
 #include <time.h>
 #include "codelets.h"
 
-/* one matrix of a variable-size batch on a CPU: its LAPACK info; aux its pivots (getrf) or tau (geqrf) */
+/* one matrix of a variable-size batch on a CPU: its LAPACK info; aux its pivots (getrf) or tau (geqrf). Tiny LU
+ * and Cholesky by LAPACK's unblocked steps in level-1/2 BLAS (OpenBLAS's getrf and potrf serialize concurrent
+ * callers: zbatch_small_cpu.c). */
 static int zvbatch_one(int op, char uplo, int m, int n, starsolve_complex64_t *A, int lda, void *aux)
 {
+    const int small = m <= SS_BATCH_SMALL_CPU && n <= SS_BATCH_SMALL_CPU;
     if (op == SS_BATCH_GETRF)
-        return LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, (int *)aux);
+        return small ? ss_zgetf2_small(m, n, A, lda, (int *)aux)
+                     : LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, (int *)aux);
     if (op == SS_BATCH_POTRF)
-        return LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, n, A, lda);
+        return small ? ss_zpotf2_small(uplo, n, A, lda) : LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, n, A, lda);
     return LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, A, lda, (starsolve_complex64_t *)aux);
 }
 

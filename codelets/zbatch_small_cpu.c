@@ -1,0 +1,83 @@
+/* LU with partial pivoting and Cholesky of tiny matrices (orders up to SS_BATCH_SMALL_CPU) on a CPU core, for the
+ * batched CPU variants: LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2 BLAS calls, with the same
+ * pivots (izamax), results and infos. Why not LAPACKE_zgetrf / zpotrf there: OpenBLAS's own getrf and potrf
+ * serialize concurrent callers. From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets
+ * it), 200000 LUs of order 16 took 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these
+ * steps, Cholesky 261 against 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even
+ * (bench/NOTES.md, session 42). */
+#include <complex.h>
+#include <float.h>
+#include <math.h>
+#include "codelets.h"
+
+int ss_zgetf2_small(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
+{
+    const starsolve_complex64_t minus_one = -1;
+    int info = 0;
+    for (int j = 0; j < ss_min(m, n); j++) {
+        starsolve_complex64_t *col = A + j + (size_t)j * lda;   /* A(j, j) */
+        const int p = j + (int)cblas_izamax(m - j, col, 1);
+        ipiv[j] = p + 1;
+        if (A[p + (size_t)j * lda] != 0) {
+            if (p != j)
+                cblas_zswap(n, A + j, lda, A + p, lda);
+            if (cabs(*col) >= DBL_MIN) {   /* LAPACK's sfmin test: 1 / pivot does not overflow */
+                starsolve_complex64_t r = 1 / *col;
+                cblas_zscal(m - j - 1, CBLAS_SADDR(r), col + 1, 1);
+            } else {
+                for (int i = 1; i < m - j; i++)
+                    col[i] /= *col;
+            }
+        } else if (info == 0) {
+            info = j + 1;   /* U(j, j) is exactly zero: the factorization goes on, as LAPACK's */
+        }
+        if (m - j - 1 > 0 && n - j - 1 > 0)
+            cblas_zgeru(CblasColMajor, m - j - 1, n - j - 1, CBLAS_SADDR(minus_one), col + 1, 1, col + lda, lda,
+                        col + 1 + lda, lda);
+    }
+    return info;
+}
+
+/* x conjugated in place (nothing in real precisions) */
+static void conj_vector(int n, starsolve_complex64_t *x, int inc)
+{
+    for (int i = 0; i < n; i++)
+        x[(size_t)i * inc] = conj(x[(size_t)i * inc]);
+}
+
+int ss_zpotf2_small(char uplo, int n, starsolve_complex64_t *A, int lda)
+{
+    const starsolve_complex64_t one = 1, minus_one = -1;
+    const int lower = uplo == 'L' || uplo == 'l';
+    /* L's row j (U's column j) is at A + j * rinc, its elements `step` apart; the rest of column j of L (row j of
+     * U) is at d + cinc */
+    const int step = lower ? lda : 1, rinc = lower ? 1 : lda, cinc = lower ? 1 : lda;
+    for (int j = 0; j < n; j++) {
+        starsolve_complex64_t *row = A + (size_t)j * rinc, *d = A + j + (size_t)j * lda;
+        double ajj = creal(*d);
+        for (int k = 0; k < j; k++)   /* less the squares of L's row j so far: LAPACK's zdotc */
+            ajj -= creal(conj(row[(size_t)k * step]) * row[(size_t)k * step]);
+        if (!(ajj > 0)) {   /* not positive (or NaN): the leading j x j block stays factored, as LAPACK's */
+            *d = ajj;
+            return j + 1;
+        }
+        ajj = sqrt(ajj);
+        *d = ajj;
+        const int rest = n - j - 1;
+        if (rest == 0)
+            break;
+        /* the rest of column j of L, less L(j+1:n, 0:j) conj(L(j, 0:j))^T (for U: the rest of row j less
+         * U(0:j, j)^H U(0:j, j+1:n)), then scaled: LAPACK's zlacgv, zgemv, zlacgv, zdscal */
+        conj_vector(j, row, step);
+        if (lower)
+            cblas_zgemv(CblasColMajor, CblasNoTrans, rest, j, CBLAS_SADDR(minus_one), A + j + 1, lda, row, step,
+                        CBLAS_SADDR(one), d + cinc, cinc);
+        else
+            cblas_zgemv(CblasColMajor, CblasTrans, j, rest, CBLAS_SADDR(minus_one), A + (size_t)(j + 1) * lda, lda,
+                        row, step, CBLAS_SADDR(one), d + cinc, cinc);
+        conj_vector(j, row, step);
+        starsolve_complex64_t r = 1 / ajj;
+        cblas_zscal(rest, CBLAS_SADDR(r), d + cinc, cinc);
+    }
+    return 0;
+}
