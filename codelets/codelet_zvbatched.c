@@ -558,9 +558,9 @@ static size_t slot_work_bytes(const struct zvbatch_split *s, const struct front_
 
 /* A CUDA worker as the front's owner: a slot sent, factored (one call of the fixed-size kernels per run of
  * equal packed shapes) and sent back on the slot's lane, an event recorded behind it. The kernels' workspace
- * grows with the matrices a call takes; where it would leave less than FRONT_RESERVE free (StarPU may hold most
- * of the GPU's memory), the runs are cut into calls of half as many matrices, down to one, and past that the
- * owner factors the slot on the host, as a CPU front owner would. */
+ * grows with the matrices a call takes; where it would leave less than FRONT_RESERVE free (memory the application
+ * holds; StarPU itself stops near 90 %: bench/NOTES.md, session 42), the runs are cut into calls of half as many
+ * matrices, down to one, and past that the owner factors the slot on the host, as a CPU front owner would. */
 static void start_on_cuda(const struct zvbatch_split *s, struct front_slot *f, void *ctx)
 {
     cudaEvent_t *done = ctx;
@@ -633,8 +633,8 @@ static void zvbatch_front_cuda(void *buffers[], void *cl_arg)
         return;
     }
     /* the slots' room, pinned and on the GPU, their lanes, and FRONT_RESERVE free beside them; where there is no
-     * such room (StarPU may hold most of the GPU's memory), this GPU takes no chunk and the CPU workers or the
-     * calling thread factor the batch */
+     * such room (memory the application holds, or StarPU's ~90 %), this GPU takes no chunk and the CPU workers or
+     * the calling thread factor the batch */
     char *host = ss_cuda_hwork_try(FRONT_SLOTS * s->slot_bytes);
     char *dev = host ? ss_cuda_dwork2_try(FRONT_SLOTS * s->slot_bytes) : NULL;
     if (!dev || !ss_cuda_lanes_try(FRONT_SLOTS) || ss_cuda_free_bytes() < FRONT_RESERVE) {
