@@ -75,20 +75,33 @@ static void zgeqrf_batch_range(const struct ss_batch_args *a, void *const base[]
     free(work);
 }
 
+/* solves with tiny factors by substitution in plain loops (ss_zgetrs_small ...: OpenBLAS's getrs, potrs and
+ * triangular solves serialize concurrent callers), the others by LAPACKE */
 static void zgetrs_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
     (void)after;   /* solves read each matrix once: nothing to prefetch for */
-    for (int k = 0; k < count; k++)
-        LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(a->trans), a->n, a->nrhs, matrix(base[0], a->strideA, k),
-                            a->lda, ints(base[1], a->strideIpiv, k), matrix(base[2], a->strideB, k), a->ldb);
+    for (int k = 0; k < count; k++) {
+        const starsolve_complex64_t *A = matrix(base[0], a->strideA, k);
+        const int *ipiv = ints(base[1], a->strideIpiv, k);
+        starsolve_complex64_t *B = matrix(base[2], a->strideB, k);
+        if (a->n <= SS_BATCH_SMALL_CPU)
+            ss_zgetrs_small(a->trans, a->n, a->nrhs, A, a->lda, ipiv, B, a->ldb);
+        else
+            LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(a->trans), a->n, a->nrhs, A, a->lda, ipiv, B, a->ldb);
+    }
 }
 
 static void zpotrs_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
     (void)after;   /* solves read each matrix once: nothing to prefetch for */
-    for (int k = 0; k < count; k++)
-        LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, a->uplo, a->n, a->nrhs, matrix(base[0], a->strideA, k), a->lda,
-                            matrix(base[1], a->strideB, k), a->ldb);
+    for (int k = 0; k < count; k++) {
+        const starsolve_complex64_t *A = matrix(base[0], a->strideA, k);
+        starsolve_complex64_t *B = matrix(base[1], a->strideB, k);
+        if (a->n <= SS_BATCH_SMALL_CPU)
+            ss_zpotrs_small(a->uplo, a->n, a->nrhs, A, a->lda, B, a->ldb);
+        else
+            LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, a->uplo, a->n, a->nrhs, A, a->lda, B, a->ldb);
+    }
 }
 
 /* least squares with geqrf's factors (m >= n): B(1:n) = R^-1 (Q^H B)(1:n) */
@@ -106,8 +119,11 @@ static void zgeqrs_batch_range(const struct ss_batch_args *a, void *const base[]
         starsolve_complex64_t *A = matrix(base[0], a->strideA, k), *B = matrix(base[2], a->strideB, k);
         LAPACKE_zunmqr_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), a->m, a->nrhs, a->n, A, a->lda,
                             matrix(base[1], a->strideTau, k), B, a->ldb, work, lwork);
-        cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, a->n, a->nrhs,
-                    CBLAS_SADDR(one), A, a->lda, B, a->ldb);
+        if (a->n <= SS_BATCH_SMALL_CPU)
+            ss_ztrsm_upper_small(a->n, a->nrhs, A, a->lda, B, a->ldb);
+        else
+            cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, a->n, a->nrhs,
+                        CBLAS_SADDR(one), A, a->lda, B, a->ldb);
     }
     free(work);
 }

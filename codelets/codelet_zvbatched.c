@@ -33,18 +33,27 @@ struct zvbatch_claims {
 
 void ss_zvbatch_solve_one(const struct ss_zvbatch_solve *s, int b)
 {
-    const int n = s->n[b], nrhs = s->nrhs[b];
+    const int n = s->n[b], nrhs = s->nrhs[b], small = n <= SS_BATCH_SMALL_CPU;   /* zbatch_small_cpu.c */
     if (s->op == SS_BATCH_GETRS) {
-        LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(s->trans), n, nrhs, s->A[b], s->lda[b],
-                            (const int *)s->aux[b], s->B[b], s->ldb[b]);
+        if (small)
+            ss_zgetrs_small(s->trans, n, nrhs, s->A[b], s->lda[b], (const int *)s->aux[b], s->B[b], s->ldb[b]);
+        else
+            LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(s->trans), n, nrhs, s->A[b], s->lda[b],
+                                (const int *)s->aux[b], s->B[b], s->ldb[b]);
     } else if (s->op == SS_BATCH_POTRS) {
-        LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, s->uplo, n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
+        if (small)
+            ss_zpotrs_small(s->uplo, n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
+        else
+            LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, s->uplo, n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
     } else {   /* least squares, m >= n: B(1:n) = R^-1 (Q^H B)(1:n); LAPACKE sizes the work per matrix */
         const starsolve_complex64_t one = 1.0;
         LAPACKE_zunmqr(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), s->m[b], nrhs, n, s->A[b], s->lda[b],
                        (const starsolve_complex64_t *)s->aux[b], s->B[b], s->ldb[b]);
-        cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one),
-                    s->A[b], s->lda[b], s->B[b], s->ldb[b]);
+        if (small)
+            ss_ztrsm_upper_small(n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
+        else
+            cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one),
+                        s->A[b], s->lda[b], s->B[b], s->ldb[b]);
     }
 }
 

@@ -81,3 +81,64 @@ int ss_zpotf2_small(char uplo, int n, starsolve_complex64_t *A, int lda)
     }
     return 0;
 }
+
+/* op(A)(i, k) of a stored A: itself ('N'), transposed ('T') or conjugate-transposed ('C') */
+static inline starsolve_complex64_t op_at(char trans, const starsolve_complex64_t *A, int lda, int i, int k)
+{
+    if (trans == 'N')
+        return A[i + (size_t)k * lda];
+    return trans == 'T' ? A[k + (size_t)i * lda] : conj(A[k + (size_t)i * lda]);
+}
+
+/* B (n x nrhs) overwritten by op(A)^-1 B, A triangular (uplo) with a unit diagonal or not: substitution in plain
+ * loops, as the BLAS triangular solves (cblas_ztrsv too) serialize concurrent callers like getrf (session 42) */
+static void trsm_small(char uplo, char trans, int unit, int n, int nrhs, const starsolve_complex64_t *A, int lda,
+                       starsolve_complex64_t *B, int ldb)
+{
+    const int lower = (uplo == 'L') == (trans == 'N');   /* op(A) lower triangular: forward substitution */
+    for (int r = 0; r < nrhs; r++) {
+        starsolve_complex64_t *b = B + (size_t)r * ldb;
+        for (int t = 0; t < n; t++) {
+            const int i = lower ? t : n - 1 - t;
+            starsolve_complex64_t s = b[i];
+            for (int k = lower ? 0 : i + 1; k < (lower ? i : n); k++)
+                s -= op_at(trans, A, lda, i, k) * b[k];
+            b[i] = unit ? s : s / op_at(trans, A, lda, i, i);
+        }
+    }
+}
+
+void ss_zgetrs_small(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, const int *ipiv,
+                     starsolve_complex64_t *B, int ldb)
+{
+    if (trans == 'N') {   /* P A = L U: x = U^-1 L^-1 P b */
+        for (int i = 0; i < n; i++)
+            if (ipiv[i] - 1 != i)
+                cblas_zswap(nrhs, B + i, ldb, B + ipiv[i] - 1, ldb);
+        trsm_small('L', 'N', 1, n, nrhs, A, lda, B, ldb);
+        trsm_small('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+    } else {              /* op(A) = op(U) op(L) P: x = P^T op(L)^-1 op(U)^-1 b */
+        trsm_small('U', trans, 0, n, nrhs, A, lda, B, ldb);
+        trsm_small('L', trans, 1, n, nrhs, A, lda, B, ldb);
+        for (int i = n - 1; i >= 0; i--)
+            if (ipiv[i] - 1 != i)
+                cblas_zswap(nrhs, B + i, ldb, B + ipiv[i] - 1, ldb);
+    }
+}
+
+void ss_zpotrs_small(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
+                     int ldb)
+{
+    if (uplo == 'L' || uplo == 'l') {   /* A = L L^H */
+        trsm_small('L', 'N', 0, n, nrhs, A, lda, B, ldb);
+        trsm_small('L', 'C', 0, n, nrhs, A, lda, B, ldb);
+    } else {                             /* A = U^H U */
+        trsm_small('U', 'C', 0, n, nrhs, A, lda, B, ldb);
+        trsm_small('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+    }
+}
+
+void ss_ztrsm_upper_small(int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb)
+{
+    trsm_small('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+}

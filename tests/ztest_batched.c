@@ -467,6 +467,7 @@ int test_zbatched(void)
         vbatched_many();
         vbatched_solves(0, 'N');   /* the factorizations' other uplo and shapes through both paths too */
         vbatched_solves(3, 'C');
+        vbatched_solves(2, 'T');   /* complex: not the same as 'C' */
     }
     starsolve_set_batch_pack(0);
     starsolve_set_batch_chunk(0);
