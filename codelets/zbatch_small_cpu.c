@@ -1,10 +1,11 @@
-/* LU with partial pivoting and Cholesky of tiny matrices (orders up to SS_BATCH_SMALL_CPU) on a CPU core, for the
- * batched CPU variants: LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2 BLAS calls, with the same
- * pivots (izamax), results and infos. Why not LAPACKE_zgetrf / zpotrf there: OpenBLAS's own getrf and potrf
- * serialize concurrent callers. From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets
- * it), 200000 LUs of order 16 took 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these
- * steps, Cholesky 261 against 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even
- * (bench/NOTES.md, session 42). */
+/* LU with partial pivoting and Cholesky of tiny matrices (orders up to SS_BATCH_SMALL_CPU) on a CPU core, and the
+ * solves with them, for the batched CPU variants: LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2
+ * BLAS calls, with the same pivots (izamax), results and infos, and the triangular solves by substitution. Why not
+ * LAPACKE_zgetrf / zpotrf / zgetrs / zpotrs and cblas_ztrsm there: OpenBLAS serializes their concurrent callers.
+ * From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16
+ * took 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against
+ * 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8
+ * took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
