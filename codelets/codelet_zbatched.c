@@ -2,7 +2,8 @@
  * of `count` consecutive matrices of a strided batch. The chunk's matrices,
  * pivots, tau and infos are each one StarPU vector (the bytes from the first
  * matrix to the end of the last), so StarPU moves a chunk in one transfer.
- * CPU: a loop of LAPACKE calls on one core, the next small matrix prefetched meanwhile; on CPU
+ * CPU: a loop over the matrices on one core (ss_zgetrf_one ...: LAPACKE, tiny orders by LAPACK's unblocked steps,
+ * zbatch_one_cpu.c), the next small matrix prefetched meanwhile; on CPU
  * workers alone one task a worker instead, claiming runs of the batch (run_zbatch_claims).
  * CUDA, factorizations: our kernels
  * (zbatched_cuda.c, codelets/cuda/batched.cu) on every shape whose panel fits
@@ -35,28 +36,20 @@ static void prefetch_next(const struct ss_batch_args *a, void *matrices, int k, 
         ss_prefetch_matrix(after, sizeof(starsolve_complex64_t), a->m, a->n, a->lda);
 }
 
-/* tiny matrices by LAPACK's unblocked steps in level-1/2 BLAS (ss_zgetf2_small, ss_zpotf2_small: OpenBLAS's getrf
- * and potrf serialize concurrent callers), the others by LAPACKE */
 static void zgetrf_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
-    const int small = a->m <= SS_BATCH_SMALL_CPU && a->n <= SS_BATCH_SMALL_CPU;
     for (int k = 0; k < count; k++) {
         prefetch_next(a, base[0], k, count, after);
-        starsolve_complex64_t *A = matrix(base[0], a->strideA, k);
-        int *ipiv = ints(base[1], a->strideIpiv, k);
-        *ints(base[2], 1, k) = small ? ss_zgetf2_small(a->m, a->n, A, a->lda, ipiv)
-                                     : LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, a->m, a->n, A, a->lda, ipiv);
+        *ints(base[2], 1, k) = ss_zgetrf_one(a->m, a->n, matrix(base[0], a->strideA, k), a->lda,
+                                             ints(base[1], a->strideIpiv, k));
     }
 }
 
 static void zpotrf_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
-    const int small = a->n <= SS_BATCH_SMALL_CPU;
     for (int k = 0; k < count; k++) {
         prefetch_next(a, base[0], k, count, after);
-        starsolve_complex64_t *A = matrix(base[0], a->strideA, k);
-        *ints(base[1], 1, k) = small ? ss_zpotf2_small(a->uplo, a->n, A, a->lda)
-                                     : LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, a->uplo, a->n, A, a->lda);
+        *ints(base[1], 1, k) = ss_zpotrf_one(a->uplo, a->n, matrix(base[0], a->strideA, k), a->lda);
     }
 }
 
@@ -75,40 +68,26 @@ static void zgeqrf_batch_range(const struct ss_batch_args *a, void *const base[]
     free(work);
 }
 
-/* solves with tiny factors by substitution in plain loops (ss_zgetrs_small ...: OpenBLAS's getrs, potrs and
- * triangular solves serialize concurrent callers), the others by LAPACKE */
 static void zgetrs_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
     (void)after;   /* solves read each matrix once: nothing to prefetch for */
-    for (int k = 0; k < count; k++) {
-        const starsolve_complex64_t *A = matrix(base[0], a->strideA, k);
-        const int *ipiv = ints(base[1], a->strideIpiv, k);
-        starsolve_complex64_t *B = matrix(base[2], a->strideB, k);
-        if (a->n <= SS_BATCH_SMALL_CPU)
-            ss_zgetrs_small(a->trans, a->n, a->nrhs, A, a->lda, ipiv, B, a->ldb);
-        else
-            LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(a->trans), a->n, a->nrhs, A, a->lda, ipiv, B, a->ldb);
-    }
+    for (int k = 0; k < count; k++)
+        ss_zgetrs_one(a->trans, a->n, a->nrhs, matrix(base[0], a->strideA, k), a->lda, ints(base[1], a->strideIpiv, k),
+                      matrix(base[2], a->strideB, k), a->ldb);
 }
 
 static void zpotrs_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
     (void)after;   /* solves read each matrix once: nothing to prefetch for */
-    for (int k = 0; k < count; k++) {
-        const starsolve_complex64_t *A = matrix(base[0], a->strideA, k);
-        starsolve_complex64_t *B = matrix(base[1], a->strideB, k);
-        if (a->n <= SS_BATCH_SMALL_CPU)
-            ss_zpotrs_small(a->uplo, a->n, a->nrhs, A, a->lda, B, a->ldb);
-        else
-            LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, a->uplo, a->n, a->nrhs, A, a->lda, B, a->ldb);
-    }
+    for (int k = 0; k < count; k++)
+        ss_zpotrs_one(a->uplo, a->n, a->nrhs, matrix(base[0], a->strideA, k), a->lda, matrix(base[1], a->strideB, k),
+                      a->ldb);
 }
 
 /* least squares with geqrf's factors (m >= n): B(1:n) = R^-1 (Q^H B)(1:n) */
 static void zgeqrs_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
     (void)after;
-    const starsolve_complex64_t one = 1.0;
     starsolve_complex64_t query;
     LAPACKE_zunmqr_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), a->m, a->nrhs, a->n, NULL, a->lda, NULL, NULL,
                         a->ldb, &query, -1);
@@ -119,11 +98,7 @@ static void zgeqrs_batch_range(const struct ss_batch_args *a, void *const base[]
         starsolve_complex64_t *A = matrix(base[0], a->strideA, k), *B = matrix(base[2], a->strideB, k);
         LAPACKE_zunmqr_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), a->m, a->nrhs, a->n, A, a->lda,
                             matrix(base[1], a->strideTau, k), B, a->ldb, work, lwork);
-        if (a->n <= SS_BATCH_SMALL_CPU)
-            ss_ztrsm_upper_small(a->n, a->nrhs, A, a->lda, B, a->ldb);
-        else
-            cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, a->n, a->nrhs,
-                        CBLAS_SADDR(one), A, a->lda, B, a->ldb);
+        ss_ztrsm_r_one(a->n, a->nrhs, A, a->lda, B, a->ldb);
     }
     free(work);
 }

@@ -8,17 +8,13 @@
 #include <time.h>
 #include "codelets.h"
 
-/* one matrix of a variable-size batch on a CPU: its LAPACK info; aux its pivots (getrf) or tau (geqrf). Tiny LU
- * and Cholesky by LAPACK's unblocked steps in level-1/2 BLAS (OpenBLAS's getrf and potrf serialize concurrent
- * callers: zbatch_small_cpu.c). */
+/* one matrix of a variable-size batch on a CPU: its LAPACK info; aux its pivots (getrf) or tau (geqrf) */
 static int zvbatch_one(int op, char uplo, int m, int n, starsolve_complex64_t *A, int lda, void *aux)
 {
-    const int small = m <= SS_BATCH_SMALL_CPU && n <= SS_BATCH_SMALL_CPU;
     if (op == SS_BATCH_GETRF)
-        return small ? ss_zgetf2_small(m, n, A, lda, (int *)aux)
-                     : LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, (int *)aux);
+        return ss_zgetrf_one(m, n, A, lda, (int *)aux);
     if (op == SS_BATCH_POTRF)
-        return small ? ss_zpotf2_small(uplo, n, A, lda) : LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, n, A, lda);
+        return ss_zpotrf_one(uplo, n, A, lda);
     return LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, A, lda, (starsolve_complex64_t *)aux);
 }
 
@@ -33,27 +29,15 @@ struct zvbatch_claims {
 
 void ss_zvbatch_solve_one(const struct ss_zvbatch_solve *s, int b)
 {
-    const int n = s->n[b], nrhs = s->nrhs[b], small = n <= SS_BATCH_SMALL_CPU;   /* zbatch_small_cpu.c */
+    const int n = s->n[b], nrhs = s->nrhs[b];
     if (s->op == SS_BATCH_GETRS) {
-        if (small)
-            ss_zgetrs_small(s->trans, n, nrhs, s->A[b], s->lda[b], (const int *)s->aux[b], s->B[b], s->ldb[b]);
-        else
-            LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(s->trans), n, nrhs, s->A[b], s->lda[b],
-                                (const int *)s->aux[b], s->B[b], s->ldb[b]);
+        ss_zgetrs_one(s->trans, n, nrhs, s->A[b], s->lda[b], (const int *)s->aux[b], s->B[b], s->ldb[b]);
     } else if (s->op == SS_BATCH_POTRS) {
-        if (small)
-            ss_zpotrs_small(s->uplo, n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
-        else
-            LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, s->uplo, n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
+        ss_zpotrs_one(s->uplo, n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
     } else {   /* least squares, m >= n: B(1:n) = R^-1 (Q^H B)(1:n); LAPACKE sizes the work per matrix */
-        const starsolve_complex64_t one = 1.0;
         LAPACKE_zunmqr(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), s->m[b], nrhs, n, s->A[b], s->lda[b],
                        (const starsolve_complex64_t *)s->aux[b], s->B[b], s->ldb[b]);
-        if (small)
-            ss_ztrsm_upper_small(n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
-        else
-            cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one),
-                        s->A[b], s->lda[b], s->B[b], s->ldb[b]);
+        ss_ztrsm_r_one(n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
     }
 }
 

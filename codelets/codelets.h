@@ -458,11 +458,6 @@ static inline double ss_batch_flops(const struct ss_batch_args *a)
  * if most <= 0), whatever the scheduler's models say; returns when all have run. With no CPU worker, cl's CPU
  * function on the calling thread. */
 void ss_prefetch_matrix(const void *A, size_t elemsize, int m, int n, int lda);
-/* The largest order that the batched CPU variants factor by LAPACK's unblocked LU and Cholesky in level-1/2 BLAS
- * and solve with by substitution (zbatch_small_cpu.c) rather than by LAPACKE / cblas_ztrsm, which OpenBLAS
- * serializes across concurrent callers: measured faster from many cores up to 32, even at 64 (bench/NOTES.md,
- * session 42). */
-#define SS_BATCH_SMALL_CPU 32
 struct starpu_task *ss_submit_on_worker(struct starpu_codelet *cl, void *arg, int id);
 void ss_run_on_cpu_workers(struct starpu_codelet *cl, void *arg, long most);
 

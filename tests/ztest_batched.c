@@ -276,9 +276,6 @@ static void vbatched(int chunk, int repeats)
     TEST_CHECK(starsolve_zgeqrf_vbatched(good_n, good_n, A, good_lda, NULL, info, 2) == -5, "zgeqrf_vbatched tau NULL: -5");
 }
 
-/* variable-size solves after the variable-size factorizations: orders 0..60 (lda, ldb above the minimum on
- * some), 0..3 right-hand sides, trans N then C for getrs; geqrs on tall members (m = n + b % 5) with consistent
- * right-hand sides B = A Xt */
 /* many tiny matrices: with a front (pack 1) a chunk is cut into pieces of at most a few hundred matrices, and a
  * chunk ends at its last piece, so this batch makes many pieces in more than one chunk; one singular member */
 static void vbatched_many(void)
@@ -316,6 +313,9 @@ static void vbatched_many(void)
     free(m); free(lda); free(info); free(A0); free(A); free(ipiv);
 }
 
+/* variable-size solves after the variable-size factorizations: orders 0..60 (lda, ldb above the minimum on
+ * some), 0..3 right-hand sides, trans N, C or T for getrs; geqrs on tall members (m = n + b % 5) with consistent
+ * right-hand sides B = A Xt */
 static void vbatched_solves(int chunk, char trans)
 {
     enum { B = 17 };

@@ -1,17 +1,20 @@
-/* LU with partial pivoting and Cholesky of tiny matrices (orders up to SS_BATCH_SMALL_CPU) on a CPU core, and the
- * solves with them, for the batched CPU variants: LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2
- * BLAS calls, with the same pivots (izamax), results and infos, and the triangular solves by substitution. Why not
- * LAPACKE_zgetrf / zpotrf / zgetrs / zpotrs and cblas_ztrsm there: OpenBLAS serializes their concurrent callers.
- * From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16
- * took 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against
- * 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8
- * took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). */
+/* One matrix of a batch factored or solved with on a CPU core, for the batched CPU variants (codelet_zbatched.c,
+ * codelet_zvbatched.c): LAPACKE, except for orders up to SMALL_ORDER, where OpenBLAS serializes concurrent callers
+ * of its getrf, potrf, getrs, potrs and triangular solves: there LAPACK's unblocked algorithms (zgetf2; zpotf2) by
+ * level-1 and 2 BLAS calls, with the same pivots (izamax), results and infos, and the triangular solves by
+ * substitution. From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000
+ * LUs of order 16 took 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps,
+ * Cholesky 261 against 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144
+ * solves of order 8 took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
 #include "codelets.h"
 
-int ss_zgetf2_small(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
+/* the largest order taken by the unblocked steps and substitution: faster from many cores up to 32, even at 64 */
+#define SMALL_ORDER 32
+
+static int getf2_small(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
 {
     const starsolve_complex64_t minus_one = -1;
     int info = 0;
@@ -46,7 +49,7 @@ static void conj_vector(int n, starsolve_complex64_t *x, int inc)
         x[(size_t)i * inc] = conj(x[(size_t)i * inc]);
 }
 
-int ss_zpotf2_small(char uplo, int n, starsolve_complex64_t *A, int lda)
+static int potf2_small(char uplo, int n, starsolve_complex64_t *A, int lda)
 {
     const starsolve_complex64_t one = 1, minus_one = -1;
     const int lower = uplo == 'L' || uplo == 'l';
@@ -109,7 +112,7 @@ static void trsm_small(char uplo, char trans, int unit, int n, int nrhs, const s
     }
 }
 
-void ss_zgetrs_small(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, const int *ipiv,
+static void getrs_small(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, const int *ipiv,
                      starsolve_complex64_t *B, int ldb)
 {
     if (trans == 'N') {   /* P A = L U: x = U^-1 L^-1 P b */
@@ -127,7 +130,7 @@ void ss_zgetrs_small(char trans, int n, int nrhs, const starsolve_complex64_t *A
     }
 }
 
-void ss_zpotrs_small(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
+static void potrs_small(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
                      int ldb)
 {
     if (uplo == 'L' || uplo == 'l') {   /* A = L L^H */
@@ -139,7 +142,44 @@ void ss_zpotrs_small(char uplo, int n, int nrhs, const starsolve_complex64_t *A,
     }
 }
 
-void ss_ztrsm_upper_small(int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb)
+int ss_zgetrf_one(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
 {
-    trsm_small('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+    if (m <= SMALL_ORDER && n <= SMALL_ORDER)
+        return getf2_small(m, n, A, lda, ipiv);
+    return LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, ipiv);
+}
+
+int ss_zpotrf_one(char uplo, int n, starsolve_complex64_t *A, int lda)
+{
+    if (n <= SMALL_ORDER)
+        return potf2_small(uplo, n, A, lda);
+    return LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, n, A, lda);
+}
+
+void ss_zgetrs_one(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, const int *ipiv,
+                   starsolve_complex64_t *B, int ldb)
+{
+    if (n <= SMALL_ORDER)
+        getrs_small(trans, n, nrhs, A, lda, ipiv, B, ldb);
+    else
+        LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(trans), n, nrhs, A, lda, ipiv, B, ldb);
+}
+
+void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
+                   int ldb)
+{
+    if (n <= SMALL_ORDER)
+        potrs_small(uplo, n, nrhs, A, lda, B, ldb);
+    else
+        LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
+}
+
+void ss_ztrsm_r_one(int n, int nrhs, const starsolve_complex64_t *R, int ldr, starsolve_complex64_t *B, int ldb)
+{
+    const starsolve_complex64_t one = 1;
+    if (n <= SMALL_ORDER)
+        trsm_small('U', 'N', 0, n, nrhs, R, ldr, B, ldb);
+    else
+        cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one), R,
+                    ldr, B, ldb);
 }
