@@ -34,10 +34,9 @@ void ss_zvbatch_solve_one(const struct ss_zvbatch_solve *s, int b)
         ss_zgetrs_one(s->trans, n, nrhs, s->A[b], s->lda[b], (const int *)s->aux[b], s->B[b], s->ldb[b]);
     } else if (s->op == SS_BATCH_POTRS) {
         ss_zpotrs_one(s->uplo, n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
-    } else {   /* least squares, m >= n: B(1:n) = R^-1 (Q^H B)(1:n); LAPACKE sizes the work per matrix */
-        LAPACKE_zunmqr(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), s->m[b], nrhs, n, s->A[b], s->lda[b],
-                       (const starsolve_complex64_t *)s->aux[b], s->B[b], s->ldb[b]);
-        ss_ztrsm_r_one(n, nrhs, s->A[b], s->lda[b], s->B[b], s->ldb[b]);
+    } else {   /* least squares, m >= n: B(1:n) = R^-1 (Q^H B)(1:n) */
+        ss_zgeqrs_one(s->m[b], n, nrhs, s->A[b], s->lda[b], (const starsolve_complex64_t *)s->aux[b], s->B[b],
+                      s->ldb[b]);
     }
 }
 

@@ -5,7 +5,8 @@
  * substitution. From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000
  * LUs of order 16 took 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps,
  * Cholesky 261 against 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144
- * solves of order 8 took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). */
+ * solves of order 8 took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Least squares
+ * with few right-hand sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below). */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -13,6 +14,12 @@
 
 /* the largest order taken by the unblocked steps and substitution: faster from many cores up to 32, even at 64 */
 #define SMALL_ORDER 32
+/* The most right-hand sides for which least squares applies Q^H one reflector at a time (LAPACK's unblocked zunm2r)
+ * whatever the order: LAPACK's zunmqr takes its blocked path from 33 reflectors on, and forms each block's T
+ * (O(n^2 nb) flops a call) however few the columns. One core, dormqr against the unblocked steps at orders
+ * 64-512: 2.7-3.7x slower with one right-hand side, 2.2-2.7x with 4, 1.0-1.5x with 16; 1.2-1.5x faster with 64
+ * (bench/NOTES.md, session 43). */
+#define FEW_RHS 16
 
 static int getf2_small(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
 {
@@ -174,12 +181,43 @@ void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, i
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
 }
 
-void ss_ztrsm_r_one(int n, int nrhs, const starsolve_complex64_t *R, int ldr, starsolve_complex64_t *B, int ldb)
+/* B (m x nrhs, nrhs <= FEW_RHS) overwritten by Q^H B, Q = H(0) ... H(k-1) from geqrf's A and tau: LAPACK's zunm2r
+ * (one reflector at a time, zlarf's gemv and gerc), with A left untouched (H(i)'s implicit 1 handled apart) */
+static void unm2r_few(int m, int k, int nrhs, const starsolve_complex64_t *A, int lda, const starsolve_complex64_t *tau,
+                      starsolve_complex64_t *B, int ldb)
+{
+    const starsolve_complex64_t one = 1, zero = 0;
+    starsolve_complex64_t w[FEW_RHS];
+    for (int i = 0; i < k; i++) {
+        if (tau[i] == 0)   /* H(i) = I */
+            continue;
+        const starsolve_complex64_t *v = A + i + 1 + (size_t)i * lda;   /* u = [1; v] */
+        starsolve_complex64_t *Bi = B + i, alpha = -conj(tau[i]);
+        const int below = m - i - 1;
+        /* H(i)^H B = B - conj(tau) u w^H with w = B(i:m, :)^H u */
+        if (below > 0)
+            cblas_zgemv(CblasColMajor, CblasConjTrans, below, nrhs, CBLAS_SADDR(one), Bi + 1, ldb, v, 1,
+                        CBLAS_SADDR(zero), w, 1);
+        for (int j = 0; j < nrhs; j++) {
+            w[j] = (below > 0 ? w[j] : 0) + conj(Bi[(size_t)j * ldb]);
+            Bi[(size_t)j * ldb] += alpha * conj(w[j]);
+        }
+        if (below > 0)
+            cblas_zgerc(CblasColMajor, below, nrhs, CBLAS_SADDR(alpha), v, 1, w, 1, Bi + 1, ldb);
+    }
+}
+
+void ss_zgeqrs_one(int m, int n, int nrhs, const starsolve_complex64_t *A, int lda, const starsolve_complex64_t *tau,
+                   starsolve_complex64_t *B, int ldb)
 {
     const starsolve_complex64_t one = 1;
+    if (nrhs <= FEW_RHS)
+        unm2r_few(m, n, nrhs, A, lda, tau, B, ldb);
+    else   /* LAPACKE sizes and allocates the work: a small cost beside more than FEW_RHS columns */
+        LAPACKE_zunmqr(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), m, nrhs, n, A, lda, tau, B, ldb);
     if (n <= SMALL_ORDER)
-        trsm_small('U', 'N', 0, n, nrhs, R, ldr, B, ldb);
+        trsm_small('U', 'N', 0, n, nrhs, A, lda, B, ldb);
     else
-        cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one), R,
-                    ldr, B, ldb);
+        cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one), A,
+                    lda, B, ldb);
 }

@@ -1,5 +1,6 @@
 /* starpu_batched: time and check the batched factorizations (starsolve_<p>getrf_batched,
- * potrf_batched, geqrf_batched) on a batch of random matrices, and with -vendor the
+ * potrf_batched, geqrf_batched) on a batch of random matrices, with -nrhs the batched
+ * solves on their factors (getrs_batched, potrs_batched, geqrs_batched), and with -vendor the
  * reference on the same matrices: on CPUs, an OpenMP loop of LAPACKE calls over as
  * many threads as starsolve has CPU workers; with GPUs (-ngpus), the same call with
  * the vendor's batched routines (cuBLAS/cuSOLVER) in place of our kernels. Kernel
@@ -42,7 +43,10 @@ int main(int argc, char **argv)
         .name = "starpu_batched",
         .purpose = "Batched factorization of many small matrices (starsolve_<p>getrf_batched, potrf_batched,\n"
                    "geqrf_batched): -m rows, -n columns (default -m), -batch matrices, -chunk matrices per\n"
-                   "task, or per claim on CPU workers alone (starsolve_set_batch_chunk). -nb is not used. -check: the worst backward error over the batch.",
+                   "task, or per claim on CPU workers alone (starsolve_set_batch_chunk). -nb is not used. -check: the worst backward error over the batch.\n"
+                   "-nrhs R (default 0): then solve R random right-hand sides a matrix with the factors (getrs_batched,\n"
+                   "potrs_batched; geqrs_batched, least squares, m >= n), timed apart and, with -check, the worst residual;\n"
+                   "with -vendor on CPU workers the reference loop solves too (LAPACKE getrs, potrs, unmqr + trtrs).",
         .flags = flags,
         .flops = batched_flops,
     };
@@ -68,6 +72,14 @@ int main(int argc, char **argv)
             return DRIVER_USAGE;
         }
         o.n = o.m;
+    }
+    if (o.nrhs > 0 && !strcmp(o.op, "getrf") && o.m != o.n) {
+        fprintf(stderr, "starpu_batched: -nrhs solves with getrf's factors of square matrices: -m %d and -n %d differ\n", o.m, o.n);
+        return DRIVER_USAGE;
+    }
+    if (o.nrhs > 0 && !strcmp(o.op, "geqrf") && o.m < o.n) {
+        fprintf(stderr, "starpu_batched: -nrhs solves least-squares problems with geqrf's factors: -m %d < -n %d\n", o.m, o.n);
+        return DRIVER_USAGE;
     }
     switch (o.prec) {
     case 's': return driver_main(&o, run_sbatched);

@@ -1,8 +1,10 @@
 /* starpu_batched, one precision (generic source): time the batched factorization
- * as a user calls it, check every matrix, and time the reference with -vendor:
- * without CUDA workers an OpenMP loop of LAPACKE calls on the same cores; with
- * them the same library call with the vendor's batched routines in the CUDA
- * variant (starsolve_set_batch_vendor(1)), CPU workers and transfers alike. */
+ * as a user calls it and, with -nrhs, the matching batched solve on its factors
+ * (getrs, potrs, geqrs); check every matrix, and time the reference with -vendor:
+ * without CUDA workers an OpenMP loop of LAPACKE calls on the same cores (factor,
+ * then solve); with them the same library call with the vendor's batched routines
+ * in the CUDA variant (starsolve_set_batch_vendor(1)), CPU workers and transfers
+ * alike (the solves' CUDA variant is the vendor's already: no second timing). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,13 @@
 #include "../examples/driver.h"
 
 enum batched_op { OP_GETRF, OP_POTRF, OP_GEQRF };
+
+/* Q^H for unmqr: 'C' in complex precisions, 'T' in real ones (LAPACK's ormqr takes no 'C') */
+#if defined(STARSOLVE_PRECISION_S) || defined(STARSOLVE_PRECISION_D)
+static const char conj_trans = 'T';
+#else
+static const char conj_trans = 'C';
+#endif
 
 /* the reference: one LAPACKE call per matrix, an OpenMP loop over the cores
  * (OpenBLAS single-threaded inside, as starsolve_init left it) */
@@ -31,6 +40,37 @@ static void reference(enum batched_op op, int m, int n, starsolve_complex64_t *A
             info[b] = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, 'L', n, Ab, m);
         else
             info[b] = LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, Ab, m, tau + (size_t)b * k);
+    }
+}
+
+/* the reference's solves on its own factors, the same loop: getrs, potrs, or for QR
+ * Q^H b by unmqr then R x = (Q^H b)(1:n) by trtrs; B is m x nrhs per matrix */
+static void reference_solve(enum batched_op op, int m, int n, int nrhs, const starsolve_complex64_t *F, long sA,
+                            const int *ipiv, const starsolve_complex64_t *tau, starsolve_complex64_t *B, long sB,
+                            int batch)
+{
+    starsolve_complex64_t query = 0;
+    if (op == OP_GEQRF)
+        LAPACKE_zunmqr_work(LAPACK_COL_MAJOR, 'L', conj_trans, m, nrhs, n, NULL, m, NULL, NULL, m, &query, -1);
+    const size_t lwork = (size_t)creal(query) + 1;
+#pragma omp parallel
+    {
+        starsolve_complex64_t *work = op == OP_GEQRF ? malloc(lwork * sizeof *work) : NULL;
+#pragma omp for schedule(dynamic, 4)
+        for (int b = 0; b < batch; b++) {
+            const starsolve_complex64_t *Fb = F + (size_t)b * sA;
+            starsolve_complex64_t *Bb = B + (size_t)b * sB;
+            if (op == OP_GETRF) {
+                LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, Fb, m, ipiv + (size_t)b * n, Bb, m);
+            } else if (op == OP_POTRF) {
+                LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, Fb, m, Bb, m);
+            } else if (work) {
+                LAPACKE_zunmqr_work(LAPACK_COL_MAJOR, 'L', conj_trans, m, nrhs, n, Fb, m,
+                                    tau + (size_t)b * n, Bb, m, work, (lapack_int)lwork);
+                LAPACKE_ztrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', n, nrhs, Fb, m, Bb, m);
+            }
+        }
+        free(work);
     }
 }
 
@@ -85,30 +125,67 @@ static driver_ratio_t check_batch(enum batched_op op, int m, int n, const starso
     return worst;
 }
 
+/* our batched solve on the factors in F (B: m x nrhs per matrix, X in its first n rows) */
+static int solve(enum batched_op op, int m, int n, int nrhs, const starsolve_complex64_t *F, long sA, const int *ipiv,
+                 const starsolve_complex64_t *tau, starsolve_complex64_t *B, long sB, int batch)
+{
+    if (op == OP_GETRF)
+        return starsolve_zgetrs_batched('N', n, nrhs, F, m, sA, ipiv, n, B, m, sB, batch);
+    if (op == OP_POTRF)
+        return starsolve_zpotrs_batched('L', n, nrhs, F, m, sA, B, m, sB, batch);
+    return starsolve_zgeqrs_batched(m, n, nrhs, F, m, sA, tau, n, B, m, sB, batch);
+}
+
+/* worst residual over the batch: LAPACK's solve ratio for getrs / potrs; for geqrs xQRT16's ratio (B - A X
+ * small) on square matrices, xQRT17's (A^H (B - A X) small) on tall ones, where random right-hand sides leave a
+ * residual of their own size */
+static driver_ratio_t check_solves(enum batched_op op, int m, int n, int nrhs, const starsolve_complex64_t *A0, long sA,
+                                   const starsolve_complex64_t *X, const starsolve_complex64_t *B0, long sB, int batch)
+{
+    double worst = 0;
+    for (int b = 0; b < batch; b++) {
+        const starsolve_complex64_t *A0b = A0 + (size_t)b * sA, *Xb = X + (size_t)b * sB, *B0b = B0 + (size_t)b * sB;
+        double r, second = 0;
+        if (op == OP_GEQRF)
+            r = check_zgels('N', m, n, nrhs, A0b, m, Xb, m, B0b, m, &second);
+        else
+            r = check_zsolve('N', n, nrhs, A0b, m, Xb, m, B0b, m);
+        if (m > n)
+            r = second;
+        if (r > worst || r != r)
+            worst = r;
+    }
+    return worst;
+}
+
 int run_zbatched(const struct driver_opts *o)
 {
     enum batched_op op = !strcmp(o->op, "potrf") ? OP_POTRF : !strcmp(o->op, "geqrf") ? OP_GEQRF : OP_GETRF;
-    const int m = o->m, n = o->n, batch = o->batch, k = m < n ? m : n;
-    const long sA = (long)m * n;
-    const size_t asize = (size_t)sA * batch;
-    const size_t need = asize * (o->check || o->vendor ? 2 : 1) * sizeof(starsolve_complex64_t);
+    const int m = o->m, n = o->n, batch = o->batch, k = m < n ? m : n, nrhs = o->nrhs;
+    const long sA = (long)m * n, sB = (long)m * nrhs;
+    const size_t asize = (size_t)sA * batch, bsize = (size_t)sB * batch;
+    const int keep = o->check || o->vendor;   /* a pristine copy of A and B for the check and the reference */
+    const size_t need = (asize + bsize) * (keep ? 2 : 1) * sizeof(starsolve_complex64_t);
     if (!driver_memory_fits(o, need))
         return DRIVER_FAILED;
-    starsolve_complex64_t *A = malloc(asize * sizeof *A), *A0 = o->check || o->vendor ? malloc(asize * sizeof *A0) : NULL;
+    starsolve_complex64_t *A = malloc(asize * sizeof *A), *A0 = keep ? malloc(asize * sizeof *A0) : NULL;
+    starsolve_complex64_t *B = nrhs > 0 ? malloc(bsize * sizeof *B) : NULL, *B0 = nrhs > 0 ? malloc(bsize * sizeof *B0) : NULL;
     starsolve_complex64_t *tau = malloc(((size_t)k * batch + 1) * sizeof *tau);
     int *ipiv = malloc(((size_t)k * batch + 1) * sizeof *ipiv), *info = malloc((size_t)batch * sizeof *info);
-    if (!A || ((o->check || o->vendor) && !A0) || !tau || !ipiv || !info) {
+    if (!A || (keep && !A0) || (nrhs > 0 && (!B || !B0)) || !tau || !ipiv || !info) {
         driver_error(o, "not enough memory for the batch");
-        free(A); free(A0); free(tau); free(ipiv); free(info);
+        free(A); free(A0); free(B); free(B0); free(tau); free(ipiv); free(info);
         return DRIVER_FAILED;
     }
     if (A0)
         generate(op, m, n, A0, sA, batch, (unsigned)o->seed);
+    if (B0)
+        gen_zmatrix(m, nrhs * batch, B0, m, (unsigned)o->seed + 7919);   /* the batch's B side by side: m x (nrhs batch) */
     starsolve_set_batch_chunk(o->chunk);
     starsolve_set_batch_pack(o->pack);
     omp_set_num_threads(starsolve_ncpus() > 0 ? starsolve_ncpus() : 1);
     int status = DRIVER_OK;
-    double best = 0, vbest = 0;
+    double best = 0, vbest = 0, sbest = 0, svbest = 0;
     for (int run = 1; run <= o->niter; run++) {
         struct driver_result r = driver_result_init(run);
         if (A0)
@@ -126,11 +203,21 @@ int run_zbatched(const struct driver_opts *o)
         driver_bound_end(o, &r);
         best = run == 1 || r.seconds < best ? r.seconds : best;
         r.info = ret;
-        if (o->check && ret == 0) {
+        if (ret == 0 && nrhs > 0) {
+            memcpy(B, B0, bsize * sizeof *B);
+            t0 = driver_now();
+            r.info = solve(op, m, n, nrhs, A, sA, ipiv, tau, B, sB, batch);
+            r.solve_seconds = driver_now() - t0;
+            r.solved = 1;
+            sbest = run == 1 || r.solve_seconds < sbest ? r.solve_seconds : sbest;
+        }
+        if (o->check && r.info == 0) {
             int infos_ok;
             r.checked = 1;
             r.exact = 1;
             r.berr = check_batch(op, m, n, A0, A, sA, ipiv, tau, info, batch, &infos_ok);
+            if (r.solved)
+                r.resid = check_solves(op, m, n, nrhs, A0, sA, B, B0, sB, batch);
             if (!infos_ok)
                 r.info = 1;   /* a random member reported a failure: say so */
         }
@@ -158,6 +245,13 @@ int run_zbatched(const struct driver_opts *o)
                 t0 = driver_now();
                 reference(op, m, n, A, sA, ipiv, tau, info, batch);
                 t = driver_now() - t0;
+                if (nrhs > 0) {
+                    memcpy(B, B0, bsize * sizeof *B);
+                    driver_time_t s0 = driver_now();
+                    reference_solve(op, m, n, nrhs, A, sA, ipiv, tau, B, sB, batch);
+                    double st = driver_now() - s0;
+                    svbest = run == 1 || st < svbest ? st : svbest;
+                }
                 starpu_resume();
             }
             vbest = run == 1 || t < vbest ? t : vbest;
@@ -174,8 +268,13 @@ int run_zbatched(const struct driver_opts *o)
         fprintf(h, "starpu_batched: reference (%s): best %.4f s %.2f GF/s; "
                 "starsolve best %.4f s %.2f GF/s; ratio %.2f\n", what, vbest,
                 flops / vbest * 1e-9, best, flops / best * 1e-9, vbest / best);
+        if (nrhs > 0 && starsolve_ngpus() == 0 && sbest > 0)
+            fprintf(h, "starpu_batched: solve reference (OpenMP loop of LAPACKE_%c%s, %d threads): best %.4f s; "
+                    "starsolve best %.4f s; ratio %.2f\n", o->prec,
+                    op == OP_GETRF ? "getrs" : op == OP_POTRF ? "potrs" : "unmqr + trtrs", starsolve_ncpus(),
+                    svbest, sbest, svbest / sbest);
         fflush(h);
     }
-    free(A); free(A0); free(tau); free(ipiv); free(info);
+    free(A); free(A0); free(B); free(B0); free(tau); free(ipiv); free(info);
     return status;
 }

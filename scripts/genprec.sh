@@ -46,6 +46,7 @@ real='
 s/\([sdSD]\)herk\b/\1syrk/g
 s/\bcblas_\([sd]\)her\b/cblas_\1syr/g
 s/\bcblas_\([sd]\)geru\b/cblas_\1ger/g
+s/\bcblas_\([sd]\)gerc\b/cblas_\1ger/g
 s/\([sd]\)lanhe\b/\1lansy/g
 s/\([sd]\)unmqr/\1ormqr/g
 s/\([sd]\)ungqr/\1orgqr/g

@@ -276,6 +276,18 @@ for op in getrf potrf geqrf; do
     if [ "$status" -eq 0 ] && within_bound "$(value_of "$BERR_NAME")" && grep -q "reference (" "$tmp/out"; then pass
     else fail "$BATCHED -op $op -pack: exit status $status, $BERR_NAME='$(value_of "$BERR_NAME")'"; fi
 done
+# -nrhs: the batched solves on the factors, checked, and the reference loop's solves beside them
+for op in getrf potrf geqrf; do
+    for p in d z; do
+        run "$BATCHED" -op "$op" -m 33 -batch 40 -nrhs 3 -check -vendor -prec "$p"
+        if [ "$status" -eq 0 ] && within_bound "$(value_of "$RESID_NAME")" && grep -q "solve reference (" "$tmp/out"; then pass
+        else fail "$BATCHED -op $op -nrhs 3 -prec $p: exit status $status, $RESID_NAME='$(value_of "$RESID_NAME")'"; fi
+    done
+done
+run "$BATCHED" -op geqrf -m 50 -n 20 -batch 10 -nrhs 20 -check   # least squares, more right-hand sides than the few-column path takes
+if [ "$status" -eq 0 ] && within_bound "$(value_of "$RESID_NAME")"; then pass; else fail "$BATCHED -op geqrf -m 50 -n 20 -nrhs 20: exit status $status"; fi
+usage_error "$BATCHED" -op getrf -m 8 -n 6 -nrhs 1    # getrs: square
+usage_error "$BATCHED" -op geqrf -m 6 -n 8 -nrhs 1    # geqrs: m >= n
 usage_error "$BATCHED" -op lu
 usage_error "$BATCHED" -batch 0
 usage_error "$BATCHED" -op potrf -m 8 -n 6       # potrf: square

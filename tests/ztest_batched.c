@@ -110,10 +110,10 @@ static void chol_batch(char uplo, int n, int chunk)
     free(A0); free(A); free(B0); free(X); free(info);
 }
 
-static void qr_batch(int m, int n, int chunk)
+static void qr_batch(int m, int n, int nrhs, int chunk)
 {
     const starsolve_complex64_t one = 1.0, zero = 0.0;
-    int batch = batch_for(m > n ? m : n), lda = m + 1, k = m < n ? m : n, nrhs = 2;
+    int batch = batch_for(m > n ? m : n), lda = m + 1, k = m < n ? m : n;
     long sA = (long)lda * n + 2, sT = k + 1, sB = (long)m * nrhs + 1;
     starsolve_complex64_t *A0 = testing_alloc((size_t)sA * batch * sizeof *A0), *A = testing_alloc((size_t)sA * batch * sizeof *A);
     starsolve_complex64_t *tau = testing_alloc((size_t)sT * batch * sizeof *tau), *Q = testing_alloc((size_t)m * (k + 1) * sizeof *Q);
@@ -454,12 +454,13 @@ int test_zbatched(void)
             int n = sizes[t], chunk = t % 3 == 0 ? 0 : t % 3 == 1 ? 1 : 3;
             lu_batch(n, n, chunk);
             chol_batch(t % 2 ? 'U' : 'L', n, chunk);
-            qr_batch(n, n, chunk);
+            qr_batch(n, n, 2, chunk);
         }
         lu_batch(40, 25, 0);
         lu_batch(25, 40, 2);
-        qr_batch(60, 20, 0);
-        qr_batch(20, 60, 0);
+        qr_batch(60, 20, 2, 0);
+        qr_batch(20, 60, 2, 0);
+        qr_batch(70, 45, 17, 0);   /* more right-hand sides than the solve's reflector-at-a-time path takes */
         vbatched(0, 0);
         vbatched(4, 0);
         vbatched(0, 1);
