@@ -11,7 +11,8 @@
  * starsolve_set_batch_vendor(1) the vendor's batched routines (cuBLAS
  * getrfBatched, geqrfBatched; cuSOLVER potrfBatched) where they apply: square
  * getrf, m >= n geqrf. Solves: the vendor's (cuBLAS getrsBatched, cuSOLVER
- * potrsBatched: square getrs, one right-hand side in potrs). Chunks no GPU
+ * potrsBatched: square getrs, one right-hand side in potrs), used only when
+ * there is no CPU worker (src/zbatched.c, solve_on_cpu_workers). Chunks no GPU
  * variant takes run on CPUs. */
 #include <complex.h>
 #include <stdlib.h>

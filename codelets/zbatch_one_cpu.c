@@ -181,29 +181,41 @@ void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, i
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
 }
 
+/* sum over r of conj(x_r) y_r: BLAS's dot, which takes no buffer from OpenBLAS's locked pool (its gemv does
+ * beyond about 256 elements, its ger beyond 8192: from many cores the calls then take turns) */
+static starsolve_complex64_t dotc(int n, const starsolve_complex64_t *x, const starsolve_complex64_t *y)
+{
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+    starsolve_complex64_t s;
+    cblas_zdotc_sub(n, x, 1, y, 1, &s);
+    return s;
+#else
+    return cblas_zdot(n, x, 1, y, 1);
+#endif
+}
+
 /* B (m x nrhs, nrhs <= FEW_RHS) overwritten by Q^H B, Q = H(0) ... H(k-1) from geqrf's A and tau: LAPACK's zunm2r
- * (one reflector at a time, zlarf's gemv and gerc), with A left untouched (H(i)'s implicit 1 handled apart) */
+ * (one reflector at a time, as zlarf) by a dot and an axpy a column, with A left untouched (H(i)'s implicit 1
+ * handled apart). Level-1 calls: zlarf's gemv and gerc serialize concurrent callers at these lengths (above);
+ * one core, order 512, one right-hand side: 150 us a solve by gemv + ger from one thread, 206 from each of two,
+ * against 134 and 66 by dot + ger (bench/NOTES.md, session 43). */
 static void unm2r_few(int m, int k, int nrhs, const starsolve_complex64_t *A, int lda, const starsolve_complex64_t *tau,
                       starsolve_complex64_t *B, int ldb)
 {
-    const starsolve_complex64_t one = 1, zero = 0;
-    starsolve_complex64_t w[FEW_RHS];
     for (int i = 0; i < k; i++) {
         if (tau[i] == 0)   /* H(i) = I */
             continue;
         const starsolve_complex64_t *v = A + i + 1 + (size_t)i * lda;   /* u = [1; v] */
-        starsolve_complex64_t *Bi = B + i, alpha = -conj(tau[i]);
         const int below = m - i - 1;
-        /* H(i)^H B = B - conj(tau) u w^H with w = B(i:m, :)^H u */
-        if (below > 0)
-            cblas_zgemv(CblasColMajor, CblasConjTrans, below, nrhs, CBLAS_SADDR(one), Bi + 1, ldb, v, 1,
-                        CBLAS_SADDR(zero), w, 1);
+        /* H(i)^H b = b - conj(tau) u (u^H b), column by column */
         for (int j = 0; j < nrhs; j++) {
-            w[j] = (below > 0 ? w[j] : 0) + conj(Bi[(size_t)j * ldb]);
-            Bi[(size_t)j * ldb] += alpha * conj(w[j]);
+            starsolve_complex64_t *b = B + i + (size_t)j * ldb;
+            starsolve_complex64_t uhb = *b + (below > 0 ? dotc(below, v, b + 1) : 0);
+            starsolve_complex64_t alpha = -conj(tau[i]) * uhb;
+            *b += alpha;
+            if (below > 0)
+                cblas_zaxpy(below, CBLAS_SADDR(alpha), v, 1, b + 1, 1);
         }
-        if (below > 0)
-            cblas_zgerc(CblasColMajor, below, nrhs, CBLAS_SADDR(alpha), v, 1, w, 1, Bi + 1, ldb);
     }
 }
 

@@ -428,7 +428,8 @@ int starsolve_zgels(char trans, int m, int n, int nrhs, starsolve_complex64_t *A
  * the same m, n for all. With GPUs the batch is cut into chunks of consecutive matrices, one
  * StarPU task each (starsolve_set_batch_chunk), shared by CPU and GPU workers; except the
  * factorizations with at least 8 CPU workers a GPU, or of min(m, n) >= 256, which are shared
- * from both ends as the variable-size ones are (starsolve_set_batch_pack);
+ * from both ends as the variable-size ones are (starsolve_set_batch_pack), and the solves, which
+ * stay on the CPU workers (measured faster than moving the factors to a GPU) unless there are none;
  * on CPU workers alone one task a worker claims consecutive matrices until none is left. Return 0
  * or a negative argument index; each matrix's LAPACK info goes to info[k]; ipiv is 1-based
  * per matrix; geqrf leaves R, the Householder vectors and tau as LAPACK's geqrf (LAPACK's

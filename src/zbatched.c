@@ -1,7 +1,8 @@
 /* Batched factorizations and solves of many small matrices, fixed size, strided
  * (matrix k at A + k strideA, LAPACK layout), and of variable sizes (one size per matrix).
- * With GPUs a fixed-size batch is cut into chunks of consecutive matrices, one task each
- * (codelets/codelet_zbatched.c), so CPU and GPU workers share the batch; chunk size:
+ * With GPUs a fixed-size factorization is cut into chunks of consecutive matrices, one task each
+ * (codelets/codelet_zbatched.c), so CPU and GPU workers share the batch (the solves stay on the CPU
+ * workers: solve_on_cpu_workers); chunk size:
  * starsolve_set_batch_chunk, else about TASK_FLOPS per task, with at least 4 tasks per worker
  * when the batch allows (chunk_size); except the factorizations fixed_by_split sends the way of
  * the variable sizes: shared from both ends (codelets/codelet_zvbatched.c). On CPU workers
@@ -64,15 +65,28 @@ struct batch_array {
 /* elements of an m x n LAPACK-layout matrix with leading dimension ld */
 static size_t matrix_extent(int ld, int m, int n) { return (size_t)ld * (size_t)(n - 1) + (size_t)m; }
 
-/* Run the batch, wait for all: on CPU workers alone by claims (run_zbatch_claims), else cut in chunks, one task
- * each (handles: each array's part of the chunk, in the codelet's order); arrays[pinned] (the one the tasks
- * write most) is then page-locked for the call. A batch the GPUs do not take (ss_zbatch_cuda_takes), with no CPU
- * worker, runs on the calling thread (run_zbatch_claims, ss_run_on_cpu_workers): a task no worker can run would
- * abort the call. */
+/* Whether the solves stay on the CPU workers with GPUs too. A solve reads each matrix once for 2 n^2 nrhs flops
+ * (geqrs 4 m n nrhs): the caller's arrays cross the bus at a fraction of the host memory's speed, and cuBLAS /
+ * cuSOLVER's batched solves are no faster once there. On the H100 machine (double, 64 MiB batches, best solve of
+ * runs 4-10, chunks shared by 14 CPU workers and the GPU against claims on 14 CPU workers alone): getrs 1.1-4x
+ * slower and potrs 1.3-3x at orders 32, 128 and 512 with 1, 4, 16 and 64 right-hand sides, every case slower
+ * (bench/NOTES.md, session 43). With no CPU worker the GPU variant still takes them. */
+static int solve_on_cpu_workers(const struct ss_batch_args *args)
+{
+    const int solve = args->op == SS_BATCH_GETRS || args->op == SS_BATCH_POTRS || args->op == SS_BATCH_GEQRS;
+    return solve && starpu_cpu_worker_get_count() > 0;
+}
+
+/* Run the batch, wait for all: on CPU workers alone, and for the solves wherever there are CPU workers, by claims
+ * (run_zbatch_claims), else cut in chunks, one task each (handles: each array's part of the chunk, in the
+ * codelet's order); arrays[pinned] (the one the tasks write most) is then page-locked for the call. A batch the
+ * GPUs do not take (ss_zbatch_cuda_takes), with no CPU worker, runs on the calling thread (run_zbatch_claims,
+ * ss_run_on_cpu_workers): a task no worker can run would abort the call. */
 static void run_batch(const struct ss_batch_args *args, int batch, int narrays, const struct batch_array *arrays,
                        int pinned)
 {
-    if (starpu_cuda_worker_get_count() == 0 || (starpu_cpu_worker_get_count() == 0 && !ss_zbatch_cuda_takes(args))) {
+    if (starpu_cuda_worker_get_count() == 0 || solve_on_cpu_workers(args)
+        || (starpu_cpu_worker_get_count() == 0 && !ss_zbatch_cuda_takes(args))) {
         void *base[3] = { NULL, NULL, NULL };
         size_t item_bytes[3] = { 0, 0, 0 };
         for (int a = 0; a < narrays && a < 3; a++) {
