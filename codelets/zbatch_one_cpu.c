@@ -5,8 +5,9 @@
  * substitution. From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000
  * LUs of order 16 took 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps,
  * Cholesky 261 against 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144
- * solves of order 8 took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Least squares
- * with few right-hand sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below). */
+ * solves of order 8 took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one
+ * right-hand side go by substitution in level-1 calls up to order LEVEL1_ORDER; least squares with few right-hand
+ * sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below). */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -20,6 +21,15 @@
  * 64-512: 2.7-3.7x slower with one right-hand side, 2.2-2.7x with 4, 1.0-1.5x with 16; 1.2-1.5x faster with 64
  * (bench/NOTES.md, session 43). */
 #define FEW_RHS 16
+/* The largest order whose one-column solves (getrs, potrs, least squares' R^-1) go by substitution in level-1 calls
+ * (trsv_level1) instead of LAPACKE / cblas_ztrsm, which take a buffer from OpenBLAS's locked pool each call. One
+ * core, dgetrs with one right-hand side against the level-1 steps, us a solve: order 64 3.40 / 3.49 from one
+ * thread, 3.66 / 2.90 from each of two; 128 15.4 / 15.0, 12.5 / 11.1; 256 51.4 / 54.4, 46.0 / 38.5; 512 150 / 210,
+ * 161 / 212 (more columns: 4 at order 64, 6.8 / 9.9: A is read once a column) (bench/NOTES.md, session 43). */
+#define LEVEL1_ORDER 256
+
+/* whether a solve of order n with nrhs columns goes by substitution (trsm_subst) */
+static int by_substitution(int n, int nrhs) { return n <= SMALL_ORDER || (nrhs == 1 && n <= LEVEL1_ORDER); }
 
 static int getf2_small(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
 {
@@ -101,11 +111,61 @@ static inline starsolve_complex64_t op_at(char trans, const starsolve_complex64_
     return trans == 'T' ? A[k + (size_t)i * lda] : conj(A[k + (size_t)i * lda]);
 }
 
-/* B (n x nrhs) overwritten by op(A)^-1 B, A triangular (uplo) with a unit diagonal or not: substitution in plain
- * loops, as the BLAS triangular solves (cblas_ztrsv too) serialize concurrent callers like getrf (session 42) */
-static void trsm_small(char uplo, char trans, int unit, int n, int nrhs, const starsolve_complex64_t *A, int lda,
+/* sum over r of x_r y_r, x conjugated (conj_x) or not: BLAS's dot, which takes no buffer from OpenBLAS's locked
+ * pool (its gemv does beyond about 256 elements, its ger beyond 8192 elements, its trsv and trsm always: from many
+ * cores those calls then take turns) */
+static starsolve_complex64_t dot(int conj_x, int n, const starsolve_complex64_t *x, const starsolve_complex64_t *y)
+{
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+    starsolve_complex64_t s;
+    if (conj_x)
+        cblas_zdotc_sub(n, x, 1, y, 1, &s);
+    else
+        cblas_zdotu_sub(n, x, 1, y, 1, &s);
+    return s;
+#else
+    (void)conj_x;
+    return cblas_zdot(n, x, 1, y, 1);
+#endif
+}
+
+/* b overwritten by op(A)^-1 b, A triangular (uplo), unit diagonal or not, by level-1 calls along A's columns:
+ * an axpy a column where they are op(A)'s columns ('N'), a dot where they are its rows ('T', 'C') */
+static void trsv_level1(char uplo, char trans, int unit, int n, const starsolve_complex64_t *A, int lda,
+                        starsolve_complex64_t *b)
+{
+    const int forward = (uplo == 'L') == (trans == 'N');   /* op(A) lower triangular */
+    for (int t = 0; t < n; t++) {
+        const int j = forward ? t : n - 1 - t;
+        const starsolve_complex64_t *col = A + (size_t)j * lda, diag = trans == 'C' ? conj(col[j]) : col[j];
+        /* A's column j above (uplo U) or below (L) the diagonal */
+        const int lo = uplo == 'L' ? j + 1 : 0, len = uplo == 'L' ? n - j - 1 : j;
+        if (trans == 'N') {   /* b(j) final: take it out of the rest */
+            if (!unit)
+                b[j] /= diag;
+            starsolve_complex64_t alpha = -b[j];
+            if (len > 0)
+                cblas_zaxpy(len, CBLAS_SADDR(alpha), col + lo, 1, b + lo, 1);
+        } else {              /* b(j) less op(A)'s row j times the part already final */
+            if (len > 0)
+                b[j] -= dot(trans == 'C', len, col + lo, b + lo);
+            if (!unit)
+                b[j] /= diag;
+        }
+    }
+}
+
+/* B (n x nrhs) overwritten by op(A)^-1 B, A triangular (uplo) with a unit diagonal or not: up to SMALL_ORDER
+ * substitution in plain loops, above by level-1 calls a column (trsv_level1); the BLAS triangular solves
+ * (cblas_ztrsv too) serialize concurrent callers like getrf (session 42) */
+static void trsm_subst(char uplo, char trans, int unit, int n, int nrhs, const starsolve_complex64_t *A, int lda,
                        starsolve_complex64_t *B, int ldb)
 {
+    if (n > SMALL_ORDER) {
+        for (int r = 0; r < nrhs; r++)
+            trsv_level1(uplo, trans, unit, n, A, lda, B + (size_t)r * ldb);
+        return;
+    }
     const int lower = (uplo == 'L') == (trans == 'N');   /* op(A) lower triangular: forward substitution */
     for (int r = 0; r < nrhs; r++) {
         starsolve_complex64_t *b = B + (size_t)r * ldb;
@@ -119,33 +179,33 @@ static void trsm_small(char uplo, char trans, int unit, int n, int nrhs, const s
     }
 }
 
-static void getrs_small(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, const int *ipiv,
+static void getrs_subst(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, const int *ipiv,
                      starsolve_complex64_t *B, int ldb)
 {
     if (trans == 'N') {   /* P A = L U: x = U^-1 L^-1 P b */
         for (int i = 0; i < n; i++)
             if (ipiv[i] - 1 != i)
                 cblas_zswap(nrhs, B + i, ldb, B + ipiv[i] - 1, ldb);
-        trsm_small('L', 'N', 1, n, nrhs, A, lda, B, ldb);
-        trsm_small('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+        trsm_subst('L', 'N', 1, n, nrhs, A, lda, B, ldb);
+        trsm_subst('U', 'N', 0, n, nrhs, A, lda, B, ldb);
     } else {              /* op(A) = op(U) op(L) P: x = P^T op(L)^-1 op(U)^-1 b */
-        trsm_small('U', trans, 0, n, nrhs, A, lda, B, ldb);
-        trsm_small('L', trans, 1, n, nrhs, A, lda, B, ldb);
+        trsm_subst('U', trans, 0, n, nrhs, A, lda, B, ldb);
+        trsm_subst('L', trans, 1, n, nrhs, A, lda, B, ldb);
         for (int i = n - 1; i >= 0; i--)
             if (ipiv[i] - 1 != i)
                 cblas_zswap(nrhs, B + i, ldb, B + ipiv[i] - 1, ldb);
     }
 }
 
-static void potrs_small(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
+static void potrs_subst(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
                      int ldb)
 {
     if (uplo == 'L' || uplo == 'l') {   /* A = L L^H */
-        trsm_small('L', 'N', 0, n, nrhs, A, lda, B, ldb);
-        trsm_small('L', 'C', 0, n, nrhs, A, lda, B, ldb);
+        trsm_subst('L', 'N', 0, n, nrhs, A, lda, B, ldb);
+        trsm_subst('L', 'C', 0, n, nrhs, A, lda, B, ldb);
     } else {                             /* A = U^H U */
-        trsm_small('U', 'C', 0, n, nrhs, A, lda, B, ldb);
-        trsm_small('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+        trsm_subst('U', 'C', 0, n, nrhs, A, lda, B, ldb);
+        trsm_subst('U', 'N', 0, n, nrhs, A, lda, B, ldb);
     }
 }
 
@@ -166,8 +226,8 @@ int ss_zpotrf_one(char uplo, int n, starsolve_complex64_t *A, int lda)
 void ss_zgetrs_one(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, const int *ipiv,
                    starsolve_complex64_t *B, int ldb)
 {
-    if (n <= SMALL_ORDER)
-        getrs_small(trans, n, nrhs, A, lda, ipiv, B, ldb);
+    if (by_substitution(n, nrhs))
+        getrs_subst(trans, n, nrhs, A, lda, ipiv, B, ldb);
     else
         LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(trans), n, nrhs, A, lda, ipiv, B, ldb);
 }
@@ -175,23 +235,10 @@ void ss_zgetrs_one(char trans, int n, int nrhs, const starsolve_complex64_t *A, 
 void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
                    int ldb)
 {
-    if (n <= SMALL_ORDER)
-        potrs_small(uplo, n, nrhs, A, lda, B, ldb);
+    if (by_substitution(n, nrhs))
+        potrs_subst(uplo, n, nrhs, A, lda, B, ldb);
     else
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
-}
-
-/* sum over r of conj(x_r) y_r: BLAS's dot, which takes no buffer from OpenBLAS's locked pool (its gemv does
- * beyond about 256 elements, its ger beyond 8192: from many cores the calls then take turns) */
-static starsolve_complex64_t dotc(int n, const starsolve_complex64_t *x, const starsolve_complex64_t *y)
-{
-#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
-    starsolve_complex64_t s;
-    cblas_zdotc_sub(n, x, 1, y, 1, &s);
-    return s;
-#else
-    return cblas_zdot(n, x, 1, y, 1);
-#endif
 }
 
 /* B (m x nrhs, nrhs <= FEW_RHS) overwritten by Q^H B, Q = H(0) ... H(k-1) from geqrf's A and tau: LAPACK's zunm2r
@@ -210,7 +257,7 @@ static void unm2r_few(int m, int k, int nrhs, const starsolve_complex64_t *A, in
         /* H(i)^H b = b - conj(tau) u (u^H b), column by column */
         for (int j = 0; j < nrhs; j++) {
             starsolve_complex64_t *b = B + i + (size_t)j * ldb;
-            starsolve_complex64_t uhb = *b + (below > 0 ? dotc(below, v, b + 1) : 0);
+            starsolve_complex64_t uhb = *b + (below > 0 ? dot(1, below, v, b + 1) : 0);
             starsolve_complex64_t alpha = -conj(tau[i]) * uhb;
             *b += alpha;
             if (below > 0)
@@ -227,8 +274,8 @@ void ss_zgeqrs_one(int m, int n, int nrhs, const starsolve_complex64_t *A, int l
         unm2r_few(m, n, nrhs, A, lda, tau, B, ldb);
     else   /* LAPACKE sizes and allocates the work: a small cost beside more than FEW_RHS columns */
         LAPACKE_zunmqr(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), m, nrhs, n, A, lda, tau, B, ldb);
-    if (n <= SMALL_ORDER)
-        trsm_small('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+    if (by_substitution(n, nrhs))
+        trsm_subst('U', 'N', 0, n, nrhs, A, lda, B, ldb);
     else
         cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one), A,
                     lda, B, ldb);

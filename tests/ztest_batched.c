@@ -20,9 +20,9 @@
 
 static int batch_for(int n) { return n <= 33 ? 12 : n <= 100 ? 6 : 3; }
 
-static void lu_batch(int m, int n, int chunk)
+static void lu_batch(int m, int n, int nrhs, int chunk)
 {
-    int batch = batch_for(m > n ? m : n), lda = m + 1, k = m < n ? m : n, bad = batch / 2, nrhs = 2;
+    int batch = batch_for(m > n ? m : n), lda = m + 1, k = m < n ? m : n, bad = batch / 2;
     long sA = (long)lda * n + 3, sP = k + 2, sB = (long)(n + 1) * nrhs + 1;
     starsolve_complex64_t *A0 = testing_alloc((size_t)sA * batch * sizeof *A0), *A = testing_alloc((size_t)sA * batch * sizeof *A);
     starsolve_complex64_t *B0 = testing_alloc((size_t)sB * batch * sizeof *B0), *X = testing_alloc((size_t)sB * batch * sizeof *X);
@@ -71,9 +71,9 @@ static void lu_batch(int m, int n, int chunk)
     free(A0); free(A); free(B0); free(X); free(ipiv); free(info);
 }
 
-static void chol_batch(char uplo, int n, int chunk)
+static void chol_batch(char uplo, int n, int nrhs, int chunk)
 {
-    int batch = batch_for(n), lda = n + 2, bad = batch - 1, nrhs = 3;
+    int batch = batch_for(n), lda = n + 2, bad = batch - 1;
     long sA = (long)lda * n + 1, sB = (long)n * nrhs + 2;
     starsolve_complex64_t *A0 = testing_alloc((size_t)sA * batch * sizeof *A0), *A = testing_alloc((size_t)sA * batch * sizeof *A);
     starsolve_complex64_t *B0 = testing_alloc((size_t)sB * batch * sizeof *B0), *X = testing_alloc((size_t)sB * batch * sizeof *X);
@@ -326,7 +326,7 @@ static void vbatched_solves(int chunk, char trans)
     for (int b = 0; b < B; b++) {
         n[b] = (b * 29) % 61;
         m[b] = n[b] + b % 5;
-        nrhs[b] = b % 4;
+        nrhs[b] = (b + 1) % 4;   /* the one-column members (orders 37-55) go by level-1 substitution */
         lda[b] = (m[b] > 1 ? m[b] : 1) + b % 2;
         ldb[b] = (m[b] > 1 ? m[b] : 1) + b % 3;
         A0[b] = testing_alloc(((size_t)lda[b] * (n[b] + 1)) * sizeof **A0);
@@ -452,12 +452,16 @@ int test_zbatched(void)
         starsolve_set_batch_pack(pack);
         for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
             int n = sizes[t], chunk = t % 3 == 0 ? 0 : t % 3 == 1 ? 1 : 3;
-            lu_batch(n, n, chunk);
-            chol_batch(t % 2 ? 'U' : 'L', n, chunk);
+            lu_batch(n, n, 2, chunk);
+            chol_batch(t % 2 ? 'U' : 'L', n, 3, chunk);
             qr_batch(n, n, 2, chunk);
         }
-        lu_batch(40, 25, 0);
-        lu_batch(25, 40, 2);
+        lu_batch(40, 25, 2, 0);
+        lu_batch(25, 40, 2, 2);
+        lu_batch(100, 100, 1, 0);   /* one right-hand side: the level-1 substitution's orders */
+        chol_batch('U', 100, 1, 0);
+        chol_batch('L', 256, 1, 0);
+        qr_batch(120, 100, 1, 0);
         qr_batch(60, 20, 2, 0);
         qr_batch(20, 60, 2, 0);
         qr_batch(70, 45, 17, 0);   /* more right-hand sides than the solve's reflector-at-a-time path takes */
