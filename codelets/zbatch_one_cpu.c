@@ -111,9 +111,10 @@ static inline starsolve_complex64_t op_at(char trans, const starsolve_complex64_
     return trans == 'T' ? A[k + (size_t)i * lda] : conj(A[k + (size_t)i * lda]);
 }
 
-/* sum over r of x_r y_r, x conjugated (conj_x) or not: BLAS's dot, which takes no buffer from OpenBLAS's locked
- * pool (its gemv does beyond about 256 elements, its ger beyond 8192 elements, its trsv and trsm always: from many
- * cores those calls then take turns) */
+/* sum over r of x_r y_r, x conjugated (conj_x) or not: BLAS's dot. Level-1 calls scale over the cores; OpenBLAS's
+ * gemv did not at order 512 (one thread 281 us a solve of unm2r_few's loop by gemv, 16 threads 385 us each: its
+ * work buffer, above a stack limit, comes from a pool behind one lock), nor do its getrs, potrs and trsm, which
+ * take such a buffer every call (bench/NOTES.md, sessions 42-43) */
 static starsolve_complex64_t dot(int conj_x, int n, const starsolve_complex64_t *x, const starsolve_complex64_t *y)
 {
 #if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
@@ -243,9 +244,9 @@ void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, i
 
 /* B (m x nrhs, nrhs <= FEW_RHS) overwritten by Q^H B, Q = H(0) ... H(k-1) from geqrf's A and tau: LAPACK's zunm2r
  * (one reflector at a time, as zlarf) by a dot and an axpy a column, with A left untouched (H(i)'s implicit 1
- * handled apart). Level-1 calls: zlarf's gemv and gerc serialize concurrent callers at these lengths (above);
- * one core, order 512, one right-hand side: 150 us a solve by gemv + ger from one thread, 206 from each of two,
- * against 134 and 66 by dot + ger (bench/NOTES.md, session 43). */
+ * handled apart). Level-1 calls, as zlarf's gemv serializes concurrent callers at these lengths (above); one core,
+ * order 512, one right-hand side: 150 us a solve with gemv from one thread, 206 from each of two, against 134 and
+ * 66 with a dot a column (bench/NOTES.md, session 43). */
 static void unm2r_few(int m, int k, int nrhs, const starsolve_complex64_t *A, int lda, const starsolve_complex64_t *tau,
                       starsolve_complex64_t *B, int ldb)
 {
