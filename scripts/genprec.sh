@@ -44,7 +44,6 @@ s/\(\"[^\"]*\)starsolve_z/\1starsolve_${prec}/g"
 # real precisions: Hermitian becomes symmetric, conjugation disappears
 real='
 s/\([sdSD]\)herk\b/\1syrk/g
-s/\bcblas_\([sd]\)her\b/cblas_\1syr/g
 s/\bcblas_\([sd]\)geru\b/cblas_\1ger/g
 s/\bcblas_\([sd]\)gerc\b/cblas_\1ger/g
 s/\([sd]\)lanhe\b/\1lansy/g
