@@ -56,15 +56,12 @@ static void zpotrf_batch_range(const struct ss_batch_args *a, void *const base[]
 
 static void zgeqrf_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
-    starsolve_complex64_t query;
-    LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, a->m, a->n, NULL, a->lda, NULL, &query, -1);
-    int lwork = (int)creal(query) > 1 ? (int)creal(query) : 1;
-    starsolve_complex64_t *work = malloc((size_t)lwork * sizeof *work);
+    starsolve_complex64_t *work = malloc(ss_zgeqrf_one_lwork(a->n) * sizeof *work);
     STARPU_ASSERT_MSG(work, "zgeqrf_batch: out of memory");
     for (int k = 0; k < count; k++) {
         prefetch_next(a, base[0], k, count, after);
-        *ints(base[2], 1, k) = LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, a->m, a->n, matrix(base[0], a->strideA, k),
-                                                   a->lda, matrix(base[1], a->strideTau, k), work, lwork);
+        *ints(base[2], 1, k) = ss_zgeqrf_one(a->m, a->n, matrix(base[0], a->strideA, k), a->lda,
+                                             matrix(base[1], a->strideTau, k), work);
     }
     free(work);
 }

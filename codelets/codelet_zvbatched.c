@@ -15,7 +15,12 @@ static int zvbatch_one(int op, char uplo, int m, int n, starsolve_complex64_t *A
         return ss_zgetrf_one(m, n, A, lda, (int *)aux);
     if (op == SS_BATCH_POTRF)
         return ss_zpotrf_one(uplo, n, A, lda);
-    return LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, A, lda, (starsolve_complex64_t *)aux);
+    starsolve_complex64_t *work = malloc(ss_zgeqrf_one_lwork(n) * sizeof *work);
+    if (!work)   /* as LAPACKE_zgeqrf, which allocated its own */
+        return LAPACK_WORK_MEMORY_ERROR;
+    int info = ss_zgeqrf_one(m, n, A, lda, (starsolve_complex64_t *)aux, work);
+    free(work);
+    return info;
 }
 
 /* Variable-size solves: as run_zbatch_claims, one task a CPU worker claiming runs of the list of matrices

@@ -7,7 +7,8 @@
  * Cholesky 261 against 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144
  * solves of order 8 took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one
  * right-hand side go by substitution in level-1 calls up to order LEVEL1_ORDER; least squares with few right-hand
- * sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below). */
+ * sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below); QR above QR_LAPACKE_ORDER
+ * columns is LAPACK's blocked algorithm with its panels by level-1 calls (ss_zgeqrf_one). */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -27,6 +28,13 @@
  * thread, 3.66 / 2.90 from each of two; 128 15.4 / 15.0, 12.5 / 11.1; 256 51.4 / 54.4, 46.0 / 38.5; 512 150 / 210,
  * 161 / 212 (more columns: 4 at order 64, 6.8 / 9.9: A is read once a column) (bench/NOTES.md, session 43). */
 #define LEVEL1_ORDER 256
+
+/* QR: up to this many columns (min(m, n)) LAPACKE's zgeqrf, unblocked there (LAPACK's crossover is 128 columns),
+ * whose gemv and gerc on such short columns work from the stack. Above, the blocked factorization of
+ * ss_zgeqrf_one, which was faster from 96 columns on from one thread as from sixteen (bench/NOTES.md, session 44). */
+#define QR_LAPACKE_ORDER 64
+/* QR's block width, LAPACK's zgeqrf's */
+#define QR_NB 32
 
 /* whether a solve of order n with nrhs columns goes by substitution (trsm_subst) */
 static int by_substitution(int n, int nrhs) { return n <= SMALL_ORDER || (nrhs == 1 && n <= LEVEL1_ORDER); }
@@ -265,6 +273,79 @@ static void unm2r_few(int m, int k, int nrhs, const starsolve_complex64_t *A, in
                 cblas_zaxpy(below, CBLAS_SADDR(alpha), v, 1, b + 1, 1);
         }
     }
+}
+
+/* LAPACK's zgeqr2 on an m x nb panel (m >= nb): H(j) from zlarfg, H(j)^H applied to the panel's later columns by
+ * a dot and an axpy a column where zlarf calls gemv and gerc. Those take a buffer from OpenBLAS's locked pool on
+ * columns longer than ~250 elements: from the 16 cores of the H100 machine a LAPACKE_dgeqrf of order 512 took
+ * 22.3 ms against 9.2 from one thread alone (bench/NOTES.md, sessions 43-44). */
+static void geqr2_level1(int m, int nb, starsolve_complex64_t *A, int lda, starsolve_complex64_t *tau)
+{
+    for (int j = 0; j < nb; j++) {
+        starsolve_complex64_t *v = A + j + (size_t)j * lda;   /* H(j) = I - tau v v^H, v = [1; A(j+1:m, j)] */
+        const int len = m - j;
+        LAPACKE_zlarfg_work(len, v, v + 1, 1, tau + j);
+        if (tau[j] == 0)   /* H(j) = I */
+            continue;
+        const starsolve_complex64_t beta = *v;
+        *v = 1;
+        for (int c = j + 1; c < nb; c++) {
+            starsolve_complex64_t *col = A + j + (size_t)c * lda;
+            starsolve_complex64_t alpha = -conj(tau[j]) * dot(1, len, v, col);
+            cblas_zaxpy(len, CBLAS_SADDR(alpha), v, 1, col, 1);
+        }
+        *v = beta;
+    }
+}
+
+/* T (nb x nb, upper triangular, leading dimension QR_NB) of H(0) ... H(nb-1) = I - V T V^H for an m x nb panel
+ * factored by geqr2_level1: LAPACK's zlarft (forward, columnwise), its gemv by dots (as above) and its trmv by a
+ * loop on the small triangle */
+static void larft_level1(int m, int nb, const starsolve_complex64_t *V, int lda, const starsolve_complex64_t *tau,
+                         starsolve_complex64_t *T)
+{
+    for (int j = 0; j < nb; j++) {
+        const starsolve_complex64_t *vj = V + (size_t)j * lda;
+        starsolve_complex64_t *tj = T + (size_t)j * QR_NB;
+        /* T(0:j, j) = -tau_j V(j:m, 0:j)^H v_j, with v_j's 1 at row j */
+        for (int i = 0; i < j; i++) {
+            const starsolve_complex64_t *vi = V + (size_t)i * lda;
+            starsolve_complex64_t s = conj(vi[j]) + (j + 1 < m ? dot(1, m - j - 1, vi + j + 1, vj + j + 1) : 0);
+            tj[i] = -tau[j] * s;
+        }
+        /* T(0:j, j) = T(0:j, 0:j) T(0:j, j), top down: row i reads rows >= i of the column, not yet overwritten */
+        for (int i = 0; i < j; i++) {
+            starsolve_complex64_t s = 0;
+            for (int l = i; l < j; l++)
+                s += T[i + (size_t)l * QR_NB] * tj[l];
+            tj[i] = s;
+        }
+        tj[j] = tau[j];
+    }
+}
+
+size_t ss_zgeqrf_one_lwork(int n) { return (size_t)(QR_NB + (n > 1 ? n : 1)) * QR_NB; }
+
+int ss_zgeqrf_one(int m, int n, starsolve_complex64_t *A, int lda, starsolve_complex64_t *tau,
+                  starsolve_complex64_t *work)
+{
+    const int k = m < n ? m : n;
+    if (k <= QR_LAPACKE_ORDER)
+        return LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, m, n, A, lda, tau, work, (int)ss_zgeqrf_one_lwork(n));
+    /* LAPACK's zgeqrf without its unblocked tail: a panel of QR_NB columns, its T, the block reflector applied to
+     * the columns right of it by zlarfb (a few level-3 calls a panel) */
+    starsolve_complex64_t *T = work, *larfb_work = work + QR_NB * QR_NB;
+    for (int j = 0; j < k; j += QR_NB) {
+        const int nb = k - j < QR_NB ? k - j : QR_NB, rows = m - j, right = n - j - nb;
+        starsolve_complex64_t *Ajj = A + j + (size_t)j * lda;
+        geqr2_level1(rows, nb, Ajj, lda, tau + j);
+        if (right > 0) {
+            larft_level1(rows, nb, Ajj, lda, tau + j, T);
+            LAPACKE_zlarfb_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), 'F', 'C', rows, right, nb, Ajj, lda, T,
+                                QR_NB, Ajj + (size_t)nb * lda, lda, larfb_work, right);
+        }
+    }
+    return 0;
 }
 
 void ss_zgeqrs_one(int m, int n, int nrhs, const starsolve_complex64_t *A, int lda, const starsolve_complex64_t *tau,
