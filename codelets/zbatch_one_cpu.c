@@ -7,8 +7,8 @@
  * Cholesky 261 against 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144
  * solves of order 8 took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one
  * right-hand side go by substitution in level-1 calls up to order LEVEL1_ORDER; least squares with few right-hand
- * sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below); QR above QR_LAPACKE_ORDER
- * columns is LAPACK's blocked algorithm with its panels by level-1 calls (ss_zgeqrf_one). */
+ * sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below); QR, unless m + n is at most
+ * QR_LAPACKE_SUM, is LAPACK's blocked algorithm with its panels by level-1 calls (ss_zgeqrf_one). */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -29,10 +29,12 @@
  * 161 / 212 (more columns: 4 at order 64, 6.8 / 9.9: A is read once a column) (bench/NOTES.md, session 43). */
 #define LEVEL1_ORDER 256
 
-/* QR: up to this many columns (min(m, n)) LAPACKE's zgeqrf, unblocked there (LAPACK's crossover is 128 columns),
- * whose gemv and gerc on such short columns work from the stack. Above, the blocked factorization of
- * ss_zgeqrf_one, which was faster from 96 columns on from one thread as from sixteen (bench/NOTES.md, session 44). */
-#define QR_LAPACKE_ORDER 64
+/* QR: up to this m + n LAPACKE's zgeqrf, unblocked there (LAPACK's crossover is 128 columns), whose gemv and gerc
+ * on such small matrices work from OpenBLAS's stack. Above, the blocked factorization of ss_zgeqrf_one. Double, us
+ * a factorization from one thread / each of sixteen, LAPACKE against ss_zgeqrf_one's steps: 64 x 64 85 / 95
+ * against 99 / 110; 128 x 64 144 / 251 against 136 / 164; 96 x 96 221 / 386 against 200 / 333; 256 x 16 23 / 414
+ * against 21 / 38; 512 x 512 9220 / 22300 against 8178 / 8724 (bench/NOTES.md, session 44). */
+#define QR_LAPACKE_SUM 128
 /* QR's block width, LAPACK's zgeqrf's */
 #define QR_NB 32
 
@@ -330,7 +332,7 @@ int ss_zgeqrf_one(int m, int n, starsolve_complex64_t *A, int lda, starsolve_com
                   starsolve_complex64_t *work)
 {
     const int k = m < n ? m : n;
-    if (k <= QR_LAPACKE_ORDER)
+    if (m + n <= QR_LAPACKE_SUM)
         return LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, m, n, A, lda, tau, work, (int)ss_zgeqrf_one_lwork(n));
     /* LAPACK's zgeqrf without its unblocked tail: a panel of QR_NB columns, its T, the block reflector applied to
      * the columns right of it by zlarfb (a few level-3 calls a panel) */
