@@ -252,7 +252,7 @@ void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, i
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
 }
 
-/* B (m x nrhs, nrhs <= FEW_RHS) overwritten by Q^H B, Q = H(0) ... H(k-1) from geqrf's A and tau: LAPACK's zunm2r
+/* B (m x nrhs, nrhs <= FEW_RHS; more work, slower) overwritten by Q^H B, Q = H(0) ... H(k-1) from geqrf's A and tau: LAPACK's zunm2r
  * (one reflector at a time, as zlarf) by a dot and an axpy a column, with A left untouched (H(i)'s implicit 1
  * handled apart). Level-1 calls, as zlarf's gemv serializes concurrent callers at these lengths (above); one core,
  * order 512, one right-hand side: 150 us a solve with gemv from one thread, 206 from each of two, against 134 and
@@ -350,14 +350,36 @@ int ss_zgeqrf_one(int m, int n, starsolve_complex64_t *A, int lda, starsolve_com
     return 0;
 }
 
+/* B (m x nrhs) overwritten by Q^H B as by unm2r_few: LAPACK's blocked zunmqr, QR_NB reflectors at a time in the
+ * factorization's order, each block's T by larft_level1 (zunmqr's zlarft would take OpenBLAS's locked buffers, as
+ * in the factorization) and the block applied by zlarfb */
+static void unmqr_blocked(int m, int k, int nrhs, const starsolve_complex64_t *A, int lda,
+                          const starsolve_complex64_t *tau, starsolve_complex64_t *B, int ldb)
+{
+    starsolve_complex64_t *work = malloc((QR_NB * QR_NB + (size_t)nrhs * QR_NB) * sizeof *work);
+    if (!work) {   /* the same product a reflector at a time, slower with many columns */
+        unm2r_few(m, k, nrhs, A, lda, tau, B, ldb);
+        return;
+    }
+    starsolve_complex64_t *T = work, *larfb_work = work + QR_NB * QR_NB;
+    for (int j = 0; j < k; j += QR_NB) {
+        const int nb = ss_min(k - j, QR_NB);
+        const starsolve_complex64_t *V = A + j + (size_t)j * lda;
+        larft_level1(m - j, nb, V, lda, tau + j, T);
+        LAPACKE_zlarfb_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), 'F', 'C', m - j, nrhs, nb, V, lda, T, QR_NB,
+                            B + j, ldb, larfb_work, nrhs);
+    }
+    free(work);
+}
+
 void ss_zgeqrs_one(int m, int n, int nrhs, const starsolve_complex64_t *A, int lda, const starsolve_complex64_t *tau,
                    starsolve_complex64_t *B, int ldb)
 {
     const starsolve_complex64_t one = 1;
     if (nrhs <= FEW_RHS)
         unm2r_few(m, n, nrhs, A, lda, tau, B, ldb);
-    else   /* LAPACKE sizes and allocates the work: a small cost beside more than FEW_RHS columns */
-        LAPACKE_zunmqr(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), m, nrhs, n, A, lda, tau, B, ldb);
+    else
+        unmqr_blocked(m, n, nrhs, A, lda, tau, B, ldb);
     if (by_substitution(n, nrhs))
         trsm_subst('U', 'N', 0, n, nrhs, A, lda, B, ldb);
     else

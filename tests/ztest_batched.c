@@ -465,7 +465,7 @@ int test_zbatched(void)
         qr_batch(60, 20, 2, 0);
         qr_batch(20, 60, 2, 0);
         qr_batch(70, 45, 17, 0);   /* more right-hand sides than the solve's reflector-at-a-time path takes */
-        qr_batch(200, 97, 3, 0);   /* blocked (m + n > 128): a last panel of one column */
+        qr_batch(200, 97, 20, 0);   /* blocked (m + n > 128): a last panel of one column; Q^H blocked too */
         qr_batch(300, 10, 2, 0);   /* one panel, no trailing update */
         qr_batch(80, 130, 2, 1);   /* wide: the last panel's reflectors applied to the columns beyond m */
         vbatched(0, 0);
