@@ -7,8 +7,9 @@
  * Cholesky 261 against 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144
  * solves of order 8 took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one
  * right-hand side go by substitution in level-1 calls up to order LEVEL1_ORDER; least squares with few right-hand
- * sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below); QR, unless m + n is at most
- * QR_LAPACKE_SUM, is LAPACK's blocked algorithm with its panels by level-1 calls (ss_zgeqrf_one). */
+ * sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below), with more by its blocked one
+ * with T by level-1 calls; QR, unless m + n is at most QR_LAPACKE_SUM, is LAPACK's blocked algorithm with its
+ * panels and T by level-1 calls (ss_zgeqrf_one). */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -252,9 +253,9 @@ void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, i
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
 }
 
-/* B (m x nrhs, nrhs <= FEW_RHS; more work, slower) overwritten by Q^H B, Q = H(0) ... H(k-1) from geqrf's A and tau: LAPACK's zunm2r
- * (one reflector at a time, as zlarf) by a dot and an axpy a column, with A left untouched (H(i)'s implicit 1
- * handled apart). Level-1 calls, as zlarf's gemv serializes concurrent callers at these lengths (above); one core,
+/* B (m x nrhs) overwritten by Q^H B, Q = H(0) ... H(k-1) from geqrf's A and tau, for nrhs <= FEW_RHS (and as
+ * unmqr_blocked's fallback): LAPACK's zunm2r (one reflector at a time, as zlarf) by a dot and an axpy a column,
+ * with A left untouched (H(i)'s implicit 1 handled apart). Level-1 calls, as zlarf's gemv serializes concurrent callers at these lengths (above); one core,
  * order 512, one right-hand side: 150 us a solve with gemv from one thread, 206 from each of two, against 134 and
  * 66 with a dot a column (bench/NOTES.md, session 43). */
 static void unm2r_few(int m, int k, int nrhs, const starsolve_complex64_t *A, int lda, const starsolve_complex64_t *tau,
@@ -278,9 +279,10 @@ static void unm2r_few(int m, int k, int nrhs, const starsolve_complex64_t *A, in
 }
 
 /* LAPACK's zgeqr2 on an m x nb panel (m >= nb): H(j) from zlarfg, H(j)^H applied to the panel's later columns by
- * a dot and an axpy a column where zlarf calls gemv and gerc. Those take a buffer from OpenBLAS's locked pool on
- * columns longer than ~250 elements: from the 16 cores of the H100 machine a LAPACKE_dgeqrf of order 512 took
- * 22.3 ms against 9.2 from one thread alone (bench/NOTES.md, sessions 43-44). */
+ * a dot and an axpy a column where zlarf calls gemv and gerc. OpenBLAS's gemv takes its buffer (m + n + 16
+ * elements) from the stack up to MAX_STACK_ALLOC bytes (2048 by default), else from its locked pool: from the 16
+ * cores of the H100 machine a LAPACKE_dgeqrf of order 512 took 22.3 ms against 9.2 from one thread alone
+ * (bench/NOTES.md, sessions 43-44). */
 static void geqr2_level1(int m, int nb, starsolve_complex64_t *A, int lda, starsolve_complex64_t *tau)
 {
     for (int j = 0; j < nb; j++) {
