@@ -253,52 +253,43 @@ void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, i
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
 }
 
+/* b (1 + below elements) overwritten by H^H b, H = I - tau u u^H with u = [1; v]: b - conj(tau) u (u^H b), by a
+ * dot and an axpy (zlarf's gemv and gerc for one column), v untouched (u's 1 handled apart) */
+static void reflect_column(int below, const starsolve_complex64_t *v, starsolve_complex64_t tau,
+                           starsolve_complex64_t *b)
+{
+    starsolve_complex64_t alpha = -conj(tau) * (*b + (below > 0 ? dot(1, below, v, b + 1) : 0));
+    *b += alpha;
+    if (below > 0)
+        cblas_zaxpy(below, CBLAS_SADDR(alpha), v, 1, b + 1, 1);
+}
+
 /* B (m x nrhs) overwritten by Q^H B, Q = H(0) ... H(k-1) from geqrf's A and tau, for nrhs <= FEW_RHS (and as
- * unmqr_blocked's fallback): LAPACK's zunm2r (one reflector at a time, as zlarf) by a dot and an axpy a column,
- * with A left untouched (H(i)'s implicit 1 handled apart). Level-1 calls, as zlarf's gemv serializes concurrent callers at these lengths (above); one core,
- * order 512, one right-hand side: 150 us a solve with gemv from one thread, 206 from each of two, against 134 and
- * 66 with a dot a column (bench/NOTES.md, session 43). */
+ * unmqr_blocked's fallback): LAPACK's zunm2r, one reflector at a time, a column at a time (reflect_column).
+ * Level-1 calls, as zlarf's gemv serializes concurrent callers at these lengths (above); one core, order 512, one
+ * right-hand side: 150 us a solve with gemv from one thread, 206 from each of two, against 134 and 66 with a dot a
+ * column (bench/NOTES.md, session 43). */
 static void unm2r_few(int m, int k, int nrhs, const starsolve_complex64_t *A, int lda, const starsolve_complex64_t *tau,
                       starsolve_complex64_t *B, int ldb)
 {
-    for (int i = 0; i < k; i++) {
-        if (tau[i] == 0)   /* H(i) = I */
-            continue;
-        const starsolve_complex64_t *v = A + i + 1 + (size_t)i * lda;   /* u = [1; v] */
-        const int below = m - i - 1;
-        /* H(i)^H b = b - conj(tau) u (u^H b), column by column */
-        for (int j = 0; j < nrhs; j++) {
-            starsolve_complex64_t *b = B + i + (size_t)j * ldb;
-            starsolve_complex64_t uhb = *b + (below > 0 ? dot(1, below, v, b + 1) : 0);
-            starsolve_complex64_t alpha = -conj(tau[i]) * uhb;
-            *b += alpha;
-            if (below > 0)
-                cblas_zaxpy(below, CBLAS_SADDR(alpha), v, 1, b + 1, 1);
-        }
-    }
+    for (int i = 0; i < k; i++)
+        if (tau[i] != 0)   /* else H(i) = I */
+            for (int j = 0; j < nrhs; j++)
+                reflect_column(m - i - 1, A + i + 1 + (size_t)i * lda, tau[i], B + i + (size_t)j * ldb);
 }
 
 /* LAPACK's zgeqr2 on an m x nb panel (m >= nb): H(j) from zlarfg, H(j)^H applied to the panel's later columns by
- * a dot and an axpy a column where zlarf calls gemv and gerc. OpenBLAS's gemv takes its buffer (m + n + 16
+ * reflect_column where zlarf calls gemv and gerc. OpenBLAS's gemv takes its buffer (m + n + 16
  * elements) from the stack up to MAX_STACK_ALLOC bytes (2048 by default), else from its locked pool: from the 16
  * cores of the H100 machine a LAPACKE_dgeqrf of order 512 took 22.3 ms against 9.2 from one thread alone
  * (bench/NOTES.md, sessions 43-44). */
 static void geqr2_level1(int m, int nb, starsolve_complex64_t *A, int lda, starsolve_complex64_t *tau)
 {
     for (int j = 0; j < nb; j++) {
-        starsolve_complex64_t *v = A + j + (size_t)j * lda;   /* H(j) = I - tau v v^H, v = [1; A(j+1:m, j)] */
-        const int len = m - j;
-        LAPACKE_zlarfg_work(len, v, v + 1, 1, tau + j);
-        if (tau[j] == 0)   /* H(j) = I */
-            continue;
-        const starsolve_complex64_t beta = *v;
-        *v = 1;
-        for (int c = j + 1; c < nb; c++) {
-            starsolve_complex64_t *col = A + j + (size_t)c * lda;
-            starsolve_complex64_t alpha = -conj(tau[j]) * dot(1, len, v, col);
-            cblas_zaxpy(len, CBLAS_SADDR(alpha), v, 1, col, 1);
-        }
-        *v = beta;
+        starsolve_complex64_t *d = A + j + (size_t)j * lda;   /* H(j) = I - tau u u^H, u = [1; A(j+1:m, j)] */
+        LAPACKE_zlarfg_work(m - j, d, d + 1, 1, tau + j);
+        for (int c = j + 1; c < nb && tau[j] != 0; c++)   /* tau 0: H(j) = I */
+            reflect_column(m - j - 1, d + 1, tau[j], A + j + (size_t)c * lda);
     }
 }
 
@@ -328,6 +319,18 @@ static void larft_level1(int m, int nb, const starsolve_complex64_t *V, int lda,
     }
 }
 
+/* C (rows x ncols) overwritten by H^H C, H = H(0) ... H(nb-1) = I - V T V^H the block reflector of an rows x nb
+ * panel factored by geqr2_level1 (V below its diagonal, tau): T by larft_level1, then zlarfb (a few level-3 calls).
+ * T: QR_NB x QR_NB elements; work: ncols x nb */
+static void apply_block_reflector(int rows, int nb, const starsolve_complex64_t *V, int lda,
+                                  const starsolve_complex64_t *tau, starsolve_complex64_t *T, int ncols,
+                                  starsolve_complex64_t *C, int ldc, starsolve_complex64_t *work)
+{
+    larft_level1(rows, nb, V, lda, tau, T);
+    LAPACKE_zlarfb_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), 'F', 'C', rows, ncols, nb, V, lda, T, QR_NB, C,
+                        ldc, work, ncols);
+}
+
 size_t ss_zgeqrf_one_lwork(int n) { return (size_t)(QR_NB + (n > 1 ? n : 1)) * QR_NB; }
 
 int ss_zgeqrf_one(int m, int n, starsolve_complex64_t *A, int lda, starsolve_complex64_t *tau,
@@ -343,18 +346,15 @@ int ss_zgeqrf_one(int m, int n, starsolve_complex64_t *A, int lda, starsolve_com
         const int nb = k - j < QR_NB ? k - j : QR_NB, rows = m - j, right = n - j - nb;
         starsolve_complex64_t *Ajj = A + j + (size_t)j * lda;
         geqr2_level1(rows, nb, Ajj, lda, tau + j);
-        if (right > 0) {
-            larft_level1(rows, nb, Ajj, lda, tau + j, T);
-            LAPACKE_zlarfb_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), 'F', 'C', rows, right, nb, Ajj, lda, T,
-                                QR_NB, Ajj + (size_t)nb * lda, lda, larfb_work, right);
-        }
+        if (right > 0)
+            apply_block_reflector(rows, nb, Ajj, lda, tau + j, T, right, Ajj + (size_t)nb * lda, lda, larfb_work);
     }
     return 0;
 }
 
 /* B (m x nrhs) overwritten by Q^H B as by unm2r_few: LAPACK's blocked zunmqr, QR_NB reflectors at a time in the
- * factorization's order, each block's T by larft_level1 (zunmqr's zlarft would take OpenBLAS's locked buffers, as
- * in the factorization) and the block applied by zlarfb */
+ * factorization's order (apply_block_reflector: T by larft_level1, as zunmqr's zlarft would take OpenBLAS's locked
+ * buffers as in the factorization) */
 static void unmqr_blocked(int m, int k, int nrhs, const starsolve_complex64_t *A, int lda,
                           const starsolve_complex64_t *tau, starsolve_complex64_t *B, int ldb)
 {
@@ -364,13 +364,9 @@ static void unmqr_blocked(int m, int k, int nrhs, const starsolve_complex64_t *A
         return;
     }
     starsolve_complex64_t *T = work, *larfb_work = work + QR_NB * QR_NB;
-    for (int j = 0; j < k; j += QR_NB) {
-        const int nb = ss_min(k - j, QR_NB);
-        const starsolve_complex64_t *V = A + j + (size_t)j * lda;
-        larft_level1(m - j, nb, V, lda, tau + j, T);
-        LAPACKE_zlarfb_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), 'F', 'C', m - j, nrhs, nb, V, lda, T, QR_NB,
-                            B + j, ldb, larfb_work, nrhs);
-    }
+    for (int j = 0; j < k; j += QR_NB)
+        apply_block_reflector(m - j, ss_min(k - j, QR_NB), A + j + (size_t)j * lda, lda, tau + j, T, nrhs, B + j, ldb,
+                              larfb_work);
     free(work);
 }
 
