@@ -4,7 +4,9 @@
  * implied), and T, the triangular factor of the panel's block reflector
  * Q = I - V T V^H, in a tile of its own (the updates right of the panel and
  * unmqr multiply by it: codelet_zlarfb_tiles.c).
- * CPU: LAPACKE geqrt with one block (LAPACK's recursive geqrt3, level 3).
+ * CPU: LAPACKE geqrt with one block (LAPACK's recursive geqrt3, level 3). Not the
+ * tiles' ss_zgeqrt_one: on a 4096 x 256 panel it took 23.9 ms from one thread and
+ * 49.1 from each of 16 against LAPACKE's 20.8 and 44.3 (bench/NOTES.md, session 45).
  * CUDA: cuSOLVER geqrf, then cuSOLVER larft (cuda_zgeqrt, codelet_zgeqrt.c),
  * on the urgent stream: the panel is the factorization's critical path (on the
  * worker's own stream instead, QR of order 40000 took as long, 3.54 against 3.56 s

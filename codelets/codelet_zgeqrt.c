@@ -2,7 +2,9 @@
  * the Householder vectors V (unit lower trapezoid) below it, and the
  * k x k upper triangular T of the compact WY form (k = min(m, n) reflectors,
  * one block: T is what the update codelets multiply by).
- * CPU: LAPACKE geqrt with one block (LAPACK's recursive geqrt3, level 3).
+ * CPU: ss_zgeqrt_one (zbatch_one_cpu.c), LAPACK's recursive geqrt3 down to 16-column panels by level-1 calls
+ * (LAPACKE geqrt with one block recurses down to single columns, whose small level-3 calls serialized the cores
+ * on OpenBLAS's buffer pool).
  * CUDA: cuSOLVER geqrf for V and tau, then cuSOLVER larft for T. */
 #include <complex.h>
 #include <stdlib.h>
@@ -14,12 +16,10 @@ static void zgeqrt_cpu(void *buffers[], void *cl_arg)
     int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), k = ss_min(m, n);
     if (k == 0)
         return;
-    starsolve_complex64_t *work = malloc((size_t)k * n * sizeof *work);
+    starsolve_complex64_t *work = malloc(ss_zgeqrt_one_lwork(m, n) * sizeof *work);
     STARPU_ASSERT_MSG(work, "zgeqrt: out of memory");
-    int info = LAPACKE_zgeqrt_work(LAPACK_COL_MAJOR, m, n, k,
-                                   (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
-                                   (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]), work);
-    STARPU_ASSERT_MSG(info == 0, "LAPACKE_zgeqrt_work: info %d", info);
+    ss_zgeqrt_one(m, n, (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
+                  (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]), work);
     free(work);
 }
 

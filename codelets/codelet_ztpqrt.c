@@ -6,9 +6,10 @@
  * below it, overwritten by V2; T gets the n x n triangular factor.
  *
  * Both sides gather [triu(R); A] into one (n + m) x n matrix and factor it with
- * the one-tile QR (codelet_zgeqrt.c): level 3 all the way (LAPACK's tpqrt with one
- * block runs its level-2 tpqrt2 over all n columns, several times slower at
- * n = 256 although it does fewer flops). The zeros under R stay exactly zero, so
+ * the one-tile QR (CPU: ss_zgeqrt_one; CUDA: cuda_zgeqrt, codelet_zgeqrt.c):
+ * blocked, its updates level 3 (LAPACK's tpqrt with one block runs its level-2
+ * tpqrt2 over all n columns, several times slower at n = 256 although it does
+ * fewer flops). The zeros under R stay exactly zero, so
  * the Householder vectors are exactly [e_i; V2(:,i)] and T is tpqrt's T. */
 #include <complex.h>
 #include <stdlib.h>
@@ -25,12 +26,11 @@ static void ztpqrt_cpu(void *buffers[], void *cl_arg)
     int m = SS_ROWS(buffers[1]), n = SS_COLS(buffers[1]), lds = n + m;
     if (n == 0)
         return;
-    starsolve_complex64_t *S = calloc((size_t)lds * n + (size_t)n * n, sizeof *S), *work = S + (size_t)lds * n;
+    starsolve_complex64_t *S = calloc((size_t)lds * n + ss_zgeqrt_one_lwork(lds, n), sizeof *S);
     STARPU_ASSERT_MSG(S, "ztpqrt: out of memory");
     LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'U', n, n, R, ldr, S, lds);
     LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, A, lda, S + n, lds);
-    int info = LAPACKE_zgeqrt_work(LAPACK_COL_MAJOR, lds, n, n, S, lds, T, ldt, work);
-    STARPU_ASSERT_MSG(info == 0, "LAPACKE_zgeqrt_work: info %d", info);
+    ss_zgeqrt_one(lds, n, S, lds, T, ldt, S + (size_t)lds * n);
     LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'U', n, n, S, lds, R, ldr);
     LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, S + n, lds, A, lda);
     free(S);

@@ -1,15 +1,18 @@
-/* One matrix of a batch factored or solved with on a CPU core, for the batched CPU variants (codelet_zbatched.c,
- * codelet_zvbatched.c): LAPACKE, except for orders up to SMALL_ORDER, where OpenBLAS serializes concurrent callers
- * of its getrf, potrf, getrs, potrs and triangular solves: there LAPACK's unblocked algorithms (zgetf2; zpotf2) by
- * level-1 and 2 BLAS calls, with the same pivots (izamax), results and infos, and the triangular solves by
- * substitution. From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000
+/* One matrix factored or solved with on a CPU core, for the batched CPU variants (codelet_zbatched.c,
+ * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one): LAPACKE, except for orders up
+ * to SMALL_ORDER, where OpenBLAS serializes concurrent callers of its getrf, potrf, getrs, potrs and triangular
+ * solves: there LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2 BLAS calls, with the same pivots
+ * (izamax), results and infos, and the triangular solves by substitution. From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000
  * LUs of order 16 took 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps,
  * Cholesky 261 against 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144
  * solves of order 8 took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one
  * right-hand side go by substitution in level-1 calls up to order LEVEL1_ORDER; least squares with few right-hand
  * sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below), with more by its blocked one
  * with T by level-1 calls; QR, unless m + n is at most QR_LAPACKE_SUM, is LAPACK's blocked algorithm with its
- * panels and T by level-1 calls (ss_zgeqrf_one). */
+ * panels and T by level-1 calls (ss_zgeqrf_one). QR with its whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3
+ * stopped at QRT_LEAF columns, which go by level-1 calls: zgeqrt3 recurses down to single columns, hundreds of
+ * small level-3 calls a tile, each taking a buffer from OpenBLAS's locked pool; from each of the 16 cores of the
+ * H100 machine a LAPACKE_dgeqrt of a 256 x 256 tile took 29.5 ms against 1.9 from one core (QRT_LEAF's numbers). */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -38,6 +41,15 @@
 #define QR_LAPACKE_SUM 128
 /* QR's block width, LAPACK's zgeqrf's */
 #define QR_NB 32
+/* The narrowest panel of QR with its whole T (ss_zgeqrt_one), factored by level-1 calls. On the H100 machine, us a
+ * factorization from one thread / each of 16, LAPACKE_dgeqrt against halving down to 16 and to 32 columns: 256 x 256
+ * 1927 / 29549 against 1693 / 2838 and 1919 / 2708; 384 x 384 4777 / 46229 against 4414 / 6167 and 4799 / 7443;
+ * 768 x 384 7593 / 47574 against 7255 / 14720 and 7928 / 12869; 512 x 512 10236 / 62393 against 10536 / 15754 and
+ * 10744 / 15619. Inside starpu_qr on the 16 CPU workers the mean geqrt task went from 4.07 to 2.60 ms (256) and
+ * from 8.02 to 7.28 (384), tpqrt from 6.73 to 5.04 (256) and from 16.3 to 14.4 (384); on the 2-core machine, where
+ * tiles are 512 wide and LAPACKE_dgeqrt from one thread was 10-15 % faster, geqrt went from 9.8 to 11.5 ms and tpqrt
+ * stayed at 25 (bench/NOTES.md, session 45) */
+#define QRT_LEAF 16
 
 /* whether a solve of order n with nrhs columns goes by substitution (trsm_subst) */
 static int by_substitution(int n, int nrhs) { return n <= SMALL_ORDER || (nrhs == 1 && n <= LEVEL1_ORDER); }
@@ -293,15 +305,15 @@ static void geqr2_level1(int m, int nb, starsolve_complex64_t *A, int lda, stars
     }
 }
 
-/* T (nb x nb, upper triangular, leading dimension QR_NB) of H(0) ... H(nb-1) = I - V T V^H for an m x nb panel
+/* T (nb x nb, upper triangular, leading dimension ldt) of H(0) ... H(nb-1) = I - V T V^H for an m x nb panel
  * factored by geqr2_level1: LAPACK's zlarft (forward, columnwise), its gemv by dots (as above) and its trmv by a
  * loop on the small triangle */
 static void larft_level1(int m, int nb, const starsolve_complex64_t *V, int lda, const starsolve_complex64_t *tau,
-                         starsolve_complex64_t *T)
+                         starsolve_complex64_t *T, int ldt)
 {
     for (int j = 0; j < nb; j++) {
         const starsolve_complex64_t *vj = V + (size_t)j * lda;
-        starsolve_complex64_t *tj = T + (size_t)j * QR_NB;
+        starsolve_complex64_t *tj = T + (size_t)j * ldt;
         /* T(0:j, j) = -tau_j V(j:m, 0:j)^H v_j, with v_j's 1 at row j */
         for (int i = 0; i < j; i++) {
             const starsolve_complex64_t *vi = V + (size_t)i * lda;
@@ -312,7 +324,7 @@ static void larft_level1(int m, int nb, const starsolve_complex64_t *V, int lda,
         for (int i = 0; i < j; i++) {
             starsolve_complex64_t s = 0;
             for (int l = i; l < j; l++)
-                s += T[i + (size_t)l * QR_NB] * tj[l];
+                s += T[i + (size_t)l * ldt] * tj[l];
             tj[i] = s;
         }
         tj[j] = tau[j];
@@ -320,14 +332,14 @@ static void larft_level1(int m, int nb, const starsolve_complex64_t *V, int lda,
 }
 
 /* C (rows x ncols) overwritten by H^H C, H = H(0) ... H(nb-1) = I - V T V^H the block reflector of an rows x nb
- * panel factored by geqr2_level1 (V below its diagonal, tau): T by larft_level1, then zlarfb (a few level-3 calls).
- * T: QR_NB x QR_NB elements; work: ncols x nb */
+ * panel factored by geqr2_level1 (V below its diagonal, tau): T (leading dimension ldt) by larft_level1, then
+ * zlarfb (a few level-3 calls). work: ncols x nb */
 static void apply_block_reflector(int rows, int nb, const starsolve_complex64_t *V, int lda,
-                                  const starsolve_complex64_t *tau, starsolve_complex64_t *T, int ncols,
+                                  const starsolve_complex64_t *tau, starsolve_complex64_t *T, int ldt, int ncols,
                                   starsolve_complex64_t *C, int ldc, starsolve_complex64_t *work)
 {
-    larft_level1(rows, nb, V, lda, tau, T);
-    LAPACKE_zlarfb_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), 'F', 'C', rows, ncols, nb, V, lda, T, QR_NB, C,
+    larft_level1(rows, nb, V, lda, tau, T, ldt);
+    LAPACKE_zlarfb_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), 'F', 'C', rows, ncols, nb, V, lda, T, ldt, C,
                         ldc, work, ncols);
 }
 
@@ -347,9 +359,71 @@ int ss_zgeqrf_one(int m, int n, starsolve_complex64_t *A, int lda, starsolve_com
         starsolve_complex64_t *Ajj = A + j + (size_t)j * lda;
         geqr2_level1(rows, nb, Ajj, lda, tau + j);
         if (right > 0)
-            apply_block_reflector(rows, nb, Ajj, lda, tau + j, T, right, Ajj + (size_t)nb * lda, lda, larfb_work);
+            apply_block_reflector(rows, nb, Ajj, lda, tau + j, T, QR_NB, right, Ajj + (size_t)nb * lda, lda,
+                                  larfb_work);
     }
     return 0;
+}
+
+/* T(0:j, j:j+nb) = -T11 (V1^H V2) T22 for reflectors V1 (columns 0..j, T11 = T(0:j, 0:j)) followed by V2 (columns
+ * j..j+nb of an m-row matrix, T22 = T(j:j+nb, j:j+nb)): then H = I - V T V^H for all j + nb. V2 is zero above row j
+ * and unit lower triangular in rows j..j+nb: V1's rows there against that triangle, then the rows below */
+static void merge_T(int m, int j, int nb, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *T, int ldt)
+{
+    const starsolve_complex64_t one = 1, minus_one = -1;
+    const starsolve_complex64_t *V2 = A + j + (size_t)j * lda;
+    starsolve_complex64_t *T12 = T + (size_t)j * ldt;
+    for (int c = 0; c < nb; c++)
+        for (int r = 0; r < j; r++)
+            T12[r + (size_t)c * ldt] = conj(A[j + c + (size_t)r * lda]);
+    cblas_ztrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasUnit, j, nb, CBLAS_SADDR(one), V2, lda, T12,
+                ldt);
+    if (m - j > nb)
+        cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, j, nb, m - j - nb, CBLAS_SADDR(one), A + j + nb, lda,
+                    V2 + nb, lda, CBLAS_SADDR(one), T12, ldt);
+    cblas_ztrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, j, nb, CBLAS_SADDR(minus_one), T,
+                ldt, T12, ldt);
+    cblas_ztrmm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, j, nb, CBLAS_SADDR(one),
+                T + j + (size_t)j * ldt, ldt, T12, ldt);
+}
+
+/* LAPACK's recursive zgeqrt3 on an m x n matrix (m >= n) with its T, the left half factored, its block reflector
+ * applied to the right half by zlarfb, the right half factored, the two T merged; down to QRT_LEAF columns, which
+ * geqr2_level1 and larft_level1 factor (zgeqrt3 goes down to one column: hundreds of small level-3 calls a tile).
+ * work: n x n/2 elements at most */
+static void geqrt_recursive(int m, int n, starsolve_complex64_t *A, int lda, starsolve_complex64_t *T, int ldt,
+                            starsolve_complex64_t *tau, starsolve_complex64_t *work)
+{
+    if (n <= QRT_LEAF) {
+        geqr2_level1(m, n, A, lda, tau);
+        larft_level1(m, n, A, lda, tau, T, ldt);
+        return;
+    }
+    const int n1 = (n / 2 + QRT_LEAF - 1) / QRT_LEAF * QRT_LEAF, n2 = n - n1;
+    geqrt_recursive(m, n1, A, lda, T, ldt, tau, work);
+    LAPACKE_zlarfb_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), 'F', 'C', m, n2, n1, A, lda, T, ldt,
+                        A + (size_t)n1 * lda, lda, work, n2);
+    geqrt_recursive(m - n1, n2, A + n1 + (size_t)n1 * lda, lda, T + n1 + (size_t)n1 * ldt, ldt, tau + n1, work);
+    merge_T(m, n1, n2, A, lda, T, ldt);
+}
+
+size_t ss_zgeqrt_one_lwork(int m, int n)
+{
+    const int k = ss_min(m, n);
+    return (size_t)k * (1 + (size_t)ss_max(n - k, k)) + 1;
+}
+
+void ss_zgeqrt_one(int m, int n, starsolve_complex64_t *A, int lda, starsolve_complex64_t *T, int ldt,
+                   starsolve_complex64_t *work)
+{
+    const int k = ss_min(m, n);
+    if (k == 0)
+        return;
+    starsolve_complex64_t *tau = work, *larfb_work = work + k;
+    geqrt_recursive(m, k, A, lda, T, ldt, tau, larfb_work);
+    if (n > k)   /* a wide matrix: its last n - k columns get H^H */
+        LAPACKE_zlarfb_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), 'F', 'C', m, n - k, k, A, lda, T, ldt,
+                            A + (size_t)k * lda, lda, larfb_work, n - k);
 }
 
 /* B (m x nrhs) overwritten by Q^H B as by unm2r_few: LAPACK's blocked zunmqr, QR_NB reflectors at a time in the
@@ -365,8 +439,8 @@ static void unmqr_blocked(int m, int k, int nrhs, const starsolve_complex64_t *A
     }
     starsolve_complex64_t *T = work, *larfb_work = work + QR_NB * QR_NB;
     for (int j = 0; j < k; j += QR_NB)
-        apply_block_reflector(m - j, ss_min(k - j, QR_NB), A + j + (size_t)j * lda, lda, tau + j, T, nrhs, B + j, ldb,
-                              larfb_work);
+        apply_block_reflector(m - j, ss_min(k - j, QR_NB), A + j + (size_t)j * lda, lda, tau + j, T, QR_NB, nrhs,
+                              B + j, ldb, larfb_work);
     free(work);
 }
 

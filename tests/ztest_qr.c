@@ -221,12 +221,16 @@ static void qr_all_shapes(void)
     static const struct { int m, n, nb; } tile[] = {
         { 1, 1, 32 }, { 50, 50, 16 }, { 200, 120, 32 }, { 120, 200, 32 }, { 1000, 20, 64 },
         { 37, 1, 8 }, { 30, 30, 64 }, { 130, 130, 32 },
+        /* tiles wider than the CPU geqrt's 16-column leaves (its recursion merges their T): 96-wide with a 12 x 8
+         * corner, a wide 70 x 96 diagonal tile, a 17 x 17 corner (a 16-column half and a 1-column one) */
+        { 300, 200, 96 }, { 70, 150, 96 }, { 81, 81, 64 },
     };
     for (size_t t = 0; t < sizeof tile / sizeof tile[0]; t++)
         qr_tile(tile[t].m, tile[t].n, tile[t].nb, 100 + (unsigned)t);
     static const struct { int m, n, nrhs, nb, pad; } ls[] = {
         { 1, 1, 1, 32, 0 }, { 60, 60, 2, 16, 1 }, { 150, 70, 3, 32, 2 }, { 70, 150, 3, 32, 0 },
         { 2000, 12, 1, 64, 0 }, { 40, 1, 2, 8, 3 }, { 1, 40, 1, 8, 0 }, { 45, 30, 5, 64, 1 },
+        { 250, 130, 4, 96, 1 },
     };
     for (size_t t = 0; t < sizeof ls / sizeof ls[0]; t++) {
         gels_random('N', ls[t].m, ls[t].n, ls[t].nrhs, ls[t].nb, ls[t].pad, 200 + (unsigned)t);
