@@ -5,12 +5,15 @@
  * the diagonal tile's own Householder vectors, is left alone), A an m x n tile
  * below it, overwritten by V2; T gets the n x n triangular factor.
  *
- * Both sides gather [triu(R); A] into one (n + m) x n matrix and factor it with
- * the one-tile QR (CPU: ss_zgeqrt_one; CUDA: cuda_zgeqrt, codelet_zgeqrt.c):
- * blocked, its updates level 3 (LAPACK's tpqrt with one block runs its level-2
- * tpqrt2 over all n columns, several times slower at n = 256 although it does
- * fewer flops). The zeros under R stay exactly zero, so
- * the Householder vectors are exactly [e_i; V2(:,i)] and T is tpqrt's T. */
+ * CPU: ss_ztpqrt_one (zbatch_one_cpu.c) on the tiles in place: LAPACK's recursive
+ * halving down to 16-column panels by level-1 calls, 2 m n^2 flops. CUDA: [triu(R); A]
+ * gathered into one (n + m) x n matrix factored by the one-tile QR (cuda_zgeqrt,
+ * codelet_zgeqrt.c), level 3 all the way, at (5/3)x the flops: the zeros under R
+ * stay exactly zero, so the Householder vectors are exactly [e_i; V2(:,i)] and T is
+ * tpqrt's T. (The CPU did the same with LAPACKE_zgeqrt until the recursion, whose
+ * dgeqrt3 made hundreds of small calls into OpenBLAS's locked buffer pool; LAPACK's
+ * own tpqrt with one block runs its level-2 tpqrt2 over all n columns, several
+ * times slower at n = 256.) */
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +26,13 @@ static void ztpqrt_cpu(void *buffers[], void *cl_arg)
     starsolve_complex64_t *A = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
     starsolve_complex64_t *T = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[2]);
     int ldr = SS_LD(buffers[0]), lda = SS_LD(buffers[1]), ldt = SS_LD(buffers[2]);
-    int m = SS_ROWS(buffers[1]), n = SS_COLS(buffers[1]), lds = n + m;
+    int m = SS_ROWS(buffers[1]), n = SS_COLS(buffers[1]);
     if (n == 0)
         return;
-    starsolve_complex64_t *S = calloc((size_t)lds * n + ss_zgeqrt_one_lwork(lds, n), sizeof *S);
-    STARPU_ASSERT_MSG(S, "ztpqrt: out of memory");
-    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'U', n, n, R, ldr, S, lds);
-    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, A, lda, S + n, lds);
-    ss_zgeqrt_one(lds, n, S, lds, T, ldt, S + (size_t)lds * n);
-    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'U', n, n, S, lds, R, ldr);
-    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', m, n, S + n, lds, A, lda);
-    free(S);
+    starsolve_complex64_t *work = malloc(ss_ztpqrt_one_lwork(n) * sizeof *work);
+    STARPU_ASSERT_MSG(work, "ztpqrt: out of memory");
+    ss_ztpqrt_one(m, n, R, ldr, A, lda, T, ldt, work);
+    free(work);
 }
 
 #ifdef STARSOLVE_USE_CUDA

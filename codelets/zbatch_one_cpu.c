@@ -1,18 +1,20 @@
 /* One matrix factored or solved with on a CPU core, for the batched CPU variants (codelet_zbatched.c,
- * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one): LAPACKE, except for orders up
- * to SMALL_ORDER, where OpenBLAS serializes concurrent callers of its getrf, potrf, getrs, potrs and triangular
- * solves: there LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2 BLAS calls, with the same pivots
- * (izamax), results and infos, and the triangular solves by substitution. From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000
- * LUs of order 16 took 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps,
- * Cholesky 261 against 21 ms; at order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144
- * solves of order 8 took 70 ms through LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one
- * right-hand side go by substitution in level-1 calls up to order LEVEL1_ORDER; least squares with few right-hand
- * sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below), with more by its blocked one
- * with T by level-1 calls; QR, unless m + n is at most QR_LAPACKE_SUM, is LAPACK's blocked algorithm with its
- * panels and T by level-1 calls (ss_zgeqrf_one). QR with its whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3
- * stopped at QRT_LEAF columns, which go by level-1 calls: zgeqrt3 recurses down to single columns, hundreds of
- * small level-3 calls a tile, each taking a buffer from OpenBLAS's locked pool; from each of the 16 cores of the
- * H100 machine a LAPACKE_dgeqrt of a 256 x 256 tile took 29.5 ms against 1.9 from one core (QRT_LEAF's numbers). */
+ * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one, ss_ztpqrt_one): LAPACKE, except
+ * for orders up to SMALL_ORDER, where OpenBLAS serializes concurrent callers of its getrf, potrf, getrs, potrs and
+ * triangular solves: there LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2 BLAS calls, with the
+ * same pivots (izamax), results and infos, and the triangular solves by substitution. From the 16 cores of the H100
+ * machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16 took 268 ms through
+ * LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against 21 ms; at order 32
+ * 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8 took 70 ms through
+ * LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one right-hand side go by substitution in
+ * level-1 calls up to order LEVEL1_ORDER; least squares with few right-hand sides applies Q^H by LAPACK's unblocked
+ * algorithm at every order (FEW_RHS, below), with more by its blocked one with T by level-1 calls; QR, unless m + n
+ * is at most QR_LAPACKE_SUM, is LAPACK's blocked algorithm with its panels and T by level-1 calls (ss_zgeqrf_one).
+ * QR with its whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3 stopped at QRT_LEAF columns, which go by
+ * level-1 calls: zgeqrt3 recurses down to single columns, hundreds of small level-3 calls a tile, each taking a
+ * buffer from OpenBLAS's locked pool; from each of the 16 cores of the H100 machine a LAPACKE_dgeqrt of a 256 x 256
+ * tile took 29.5 ms against 1.9 from one core (QRT_LEAF's numbers). ss_ztpqrt_one is the same recursion on a
+ * triangle stacked on a matrix (LAPACK's ztpqrt), without the zeros under the triangle. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -424,6 +426,83 @@ void ss_zgeqrt_one(int m, int n, starsolve_complex64_t *A, int lda, starsolve_co
     if (n > k)   /* a wide matrix: its last n - k columns get H^H */
         LAPACKE_zlarfb_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), 'F', 'C', m, n - k, k, A, lda, T, ldt,
                             A + (size_t)k * lda, lda, larfb_work, n - k);
+}
+
+/* LAPACK's ztpqrt2 (l = 0) on [R; A], R n x n upper triangular, A m x n: H(j) from zlarfg on R(j, j) and A(:, j),
+ * applied to the later columns by a dot and an axpy (as reflect_column, the column's head in R's row j), T by dots
+ * and larft_level1's loop on the triangle (with V = [I; A] the identity adds nothing to V(:, i)^H V(:, j)) */
+static void tpqrt2_level1(int m, int n, starsolve_complex64_t *R, int ldr, starsolve_complex64_t *A, int lda,
+                          starsolve_complex64_t *T, int ldt)
+{
+    for (int j = 0; j < n; j++) {
+        starsolve_complex64_t *aj = A + (size_t)j * lda, *tj = T + (size_t)j * ldt, tau;
+        LAPACKE_zlarfg_work(m + 1, R + j + (size_t)j * ldr, aj, 1, &tau);
+        for (int c = j + 1; c < n && tau != 0; c++) {
+            starsolve_complex64_t *ac = A + (size_t)c * lda, *rjc = R + j + (size_t)c * ldr;
+            starsolve_complex64_t alpha = -conj(tau) * (*rjc + (m > 0 ? dot(1, m, aj, ac) : 0));
+            *rjc += alpha;
+            if (m > 0)
+                cblas_zaxpy(m, CBLAS_SADDR(alpha), aj, 1, ac, 1);
+        }
+        for (int i = 0; i < j; i++)
+            tj[i] = -tau * (m > 0 ? dot(1, m, A + (size_t)i * lda, aj) : 0);
+        for (int i = 0; i < j; i++) {
+            starsolve_complex64_t s = 0;
+            for (int l = i; l < j; l++)
+                s += T[i + (size_t)l * ldt] * tj[l];
+            tj[i] = s;
+        }
+        tj[j] = tau;
+    }
+}
+
+/* tpqrt on [R; A] (as tpqrt2_level1) by geqrt_recursive's halving: the left half's block reflector, V1 = [I; A1]
+ * with T11, applied to [R12; A2] as LAPACK's ztprfb (W = R12 + A1^H A2, W = T11^H W, R12 -= W, A2 -= A1 W), the
+ * right half factored, T12 = -T11 (A1^H A2) T22 (V1^H V2 = A1^H A2: the identities' rows do not meet). Only R's
+ * upper triangle is read or written. work: n1 x n2 for the top split, at most n x n / 2 */
+static void tpqrt_recursive(int m, int n, starsolve_complex64_t *R, int ldr, starsolve_complex64_t *A, int lda,
+                            starsolve_complex64_t *T, int ldt, starsolve_complex64_t *work)
+{
+    if (n <= QRT_LEAF) {
+        tpqrt2_level1(m, n, R, ldr, A, lda, T, ldt);
+        return;
+    }
+    const starsolve_complex64_t one = 1, minus_one = -1, zero = 0;
+    const int n1 = (n / 2 + QRT_LEAF - 1) / QRT_LEAF * QRT_LEAF, n2 = n - n1;
+    starsolve_complex64_t *R12 = R + (size_t)n1 * ldr, *A2 = A + (size_t)n1 * lda, *W = work;
+    tpqrt_recursive(m, n1, R, ldr, A, lda, T, ldt, work);
+    LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n1, n2, R12, ldr, W, n1);
+    if (m > 0)
+        cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, n1, n2, m, CBLAS_SADDR(one), A, lda, A2, lda,
+                    CBLAS_SADDR(one), W, n1);
+    cblas_ztrmm(CblasColMajor, CblasLeft, CblasUpper, CblasConjTrans, CblasNonUnit, n1, n2, CBLAS_SADDR(one), T, ldt,
+                W, n1);
+    for (int c = 0; c < n2; c++)
+        for (int r = 0; r < n1; r++)
+            R12[r + (size_t)c * ldr] -= W[r + (size_t)c * n1];
+    if (m > 0)
+        cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n2, n1, CBLAS_SADDR(minus_one), A, lda, W, n1,
+                    CBLAS_SADDR(one), A2, lda);
+    tpqrt_recursive(m, n2, R + n1 + (size_t)n1 * ldr, ldr, A2, lda, T + n1 + (size_t)n1 * ldt, ldt, work);
+    starsolve_complex64_t *T12 = T + (size_t)n1 * ldt;
+    if (m > 0)
+        cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, n1, n2, m, CBLAS_SADDR(one), A, lda, A2, lda,
+                    CBLAS_SADDR(zero), T12, ldt);
+    else   /* no rows below R: the reflectors are the identity's columns, orthogonal */
+        LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', n1, n2, 0, 0, T12, ldt);
+    cblas_ztrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n1, n2, CBLAS_SADDR(minus_one), T,
+                ldt, T12, ldt);
+    cblas_ztrmm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, n1, n2, CBLAS_SADDR(one),
+                T + n1 + (size_t)n1 * ldt, ldt, T12, ldt);
+}
+
+size_t ss_ztpqrt_one_lwork(int n) { return (size_t)n * n / 2 + n + 1; }
+
+void ss_ztpqrt_one(int m, int n, starsolve_complex64_t *R, int ldr, starsolve_complex64_t *A, int lda,
+                   starsolve_complex64_t *T, int ldt, starsolve_complex64_t *work)
+{
+    if (n > 0)
+        tpqrt_recursive(m, n, R, ldr, A, lda, T, ldt, work);
 }
 
 /* B (m x nrhs) overwritten by Q^H B as by unm2r_few: LAPACK's blocked zunmqr, QR_NB reflectors at a time in the
