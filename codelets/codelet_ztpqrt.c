@@ -16,7 +16,6 @@
  * times slower at n = 256.) */
 #include <complex.h>
 #include <stdlib.h>
-#include <string.h>
 #include "codelets.h"
 
 static void ztpqrt_cpu(void *buffers[], void *cl_arg)
