@@ -47,10 +47,10 @@
  * factorization from one thread / each of 16, LAPACKE_dgeqrt against halving down to 16 and to 32 columns: 256 x 256
  * 1927 / 29549 against 1693 / 2838 and 1919 / 2708; 384 x 384 4777 / 46229 against 4414 / 6167 and 4799 / 7443;
  * 768 x 384 7593 / 47574 against 7255 / 14720 and 7928 / 12869; 512 x 512 10236 / 62393 against 10536 / 15754 and
- * 10744 / 15619. Inside starpu_qr on the 16 CPU workers the mean geqrt task went from 4.07 to 2.60 ms (256) and
- * from 8.02 to 7.28 (384), tpqrt from 6.73 to 5.04 (256) and from 16.3 to 14.4 (384); on the 2-core machine, where
- * tiles are 512 wide and LAPACKE_dgeqrt from one thread was 10-15 % faster, geqrt went from 9.8 to 11.5 ms and tpqrt
- * stayed at 25 (bench/NOTES.md, session 45) */
+ * 10744 / 15619. Inside starpu_qr on the 16 CPU workers the mean geqrt task went from 3.39 to 2.46 ms (256) and
+ * from 6.90 to 6.72 (384), tpqrt (ss_ztpqrt_one) from 5.80 to 2.80 and from 13.3 to 8.92; on the 2-core machine,
+ * where tiles are 512 wide and LAPACKE_dgeqrt from one thread was 10-15 % faster, geqrt went from 11.5 to 12.5 ms
+ * and tpqrt from 27.4 to 15.1 (bench/NOTES.md, session 45) */
 #define QRT_LEAF 16
 
 /* whether a solve of order n with nrhs columns goes by substitution (trsm_subst) */
@@ -267,15 +267,16 @@ void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, i
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
 }
 
-/* b (1 + below elements) overwritten by H^H b, H = I - tau u u^H with u = [1; v]: b - conj(tau) u (u^H b), by a
- * dot and an axpy (zlarf's gemv and gerc for one column), v untouched (u's 1 handled apart) */
+/* b = [head; tail] (tail: below elements) overwritten by H^H b, H = I - tau u u^H with u = [1; v]:
+ * b - conj(tau) u (u^H b), by a dot and an axpy (zlarf's gemv and gerc for one column), v untouched (u's 1 handled
+ * apart). A column of one matrix passes head = b, tail = b + 1; tpqrt's head is in R, its tail in the tile below */
 static void reflect_column(int below, const starsolve_complex64_t *v, starsolve_complex64_t tau,
-                           starsolve_complex64_t *b)
+                           starsolve_complex64_t *head, starsolve_complex64_t *tail)
 {
-    starsolve_complex64_t alpha = -conj(tau) * (*b + (below > 0 ? dot(1, below, v, b + 1) : 0));
-    *b += alpha;
+    starsolve_complex64_t alpha = -conj(tau) * (*head + (below > 0 ? dot(1, below, v, tail) : 0));
+    *head += alpha;
     if (below > 0)
-        cblas_zaxpy(below, CBLAS_SADDR(alpha), v, 1, b + 1, 1);
+        cblas_zaxpy(below, CBLAS_SADDR(alpha), v, 1, tail, 1);
 }
 
 /* B (m x nrhs) overwritten by Q^H B, Q = H(0) ... H(k-1) from geqrf's A and tau, for nrhs <= FEW_RHS (and as
@@ -289,7 +290,8 @@ static void unm2r_few(int m, int k, int nrhs, const starsolve_complex64_t *A, in
     for (int i = 0; i < k; i++)
         if (tau[i] != 0)   /* else H(i) = I */
             for (int j = 0; j < nrhs; j++)
-                reflect_column(m - i - 1, A + i + 1 + (size_t)i * lda, tau[i], B + i + (size_t)j * ldb);
+                reflect_column(m - i - 1, A + i + 1 + (size_t)i * lda, tau[i], B + i + (size_t)j * ldb,
+                               B + i + 1 + (size_t)j * ldb);
 }
 
 /* LAPACK's zgeqr2 on an m x nb panel (m >= nb): H(j) from zlarfg, H(j)^H applied to the panel's later columns by
@@ -303,8 +305,22 @@ static void geqr2_level1(int m, int nb, starsolve_complex64_t *A, int lda, stars
         starsolve_complex64_t *d = A + j + (size_t)j * lda;   /* H(j) = I - tau u u^H, u = [1; A(j+1:m, j)] */
         LAPACKE_zlarfg_work(m - j, d, d + 1, 1, tau + j);
         for (int c = j + 1; c < nb && tau[j] != 0; c++)   /* tau 0: H(j) = I */
-            reflect_column(m - j - 1, d + 1, tau[j], A + j + (size_t)c * lda);
+            reflect_column(m - j - 1, d + 1, tau[j], A + j + (size_t)c * lda, A + j + 1 + (size_t)c * lda);
     }
+}
+
+/* T(0:j, j) = T(0:j, 0:j) T(0:j, j), T upper triangular (zlarft's trmv), top down: row i reads rows >= i of the
+ * column, not yet overwritten; then T(j, j) = tau */
+static void larft_column_finish(int j, starsolve_complex64_t *T, int ldt, starsolve_complex64_t tau)
+{
+    starsolve_complex64_t *tj = T + (size_t)j * ldt;
+    for (int i = 0; i < j; i++) {
+        starsolve_complex64_t s = 0;
+        for (int l = i; l < j; l++)
+            s += T[i + (size_t)l * ldt] * tj[l];
+        tj[i] = s;
+    }
+    tj[j] = tau;
 }
 
 /* T (nb x nb, upper triangular, leading dimension ldt) of H(0) ... H(nb-1) = I - V T V^H for an m x nb panel
@@ -322,14 +338,7 @@ static void larft_level1(int m, int nb, const starsolve_complex64_t *V, int lda,
             starsolve_complex64_t s = conj(vi[j]) + (j + 1 < m ? dot(1, m - j - 1, vi + j + 1, vj + j + 1) : 0);
             tj[i] = -tau[j] * s;
         }
-        /* T(0:j, j) = T(0:j, 0:j) T(0:j, j), top down: row i reads rows >= i of the column, not yet overwritten */
-        for (int i = 0; i < j; i++) {
-            starsolve_complex64_t s = 0;
-            for (int l = i; l < j; l++)
-                s += T[i + (size_t)l * ldt] * tj[l];
-            tj[i] = s;
-        }
-        tj[j] = tau[j];
+        larft_column_finish(j, T, ldt, tau[j]);
     }
 }
 
@@ -367,12 +376,27 @@ int ss_zgeqrf_one(int m, int n, starsolve_complex64_t *A, int lda, starsolve_com
     return 0;
 }
 
+/* the left part of a split in QRT_LEAF-column multiples, about half: geqrt_recursive's and tpqrt_recursive's */
+static int left_half(int n) { return (n / 2 + QRT_LEAF - 1) / QRT_LEAF * QRT_LEAF; }
+
+/* T12 (n1 x n2, holding V1^H V2) overwritten by -T11 T12 T22, the block of T that couples two groups of reflectors
+ * (T11 = T(0:n1, 0:n1) before, T22 = T(n1:n1+n2, n1:n1+n2) after) */
+static void couple_T(int n1, int n2, starsolve_complex64_t *T, int ldt)
+{
+    const starsolve_complex64_t one = 1, minus_one = -1;
+    starsolve_complex64_t *T12 = T + (size_t)n1 * ldt;
+    cblas_ztrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n1, n2, CBLAS_SADDR(minus_one), T,
+                ldt, T12, ldt);
+    cblas_ztrmm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, n1, n2, CBLAS_SADDR(one),
+                T + n1 + (size_t)n1 * ldt, ldt, T12, ldt);
+}
+
 /* T(0:j, j:j+nb) = -T11 (V1^H V2) T22 for reflectors V1 (columns 0..j, T11 = T(0:j, 0:j)) followed by V2 (columns
  * j..j+nb of an m-row matrix, T22 = T(j:j+nb, j:j+nb)): then H = I - V T V^H for all j + nb. V2 is zero above row j
  * and unit lower triangular in rows j..j+nb: V1's rows there against that triangle, then the rows below */
 static void merge_T(int m, int j, int nb, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *T, int ldt)
 {
-    const starsolve_complex64_t one = 1, minus_one = -1;
+    const starsolve_complex64_t one = 1;
     const starsolve_complex64_t *V2 = A + j + (size_t)j * lda;
     starsolve_complex64_t *T12 = T + (size_t)j * ldt;
     for (int c = 0; c < nb; c++)
@@ -383,10 +407,7 @@ static void merge_T(int m, int j, int nb, const starsolve_complex64_t *A, int ld
     if (m - j > nb)
         cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, j, nb, m - j - nb, CBLAS_SADDR(one), A + j + nb, lda,
                     V2 + nb, lda, CBLAS_SADDR(one), T12, ldt);
-    cblas_ztrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, j, nb, CBLAS_SADDR(minus_one), T,
-                ldt, T12, ldt);
-    cblas_ztrmm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, j, nb, CBLAS_SADDR(one),
-                T + j + (size_t)j * ldt, ldt, T12, ldt);
+    couple_T(j, nb, T, ldt);
 }
 
 /* LAPACK's recursive zgeqrt3 on an m x n matrix (m >= n) with its T, the left half factored, its block reflector
@@ -401,7 +422,7 @@ static void geqrt_recursive(int m, int n, starsolve_complex64_t *A, int lda, sta
         larft_level1(m, n, A, lda, tau, T, ldt);
         return;
     }
-    const int n1 = (n / 2 + QRT_LEAF - 1) / QRT_LEAF * QRT_LEAF, n2 = n - n1;
+    const int n1 = left_half(n), n2 = n - n1;
     geqrt_recursive(m, n1, A, lda, T, ldt, tau, work);
     LAPACKE_zlarfb_work(LAPACK_COL_MAJOR, 'L', ss_lapack_trans('C'), 'F', 'C', m, n2, n1, A, lda, T, ldt,
                         A + (size_t)n1 * lda, lda, work, n2);
@@ -429,30 +450,19 @@ void ss_zgeqrt_one(int m, int n, starsolve_complex64_t *A, int lda, starsolve_co
 }
 
 /* LAPACK's ztpqrt2 (l = 0) on [R; A], R n x n upper triangular, A m x n: H(j) from zlarfg on R(j, j) and A(:, j),
- * applied to the later columns by a dot and an axpy (as reflect_column, the column's head in R's row j), T by dots
- * and larft_level1's loop on the triangle (with V = [I; A] the identity adds nothing to V(:, i)^H V(:, j)) */
+ * applied to the later columns by reflect_column (the column's head in R's row j), T by dots and
+ * larft_column_finish (with V = [I; A] the identity adds nothing to V(:, i)^H V(:, j)) */
 static void tpqrt2_level1(int m, int n, starsolve_complex64_t *R, int ldr, starsolve_complex64_t *A, int lda,
                           starsolve_complex64_t *T, int ldt)
 {
     for (int j = 0; j < n; j++) {
         starsolve_complex64_t *aj = A + (size_t)j * lda, *tj = T + (size_t)j * ldt, tau;
         LAPACKE_zlarfg_work(m + 1, R + j + (size_t)j * ldr, aj, 1, &tau);
-        for (int c = j + 1; c < n && tau != 0; c++) {
-            starsolve_complex64_t *ac = A + (size_t)c * lda, *rjc = R + j + (size_t)c * ldr;
-            starsolve_complex64_t alpha = -conj(tau) * (*rjc + (m > 0 ? dot(1, m, aj, ac) : 0));
-            *rjc += alpha;
-            if (m > 0)
-                cblas_zaxpy(m, CBLAS_SADDR(alpha), aj, 1, ac, 1);
-        }
+        for (int c = j + 1; c < n && tau != 0; c++)
+            reflect_column(m, aj, tau, R + j + (size_t)c * ldr, A + (size_t)c * lda);
         for (int i = 0; i < j; i++)
             tj[i] = -tau * (m > 0 ? dot(1, m, A + (size_t)i * lda, aj) : 0);
-        for (int i = 0; i < j; i++) {
-            starsolve_complex64_t s = 0;
-            for (int l = i; l < j; l++)
-                s += T[i + (size_t)l * ldt] * tj[l];
-            tj[i] = s;
-        }
-        tj[j] = tau;
+        larft_column_finish(j, T, ldt, tau);
     }
 }
 
@@ -468,7 +478,7 @@ static void tpqrt_recursive(int m, int n, starsolve_complex64_t *R, int ldr, sta
         return;
     }
     const starsolve_complex64_t one = 1, minus_one = -1, zero = 0;
-    const int n1 = (n / 2 + QRT_LEAF - 1) / QRT_LEAF * QRT_LEAF, n2 = n - n1;
+    const int n1 = left_half(n), n2 = n - n1;
     starsolve_complex64_t *R12 = R + (size_t)n1 * ldr, *A2 = A + (size_t)n1 * lda, *W = work;
     tpqrt_recursive(m, n1, R, ldr, A, lda, T, ldt, work);
     LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', n1, n2, R12, ldr, W, n1);
@@ -490,10 +500,7 @@ static void tpqrt_recursive(int m, int n, starsolve_complex64_t *R, int ldr, sta
                     CBLAS_SADDR(zero), T12, ldt);
     else   /* no rows below R: the reflectors are the identity's columns, orthogonal */
         LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', n1, n2, 0, 0, T12, ldt);
-    cblas_ztrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n1, n2, CBLAS_SADDR(minus_one), T,
-                ldt, T12, ldt);
-    cblas_ztrmm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, n1, n2, CBLAS_SADDR(one),
-                T + n1 + (size_t)n1 * ldt, ldt, T12, ldt);
+    couple_T(n1, n2, T, ldt);
 }
 
 size_t ss_ztpqrt_one_lwork(int n) { return (size_t)n * n / 2 + n + 1; }
