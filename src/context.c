@@ -648,7 +648,8 @@ void ss_unpin_host(void *ptr, size_t pinned)
         starpu_memory_unpin(ptr, pinned);
 }
 
-void *ss_alloc_large(size_t bytes)
+/* A fresh zero-filled anonymous mapping, advised into huge pages if asked */
+static void *map_anonymous(size_t bytes, int huge_pages)
 {
     /* an anonymous mapping is zero-filled like calloc's, and madvise may ask for huge pages on it
      * (malloc's own mmap for large blocks cannot be advised before its first touch) */
@@ -656,9 +657,17 @@ void *ss_alloc_large(size_t bytes)
     if (p == MAP_FAILED)
         return NULL;
 #ifdef MADV_HUGEPAGE
-    madvise(p, bytes ? bytes : 1, MADV_HUGEPAGE);   /* advice only: 4 KiB pages if refused */
+    if (huge_pages)
+        madvise(p, bytes ? bytes : 1, MADV_HUGEPAGE);   /* advice only: 4 KiB pages if refused */
+#else
+    (void)huge_pages;
 #endif
     return p;
+}
+
+void *ss_alloc_large(size_t bytes)
+{
+    return map_anonymous(bytes, 1);
 }
 
 void ss_free_large(void *ptr, size_t bytes)
@@ -710,10 +719,10 @@ static void *kept_swap(struct kept_slot *k, void *item, size_t bytes, size_t *ol
  * unmaps it. */
 static struct kept_slot kept_large = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
 
-void *ss_alloc_large_reused(size_t bytes)
+void *ss_alloc_large_reused(size_t bytes, int huge_pages)
 {
     void *p = kept_take(&kept_large, bytes);
-    return p ? p : ss_alloc_large(bytes);
+    return p ? p : map_anonymous(bytes, huge_pages);
 }
 
 /* ptr (NULL: none) becomes the kept mapping; the one it replaces is unmapped */

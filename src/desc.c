@@ -94,9 +94,12 @@ static int check_shape(starsolve_prec_t prec, int m, int n, int nb)
     return 0;
 }
 
-/* An owned descriptor: tiles in our pinned allocation (ooc 0) or allocated by
- * StarPU where they are used, with no home copy (ooc 1). */
-static int create_owned(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb, int ooc)
+enum owned_storage { STORAGE_PINNED, STORAGE_NONE, STORAGE_KEPT };
+
+/* An owned descriptor: tiles in our allocation (pinned where CUDA workers exist, or a kept
+ * mapping) or allocated by StarPU where they are used, with no home copy (ooc). */
+static int create_owned(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb,
+                        enum owned_storage storage)
 {
     if (!desc) return -1;
     int info = check_shape(prec, m, n, nb);
@@ -105,10 +108,19 @@ static int create_owned(starsolve_desc_t **desc, starsolve_prec_t prec, int m, i
     starsolve_desc_t *A = desc_alloc(prec, m, n, nb);
     if (!A) return -1;
     A->owned = 1;
-    A->ooc = ooc;
-    size_t bytes = ooc ? 0 : (size_t)m * n * A->elemsize;
+    A->ooc = storage == STORAGE_NONE;
+    A->kept = storage == STORAGE_KEPT;
+    size_t bytes = A->ooc ? 0 : (size_t)m * n * A->elemsize;
+    /* 4 KiB pages: StarPU's registration reads each tile's first and last byte, so a fresh mapping
+     * in huge pages faults them all in there, on one thread: on the 2-core CI VM 0.6-0.8 s for
+     * 128 MB, where 4 KiB pages fault in where the tasks first write, on every worker at once
+     * (bench/NOTES.md, session 46) */
+    if (bytes && A->kept)
+        A->base = ss_alloc_large_reused(bytes, 0);
     /* starpu_malloc pins the memory when CUDA workers exist: transfers run at full speed */
-    if (bytes && starpu_malloc((void **)&A->base, bytes) != 0) {
+    else if (bytes && starpu_malloc((void **)&A->base, bytes) != 0)
+        A->base = NULL;
+    if (bytes && !A->base) {
         free(A->tiles);
         free(A);
         return -1;
@@ -120,12 +132,17 @@ static int create_owned(starsolve_desc_t **desc, starsolve_prec_t prec, int m, i
 
 int starsolve_desc_create(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb)
 {
-    return create_owned(desc, prec, m, n, nb, 0);
+    return create_owned(desc, prec, m, n, nb, STORAGE_PINNED);
 }
 
 int starsolve_desc_create_ooc(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb)
 {
-    return create_owned(desc, prec, m, n, nb, 1);
+    return create_owned(desc, prec, m, n, nb, STORAGE_NONE);
+}
+
+int ss_desc_create_kept(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb)
+{
+    return create_owned(desc, prec, m, n, nb, STORAGE_KEPT);
 }
 
 void starsolve_ooc_traffic(double *read, double *written)
@@ -156,7 +173,7 @@ int starsolve_desc_create_dist(starsolve_desc_t **desc, starsolve_prec_t prec, i
     if (ss_ensure_init()) return -1;
     if (P * Q != starsolve_mpi_size()) return -6;   /* the grid must cover the processes exactly */
     if (P * Q == 1)
-        return create_owned(desc, prec, m, n, nb, 0);
+        return create_owned(desc, prec, m, n, nb, STORAGE_PINNED);
     starsolve_desc_t *A = desc_alloc(prec, m, n, nb);
     if (!A) return -1;
     A->owned = 1;
@@ -254,7 +271,9 @@ static void desc_destroy(starsolve_desc_t *A, int coherent)
             starpu_data_unregister(A->tiles[t]);
         else
             starpu_data_unregister_no_coherency(A->tiles[t]);
-    if (A->owned && A->base)
+    if (A->owned && A->kept)
+        ss_free_large_kept(A->base, (size_t)A->m * A->n * A->elemsize);
+    else if (A->owned && A->base)
         starpu_free(A->base);
     ss_unpin_host(A->base, A->pinned_bytes);
     free(A->tiles);

@@ -17,6 +17,7 @@ struct starsolve_desc {
     int mt, nt;                    /* tile rows and tile columns */
     int owned;                     /* 1: tiles in our pinned allocation, or StarPU's (ooc); 0: views of a LAPACK array */
     int ooc;                       /* 1: no home copy: StarPU allocates each tile where it is used and may swap it to disk */
+    int kept;                      /* 1: owned storage from ss_alloc_large_reused, kept for the next call when destroyed */
     char *base;                    /* owned: our storage; borrowed: the caller's array */
     size_t lda;                    /* borrowed: the caller's leading dimension */
     size_t pinned_bytes;           /* borrowed: bytes of the caller's array we page-locked, 0 if none */
@@ -85,6 +86,11 @@ unsigned ss_gpu_memory_nodes(unsigned nodes[STARPU_MAXNODES]);
  * a descriptor without home copies in one process goes without waiting (its tiles are released
  * once the tasks already submitted on them are done) */
 void ss_desc_discard(starsolve_desc_t *A);
+/* An owned workspace for CPU workers alone, its tiles in one ss_alloc_large_reused mapping, kept for
+ * the next call of the same size when the descriptor goes: a repeated call writes into pages already
+ * backed instead of faulting fresh ones in (an N x N workspace is hundreds of MB). Its contents start
+ * as whatever the previous call left; tasks must write a tile before reading it. */
+int ss_desc_create_kept(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb);
 /* Where tile (i, j) of A starts in a LAPACK column-major array (leading dimension lda). */
 static inline char *ss_lapack_tile(const starsolve_desc_t *A, char *lapack, size_t lda, int i, int j)
 {
@@ -207,9 +213,10 @@ void *ss_alloc_large(size_t bytes);
 void ss_free_large(void *ptr, size_t bytes);
 /* The same, for an array whose every entry the caller writes before reading (SPIKE's factors):
  * ss_free_large_kept keeps the mapping for the next ss_alloc_large_reused of the same byte count,
- * which returns it with the previous call's contents (else a fresh zero-filled one);
+ * which returns it with the previous call's contents (else a fresh zero-filled one, in huge pages
+ * only if huge_pages: see ss_desc_create_kept for where 4 KiB pages fault in faster);
  * ss_free_large_kept_now unmaps the kept one (starsolve_finalize). */
-void *ss_alloc_large_reused(size_t bytes);
+void *ss_alloc_large_reused(size_t bytes, int huge_pages);
 void ss_free_large_kept(void *ptr, size_t bytes);
 void ss_free_large_kept_now(void);
 /* A work handle (ss_scratch_buffer's kind) kept between calls in the same way: ss_work_kept keeps h for the

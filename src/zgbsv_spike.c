@@ -244,7 +244,7 @@ static void spike_setup(struct spike *s)
     /* the factor task writes every entry of F (W access), so the previous call's mapping of the same
      * size serves as well as fresh pages, and is already backed (ss_alloc_large_reused) */
     s->Fbytes = (size_t)ldf * s->n * fsz;
-    s->Fmem = ss_alloc_large_reused(s->Fbytes);
+    s->Fmem = ss_alloc_large_reused(s->Fbytes, 1);
     STARPU_ASSERT_MSG(s->Fmem, "starsolve: gbsv_spike: out of memory");
     s->ipivmem = xcalloc_large(s->n, sizeof(int), &s->ipivbytes);
     s->tipsmem = xcalloc(T * p, sizeof(starsolve_complex64_t));
@@ -638,7 +638,7 @@ static int tri_chunks_solve(struct spike *s, starsolve_complex64_t *B, int ldb, 
 {
     const int n = s->n, T = SS_TRI_STAT_COUNT(nrhs);
     size_t save_bytes = (size_t)n * nrhs * sizeof *B;
-    starsolve_complex64_t *save = ss_alloc_large_reused(save_bytes), *stat = xcalloc((size_t)s->tri_chunks * T, sizeof *stat);
+    starsolve_complex64_t *save = ss_alloc_large_reused(save_bytes, 1), *stat = xcalloc((size_t)s->tri_chunks * T, sizeof *stat);
     STARPU_ASSERT_MSG(save, "starsolve: gbsv_spike: out of memory");
     int usable, solved = 0;
     tri_chunks_run(s, B, ldb, nrhs, save, &usable, stat);

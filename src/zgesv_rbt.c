@@ -97,6 +97,18 @@ static int workspace(const starsolve_desc_t *A, starsolve_desc_t **W, int m, int
     return starsolve_desc_create_ooc(W, STARSOLVE_Z, m, n, A->nb);
 }
 
+/* F (N x N): on CPU workers alone in one process its tiles live in a mapping kept between calls,
+ * so that only a process's first call faults its pages in. StarPU's own tiles came from malloc,
+ * fresh pages on a process's first 2-4 calls: on the 2-core CI VM the copy of A into them took
+ * 0.33 s of a 0.9 s call at n = 4096, 0.02 s once the pages were backed (bench/NOTES.md,
+ * session 46). With GPUs F lives on them, with no home copy (workspace). */
+static int randomized_workspace(const starsolve_desc_t *A, starsolve_desc_t **F, int N)
+{
+    if (A->P * A->Q == 1 && starsolve_ngpus() == 0)
+        return ss_desc_create_kept(F, STARSOLVE_Z, N, N, A->nb);
+    return workspace(A, F, N, N);
+}
+
 /* The larger of two column maxima as zlange_colmax's: a NaN, once met, stays */
 static double colmax_join(double a, double b)
 {
@@ -180,9 +192,9 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     /* F the randomized matrix, X the iterate (N rows, the padding included), Xbest the best
      * one so far, W a correction, R a residual (n rows) */
     starsolve_desc_t *F = NULL, *X = NULL, *Xbest = NULL, *W = NULL, *R = NULL;
-    /* none has a home copy: only tasks touch them (B gets Xbest by one), and no pinned host memory
-     * is allocated or freed per call */
-    if (!wu || !normvals || !hcol || workspace(A, &F, N, N) || workspace(A, &X, N, nrhs)
+    /* none has a home copy (but F on CPU workers alone: its kept mapping): only tasks touch them (B gets
+     * Xbest by one), and no pinned host memory is allocated or freed per call */
+    if (!wu || !normvals || !hcol || randomized_workspace(A, &F, N) || workspace(A, &X, N, nrhs)
         || workspace(A, &Xbest, N, nrhs) || workspace(A, &W, N, nrhs) || workspace(A, &R, n, nrhs)) {
         free(wu); free(normvals); free(hcol);
         starsolve_desc_destroy(F); starsolve_desc_destroy(X); starsolve_desc_destroy(Xbest);
