@@ -9,6 +9,10 @@
 top=${top_builddir:-.}
 command -v mpirun > /dev/null || { echo "SKIP: no mpirun"; exit 77; }
 export STARSOLVE_TEST_TIMEOUT=840   # test_mpi's own watchdog, under mpirun's limit
+# Each process binds its CPU worker to the first core and its StarPU-MPI thread to the next, so
+# on 2 cores four spinning workers shared core 0 and four MPI threads core 1. Unbound, the kernel
+# spreads them: tests/test_mpi took 186-193 s in three runs, against 202-265 s bound (NOTES, session 46).
+export STARPU_WORKERS_NOBIND=1 STARPU_MPI_NOBIND=1
 run() { timeout 900 mpirun --oversubscribe --allow-run-as-root -np 4 --mca btl self,vader "$@"; }
 status=0
 run "$top/tests/test_mpi" || status=1
