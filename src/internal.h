@@ -15,7 +15,7 @@ struct starsolve_desc {
     size_t elemsize;
     int m, n, nb;
     int mt, nt;                    /* tile rows and tile columns */
-    int owned;                     /* 1: tiles in our pinned allocation, or StarPU's (ooc); 0: views of a LAPACK array */
+    int owned;                     /* 1: tiles in our allocation (pinned, or kept), or StarPU's (ooc); 0: views of a LAPACK array */
     int ooc;                       /* 1: no home copy: StarPU allocates each tile where it is used and may swap it to disk */
     int kept;                      /* 1: owned storage from ss_alloc_large_reused, kept for the next call when destroyed */
     char *base;                    /* owned: our storage; borrowed: the caller's array */
