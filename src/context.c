@@ -238,7 +238,8 @@ static int init_locked(const starsolve_config_t *cfg_in)
     if (ret != 0) {
         if (cfg.verbose)
             fprintf(stderr, cfg.mpi ? "starsolve: StarPU-MPI did not start (%d%s)\n" : "starsolve: StarPU did not start (%d%s)\n",
-                    ret, cfg.mpi && !starsolve_mpi_available() ? ": this build has no StarPU-MPI" : "");
+                    ret, cfg.mpi && !starsolve_mpi_available() ? ": this build has no StarPU-MPI"
+                         : ret == -ENODEV ? ": no worker, check ncpus, ngpus and the STARPU_* variables" : "");
         return ret < 0 ? ret : -1;
     }
 #ifdef STARSOLVE_USE_CUDA

@@ -180,6 +180,10 @@ run "$LU" -n 100 -ngpus 64
 if [ "$status" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]; then pass
 else fail "$LU -ngpus 64: exit status $status (expected 1), $(wc -l <"$tmp/err") lines on stderr (expected 1)"; fi
 usage_error "$LU" -n 300 -ooc "$tmp/swap" -ngpus 1   # out of core: CPU workers only
+# no worker at all: exit status 1 and the library's one line (the driver said it a second time before)
+run "$LU" -n 100 -ncpus 0 -ngpus 0
+if [ "$status" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no worker" "$tmp/err"; then pass
+else fail "$LU -ncpus 0 -ngpus 0: exit status $status (expected 1), $(wc -l <"$tmp/err") lines on stderr (expected 1)"; fi
 usage_error "$CHOL" -n 2000 -nb 100 -ooc "$tmp/swap" -host-mb 1
 
 # heteroprio reads task priorities as its buckets: the library maps its tasks to
