@@ -88,8 +88,11 @@ static void settle(void)
     nanosleep(&pause, NULL);
 }
 
+/* Each matrix has its own seed, so the threads draw the same batch in any order: 1000 matrices of order
+ * 1024 took 130 s on one thread of the 2-core CPU machine, 10x the factorization. */
 static void generate(enum batched_op op, int m, int n, starsolve_complex64_t *A, long sA, int batch, unsigned seed)
 {
+#pragma omp parallel for schedule(dynamic, 4)
     for (int b = 0; b < batch; b++) {
         if (op == OP_POTRF)
             gen_zhpd(n, A + (size_t)b * sA, m, seed + b);
@@ -182,7 +185,8 @@ int run_zbatched(const struct driver_opts *o)
     }
     if (A0)
         generate(op, m, n, A0, sA, batch, (unsigned)o->seed);
-    for (int b = 0; B0 && b < batch; b++)   /* right-hand sides: seeds apart from the matrices' */
+#pragma omp parallel for schedule(dynamic, 4) if (B0)
+    for (int b = 0; b < (B0 ? batch : 0); b++)   /* right-hand sides: seeds apart from the matrices' */
         gen_zmatrix(m, nrhs, B0 + (size_t)b * sB, m, (unsigned)o->seed + (unsigned)batch + (unsigned)b);
     starsolve_set_batch_chunk(o->chunk);
     starsolve_set_batch_pack(o->pack);
