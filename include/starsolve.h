@@ -76,6 +76,10 @@ typedef struct starsolve_config {
                            gathered on the diagonal tile's process, factored there and sent back: two messages
                            of the whole column per step, for when messages are slow to start (processes
                            sharing cores: bench/NOTES.md) */
+    int idle_pause_ms;  /* StarPU's idle workers poll their cores: after this many milliseconds without a library
+                           call or a submitted task they are paused until the next call, so that the application's
+                           own work between calls has the cores; < 0: never (the workers poll); default 100.
+                           Not with mpi. STARSOLVE_IDLE_PAUSE_MS, if set, wins */
 } starsolve_config_t;
 
 /* Fill cfg with the defaults above. */

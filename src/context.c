@@ -22,7 +22,7 @@ void starsolve_config_init(starsolve_config_t *cfg)
                                  .gpu_only_tile = 512, .pin_lapack = 1, .batch_chunk = 0,
                                  .cuda_streams = 2, .gpu_panel_leaf = 0, .update_tiles = 0,
                                  .disk_swap = NULL, .host_memory_mb = 0, .mpi = 0, .gpu_prefetch = 1,
-                                 .mpi_gather_panel = 0 };
+                                 .mpi_gather_panel = 0, .idle_pause_ms = 100 };
 }
 
 /* heteroprio's buckets (internal.h's ss_bucket), called by that policy alone
@@ -266,6 +266,8 @@ static int init_locked(const starsolve_config_t *cfg_in)
     ss_ctx.nb_fixed = cfg.nb > 0;
     ss_ctx.out_of_core = cfg.disk_swap != NULL;
     starsolve_set_update_tiles(cfg.update_tiles > 0 ? cfg.update_tiles : 0);   /* 0: by the workers started */
+    const char *pause_env = getenv("STARSOLVE_IDLE_PAUSE_MS");
+    ss_idle_start(pause_env && *pause_env ? atoi(pause_env) : cfg.idle_pause_ms, cfg.mpi);
     __atomic_store_n(&ss_ctx.initialized, 1, __ATOMIC_RELEASE);   /* last: see ss_ensure_init */
     return 0;
 }
@@ -282,6 +284,7 @@ static void finalize_locked(void)
 {
     if (!ss_ctx.initialized)
         return;
+    ss_idle_stop();   /* first: what follows waits on the workers */
     ss_mpi_wait_for_all();
 #ifdef STARSOLVE_USE_CUDA
     ss_cusolver_shutdown();
@@ -305,6 +308,7 @@ void starsolve_finalize(void)
 
 void *starsolve_malloc(size_t bytes)
 {
+    SS_PUBLIC_CALL;
     void *p = NULL;
     if (ss_ensure_init() || starpu_malloc(&p, bytes ? bytes : 1) != 0)
         return NULL;
@@ -313,6 +317,7 @@ void *starsolve_malloc(size_t bytes)
 
 void starsolve_free(void *ptr)
 {
+    SS_PUBLIC_CALL;
     if (ptr)
         starpu_free(ptr);
 }
@@ -786,6 +791,7 @@ void ss_work_kept_now(void) { replace_kept_work(NULL, 0); }
 
 int starsolve_request_wait(starsolve_request_t *req)
 {
+    SS_PUBLIC_CALL;
     ss_mpi_wait_for_all();
 #ifdef STARSOLVE_USE_CUDA
     ss_cuda_side_sync();   /* infos found on GPUs reach the request through the side streams */

@@ -132,11 +132,13 @@ static int create_owned(starsolve_desc_t **desc, starsolve_prec_t prec, int m, i
 
 int starsolve_desc_create(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb)
 {
+    SS_PUBLIC_CALL;
     return create_owned(desc, prec, m, n, nb, STORAGE_PINNED);
 }
 
 int starsolve_desc_create_ooc(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb)
 {
+    SS_PUBLIC_CALL;
     return create_owned(desc, prec, m, n, nb, STORAGE_NONE);
 }
 
@@ -165,6 +167,7 @@ void starsolve_ooc_traffic(double *read, double *written)
 
 int starsolve_desc_create_dist(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb, int P, int Q)
 {
+    SS_PUBLIC_CALL;
     if (!desc) return -1;
     int info = check_shape(prec, m, n, nb);
     if (info) return info;
@@ -188,6 +191,7 @@ int starsolve_desc_create_dist(starsolve_desc_t **desc, starsolve_prec_t prec, i
 int starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb,
                                  void *Aptr, int lda)
 {
+    SS_PUBLIC_CALL;
     if (!desc) return -1;
     int info = check_shape(prec, m, n, nb);
     if (info) return info;
@@ -236,6 +240,7 @@ static void copy_lapack(const starsolve_desc_t *A, char *lapack, size_t lda, int
 
 int starsolve_desc_from_lapack(starsolve_desc_t *A, const void *lapack, int lda)
 {
+    SS_PUBLIC_CALL;
     if (!A || !A->owned || A->P * A->Q > 1) return -1;   /* distributed: starsolve_desc_scatter */
     if (!lapack && A->m > 0 && A->n > 0) return -2;
     if (lda < ss_max(1, A->m)) return -3;
@@ -245,6 +250,7 @@ int starsolve_desc_from_lapack(starsolve_desc_t *A, const void *lapack, int lda)
 
 int starsolve_desc_to_lapack(const starsolve_desc_t *A, void *lapack, int lda)
 {
+    SS_PUBLIC_CALL;
     if (!A || !A->owned || A->P * A->Q > 1) return -1;   /* distributed: starsolve_desc_gather */
     if (!lapack && A->m > 0 && A->n > 0) return -2;
     if (lda < ss_max(1, A->m)) return -3;
@@ -254,6 +260,7 @@ int starsolve_desc_to_lapack(const starsolve_desc_t *A, void *lapack, int lda)
 
 void starsolve_desc_flush(starsolve_desc_t *A)
 {
+    SS_PUBLIC_CALL;
     for (size_t t = 0; t < (size_t)A->mt * A->nt; t++) {
         starpu_data_acquire(A->tiles[t], STARPU_R);
         starpu_data_release(A->tiles[t]);
@@ -282,6 +289,7 @@ static void desc_destroy(starsolve_desc_t *A, int coherent)
 
 void starsolve_desc_destroy(starsolve_desc_t *A)
 {
+    SS_PUBLIC_CALL;
     desc_destroy(A, 1);
 }
 
@@ -305,6 +313,7 @@ int starsolve_desc_nb(const starsolve_desc_t *A) { return A->nb; }
 
 int starsolve_pivots_create(starsolve_pivots_t **pivp, const starsolve_desc_t *A)
 {
+    SS_PUBLIC_CALL;
     if (!pivp || !A) return -1;
     starsolve_pivots_t *piv = calloc(1, sizeof *piv);
     if (!piv) return -1;
@@ -333,6 +342,7 @@ int starsolve_pivots_create(starsolve_pivots_t **pivp, const starsolve_desc_t *A
 
 void starsolve_pivots_to_lapack(starsolve_pivots_t *piv, int *ipiv)
 {
+    SS_PUBLIC_CALL;
     for (int k = 0; k < piv->npanels; k++) {
         starpu_data_acquire(piv->panels[k], STARPU_R);
         int *v = piv->data + (size_t)k * piv->stride;
@@ -343,6 +353,7 @@ void starsolve_pivots_to_lapack(starsolve_pivots_t *piv, int *ipiv)
 
 int starsolve_pivots_from_lapack(starsolve_pivots_t *piv, const int *ipiv)
 {
+    SS_PUBLIC_CALL;
     for (int k = 0; k < piv->npanels; k++) {
         starpu_data_acquire(piv->panels[k], STARPU_W);
         int *v = piv->data + (size_t)k * piv->stride;
@@ -356,6 +367,7 @@ int starsolve_pivots_from_lapack(starsolve_pivots_t *piv, const int *ipiv)
 
 void starsolve_pivots_destroy(starsolve_pivots_t *piv)
 {
+    SS_PUBLIC_CALL;
     if (!piv)
         return;
     for (int k = 0; k < piv->npanels; k++)
@@ -502,6 +514,7 @@ void ss_workspace_release(starpu_data_handle_t h)
 
 int starsolve_qr_workspace_create(starsolve_desc_t **T, const starsolve_desc_t *A)
 {
+    SS_PUBLIC_CALL;
     if (!T) return -1;
     if (!A) return -2;
     /* one nb x nb tile per tile of A (tile rows all full: the tpqrt factors are nb_k x nb_k),

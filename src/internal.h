@@ -279,6 +279,15 @@ void ss_mpi_sum_reals(void *v, int count, size_t realsize);
 void ss_mpi_max_reals(void *v, int count, size_t realsize);
 /* Start StarPU with defaults if the caller did not (LAPACK drop-in use). */
 int ss_ensure_init(void);
+/* Public calls and idle workers (idle.c). SS_PUBLIC_CALL, the first statement of every public function
+ * that submits tasks or waits on StarPU, makes the function a call: the workers are awake from there to
+ * its return (a cleanup attribute ends the call on every return path). */
+int ss_call_begin(void);
+void ss_call_end(const int *call);
+#define SS_PUBLIC_CALL const int ss_public_call __attribute__((cleanup(ss_call_end), unused)) = ss_call_begin()
+void ss_idle_start(int pause_ms, int mpi);   /* pause_ms < 0 or mpi: never pause */
+void ss_idle_stop(void);                     /* the workers running again, for starpu_shutdown */
+
 /* Message on stderr when verbose; returns info so callers can `return ss_arg_error(...)`. */
 int ss_arg_error(const char *routine, int info);
 

@@ -308,6 +308,7 @@ int starsolve_mpi_available(void)
 /* One process (a 1 x 1 grid, or no MPI): the plain copies. */
 int starsolve_desc_scatter(starsolve_desc_t *A, const void *lapack, int lda, int root)
 {
+    SS_PUBLIC_CALL;
     if (A && A->P * A->Q == 1 && starsolve_mpi_size() == 1)
         return root == 0 ? starsolve_desc_from_lapack(A, lapack, lda) : -4;
     return scatter_dist(A, lapack, lda, root);
@@ -315,6 +316,7 @@ int starsolve_desc_scatter(starsolve_desc_t *A, const void *lapack, int lda, int
 
 int starsolve_desc_gather(const starsolve_desc_t *A, void *lapack, int lda, int root)
 {
+    SS_PUBLIC_CALL;
     if (A && A->P * A->Q == 1 && starsolve_mpi_size() == 1)
         return root == 0 ? starsolve_desc_to_lapack(A, lapack, lda) : -4;
     return gather_dist(A, lapack, lda, root);
@@ -322,6 +324,7 @@ int starsolve_desc_gather(const starsolve_desc_t *A, void *lapack, int lda, int 
 
 int starsolve_pivots_gather(starsolve_pivots_t *piv, int *ipiv, int root)
 {
+    SS_PUBLIC_CALL;
     if (starsolve_mpi_size() == 1) {
         if (!piv) return -1;
         if (!ipiv && piv->minmn > 0) return -2;

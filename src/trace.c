@@ -96,6 +96,7 @@ out:
 
 int starsolve_trace_start(void)
 {
+    SS_PUBLIC_CALL;
     if (ss_ensure_init())
         return -1;
     starpu_task_wait_for_all();   /* a trace holds whole tasks: none of an earlier call */
@@ -113,6 +114,7 @@ int starsolve_trace_start(void)
 
 int starsolve_trace_stop(void)
 {
+    SS_PUBLIC_CALL;
     if (!ss_ctx.initialized)
         return -1;
     starpu_task_wait_for_all();
@@ -232,6 +234,7 @@ static void xml_text(FILE *f, const char *s)
 
 int starsolve_trace_write_svg(const char *path)
 {
+    SS_PUBLIC_CALL;
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;

@@ -191,6 +191,7 @@ static int check_factor_args(const char *me, int m, int n, const void *A, int ld
 int starsolve_zgetrf_batched(int m, int n, starsolve_complex64_t *A, int lda, long strideA, int *ipiv, long strideIpiv,
                              int *info, int batch)
 {
+    SS_PUBLIC_CALL;
     int bad = check_factor_args("starsolve_zgetrf_batched", m, n, A, lda, strideA, ipiv, strideIpiv, info, batch);
     int k = ss_min(m, n);
     if (bad || batch == 0 || k == 0) return bad;
@@ -212,6 +213,7 @@ int starsolve_zgetrf_batched(int m, int n, starsolve_complex64_t *A, int lda, lo
 
 int starsolve_zpotrf_batched(char uplo, int n, starsolve_complex64_t *A, int lda, long strideA, int *info, int batch)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zpotrf_batched";
     uplo = ss_upper(uplo);
     if (uplo != 'L' && uplo != 'U') return ss_arg_error(me, -1);
@@ -241,6 +243,7 @@ int starsolve_zpotrf_batched(char uplo, int n, starsolve_complex64_t *A, int lda
 int starsolve_zgeqrf_batched(int m, int n, starsolve_complex64_t *A, int lda, long strideA, starsolve_complex64_t *tau,
                              long strideTau, int *info, int batch)
 {
+    SS_PUBLIC_CALL;
     int bad = check_factor_args("starsolve_zgeqrf_batched", m, n, A, lda, strideA, tau, strideTau, info, batch);
     int k = ss_min(m, n);
     if (bad || batch == 0 || k == 0) return bad;
@@ -265,6 +268,7 @@ int starsolve_zgeqrf_batched(int m, int n, starsolve_complex64_t *A, int lda, lo
 int starsolve_zgetrs_batched(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, long strideA,
                              const int *ipiv, long strideIpiv, starsolve_complex64_t *B, int ldb, long strideB, int batch)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgetrs_batched";
     trans = ss_upper(trans);
     if (trans != 'N' && trans != 'T' && trans != 'C') return ss_arg_error(me, -1);
@@ -295,6 +299,7 @@ int starsolve_zgetrs_batched(char trans, int n, int nrhs, const starsolve_comple
 int starsolve_zpotrs_batched(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, long strideA,
                              starsolve_complex64_t *B, int ldb, long strideB, int batch)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zpotrs_batched";
     uplo = ss_upper(uplo);
     if (uplo != 'L' && uplo != 'U') return ss_arg_error(me, -1);
@@ -323,6 +328,7 @@ int starsolve_zgeqrs_batched(int m, int n, int nrhs, const starsolve_complex64_t
                              const starsolve_complex64_t *tau, long strideTau, starsolve_complex64_t *B, int ldb,
                              long strideB, int batch)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgeqrs_batched";
     if (m < 0) return ss_arg_error(me, -1);
     if (n < 0 || n > m) return ss_arg_error(me, -2);
@@ -433,6 +439,7 @@ static int vbatched_check(const int *m, const int *n, starsolve_complex64_t *con
 int starsolve_zgetrf_vbatched(const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda,
                               int *const *ipiv, int *info, int batch)
 {
+    SS_PUBLIC_CALL;
     int bad = vbatched_check(m, n, A, lda, 1, (void *const *)ipiv, info, batch, 1);
     if (bad) return ss_arg_error("starsolve_zgetrf_vbatched", bad);
     if (batch == 0) return 0;
@@ -444,6 +451,7 @@ int starsolve_zgetrf_vbatched(const int *m, const int *n, starsolve_complex64_t 
 int starsolve_zpotrf_vbatched(char uplo, const int *n, starsolve_complex64_t *const *A, const int *lda, int *info,
                               int batch)
 {
+    SS_PUBLIC_CALL;
     uplo = ss_upper(uplo);
     if (uplo != 'L' && uplo != 'U') return ss_arg_error("starsolve_zpotrf_vbatched", -1);
     /* n is both the rows and the columns (m = n for the checks); uplo takes m's place, so
@@ -459,6 +467,7 @@ int starsolve_zpotrf_vbatched(char uplo, const int *n, starsolve_complex64_t *co
 int starsolve_zgeqrf_vbatched(const int *m, const int *n, starsolve_complex64_t *const *A, const int *lda,
                               starsolve_complex64_t *const *tau, int *info, int batch)
 {
+    SS_PUBLIC_CALL;
     int bad = vbatched_check(m, n, A, lda, 1, (void *const *)tau, info, batch, 1);
     if (bad) return ss_arg_error("starsolve_zgeqrf_vbatched", bad);
     if (batch == 0) return 0;
@@ -519,6 +528,7 @@ int starsolve_zgetrs_vbatched(char trans, const int *n, const int *nrhs, const s
                               const int *lda, const int *const *ipiv, starsolve_complex64_t *const *B, const int *ldb,
                               int batch)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgetrs_vbatched";
     trans = ss_upper(trans);
     if (trans != 'N' && trans != 'T' && trans != 'C') return ss_arg_error(me, -1);
@@ -535,6 +545,7 @@ int starsolve_zgetrs_vbatched(char trans, const int *n, const int *nrhs, const s
 int starsolve_zpotrs_vbatched(char uplo, const int *n, const int *nrhs, const starsolve_complex64_t *const *A,
                               const int *lda, starsolve_complex64_t *const *B, const int *ldb, int batch)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zpotrs_vbatched";
     uplo = ss_upper(uplo);
     if (uplo != 'L' && uplo != 'U') return ss_arg_error(me, -1);
@@ -552,6 +563,7 @@ int starsolve_zgeqrs_vbatched(const int *m, const int *n, const int *nrhs, const
                               const int *lda, const starsolve_complex64_t *const *tau, starsolve_complex64_t *const *B,
                               const int *ldb, int batch)
 {
+    SS_PUBLIC_CALL;
     int bad = vsolve_check(1, 2, m, n, nrhs, A, lda, 1, (const void *const *)tau, B, ldb, batch);
     if (bad) return ss_arg_error("starsolve_zgeqrs_vbatched", bad);
     if (batch == 0) return 0;

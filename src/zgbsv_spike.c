@@ -833,6 +833,7 @@ static int zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, 
 
 int starsolve_zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, int ldab, starsolve_spike_t **factors)
 {
+    SS_PUBLIC_CALL;
     return zgbtrf_spike(n, kl, ku, AB, ldab, factors, 1);
 }
 
@@ -850,6 +851,7 @@ static int columns_finite(int n, int nrhs, const starsolve_complex64_t *B, int l
 
 int starsolve_zgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_complex64_t *B, int ldb, int *iters)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgbtrs_spike";
     struct spike *s = (struct spike *)factors;
     if (!factors || factors->prec != STARSOLVE_Z) return ss_arg_error(me, -1);
@@ -941,6 +943,7 @@ int starsolve_zgbtrs_spike(starsolve_spike_t *factors, int nrhs, starsolve_compl
 #if defined(STARSOLVE_PRECISION_Z)
 void starsolve_spike_free(starsolve_spike_t *factors)
 {
+    SS_PUBLIC_CALL;
     if (factors)
         factors->destroy(factors);
 }
@@ -949,6 +952,7 @@ void starsolve_spike_free(starsolve_spike_t *factors)
 int starsolve_zgbsv_spike(int n, int kl, int ku, int nrhs, starsolve_complex64_t *AB, int ldab, starsolve_complex64_t *B,
                           int ldb, int *iters)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgbsv_spike";
     if (n < 0) return ss_arg_error(me, -1);
     if (kl < 0) return ss_arg_error(me, -2);

@@ -60,6 +60,7 @@ static int apply_q(char trans, int rows, int cols, int nrhs, int nb, starsolve_c
 int starsolve_zgels(char trans, int m, int n, int nrhs, starsolve_complex64_t *A, int lda,
                     starsolve_complex64_t *B, int ldb)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgels";
     trans = ss_upper(trans);
 #if defined(STARSOLVE_PRECISION_S) || defined(STARSOLVE_PRECISION_D)

@@ -14,6 +14,7 @@ static int unfactored_workspace(const starsolve_desc_t *A, const starsolve_desc_
 
 int starsolve_zgeqrf_tile_async(starsolve_desc_t *A, starsolve_desc_t *T, starsolve_request_t *req)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgeqrf_tile_async";
     if (!A || A->prec != STARSOLVE_Z) return ss_arg_error(me, -1);
     if (bad_workspace(A, T)) return ss_arg_error(me, -2);
@@ -25,6 +26,7 @@ int starsolve_zgeqrf_tile_async(starsolve_desc_t *A, starsolve_desc_t *T, starso
 int starsolve_zunmqr_tile_async(char side, char trans, const starsolve_desc_t *A, const starsolve_desc_t *T,
                                 starsolve_desc_t *C, starsolve_request_t *req)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zunmqr_tile_async";
     side = ss_upper(side);
     trans = ss_upper(trans);
@@ -45,6 +47,7 @@ int starsolve_zunmqr_tile_async(char side, char trans, const starsolve_desc_t *A
 int starsolve_zungqr_tile_async(const starsolve_desc_t *A, const starsolve_desc_t *T, starsolve_desc_t *Q,
                                 starsolve_request_t *req)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zungqr_tile_async";
     if (!A || A->prec != STARSOLVE_Z) return ss_arg_error(me, -1);
     if (unfactored_workspace(A, T)) return ss_arg_error(me, -2);

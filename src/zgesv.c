@@ -3,6 +3,7 @@
 
 int starsolve_zgesv(int n, int nrhs, starsolve_complex64_t *A, int lda, int *ipiv, starsolve_complex64_t *B, int ldb)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgesv";
     if (n < 0) return ss_arg_error(me, -1);
     if (nrhs < 0) return ss_arg_error(me, -2);

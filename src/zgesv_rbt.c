@@ -311,6 +311,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
 int starsolve_zgesv_rbt_tile(const starsolve_desc_t *A, starsolve_desc_t *B, int depth, int max_refine, int *iters,
                              starsolve_rbt_times_t *times)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgesv_rbt_tile";
     if (!A || A->prec != STARSOLVE_Z || A->m != A->n) return ss_arg_error(me, -1);
     if (!B || B->prec != STARSOLVE_Z || B->m != A->n || B->nb != A->nb || B->P != A->P || B->Q != A->Q)
@@ -329,12 +330,14 @@ int starsolve_zgesv_rbt_tile(const starsolve_desc_t *A, starsolve_desc_t *B, int
 int starsolve_zgesv_rbt(int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb,
                         int depth, int max_refine, int *iters)
 {
+    SS_PUBLIC_CALL;
     return starsolve_zgesv_rbt_timed(n, nrhs, A, lda, B, ldb, depth, max_refine, iters, NULL);
 }
 
 int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb,
                               int depth, int max_refine, int *iters, starsolve_rbt_times_t *times)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgesv_rbt";
     if (n < 0) return ss_arg_error(me, -1);
     if (nrhs < 0) return ss_arg_error(me, -2);

@@ -3,6 +3,7 @@
 
 int starsolve_zgetrf_tile_async(starsolve_desc_t *A, starsolve_pivots_t *piv, starsolve_request_t *req)
 {
+    SS_PUBLIC_CALL;
     if (!A || A->prec != STARSOLVE_Z) return ss_arg_error("starsolve_zgetrf_tile_async", -1);
     if (!piv || piv->nb != A->nb || piv->minmn != ss_min(A->m, A->n))
         return ss_arg_error("starsolve_zgetrf_tile_async", -2);
@@ -13,6 +14,7 @@ int starsolve_zgetrf_tile_async(starsolve_desc_t *A, starsolve_pivots_t *piv, st
 
 int starsolve_zgetrf(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgetrf";
     if (m < 0) return ss_arg_error(me, -1);
     if (n < 0) return ss_arg_error(me, -2);

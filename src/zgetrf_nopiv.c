@@ -3,6 +3,7 @@
 
 int starsolve_zgetrf_nopiv_tile_async(starsolve_desc_t *A, starsolve_request_t *req)
 {
+    SS_PUBLIC_CALL;
     if (!A || A->prec != STARSOLVE_Z) return ss_arg_error("starsolve_zgetrf_nopiv_tile_async", -1);
     if (!req) return ss_arg_error("starsolve_zgetrf_nopiv_tile_async", -2);
     pzgetrf_nopiv(A, 1, req);
@@ -11,6 +12,7 @@ int starsolve_zgetrf_nopiv_tile_async(starsolve_desc_t *A, starsolve_request_t *
 
 int starsolve_zgetrf_nopiv(int m, int n, starsolve_complex64_t *A, int lda)
 {
+    SS_PUBLIC_CALL;
     const char *me = "starsolve_zgetrf_nopiv";
     if (m < 0) return ss_arg_error(me, -1);
     if (n < 0) return ss_arg_error(me, -2);

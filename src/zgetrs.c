@@ -6,6 +6,7 @@ static int bad_trans(char trans) { return trans != 'N' && trans != 'T' && trans 
 int starsolve_zgetrs_tile_async(char trans, const starsolve_desc_t *A, const starsolve_pivots_t *piv,
                                 starsolve_desc_t *B, starsolve_request_t *req)
 {
+    SS_PUBLIC_CALL;
     trans = ss_upper(trans);
     const char *me = "starsolve_zgetrs_tile_async";
     if (bad_trans(trans)) return ss_arg_error(me, -1);
@@ -37,6 +38,7 @@ static int bad_ipiv(int n, const int *ipiv)
 int starsolve_zgetrs(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, const int *ipiv,
                      starsolve_complex64_t *B, int ldb)
 {
+    SS_PUBLIC_CALL;
     trans = ss_upper(trans);
     const char *me = "starsolve_zgetrs";
     if (bad_trans(trans)) return ss_arg_error(me, -1);

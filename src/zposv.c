@@ -3,6 +3,7 @@
 
 int starsolve_zposv(char uplo, int n, int nrhs, starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb)
 {
+    SS_PUBLIC_CALL;
     uplo = ss_upper(uplo);
     const char *me = "starsolve_zposv";
     if (uplo != 'L' && uplo != 'U') return ss_arg_error(me, -1);

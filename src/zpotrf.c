@@ -3,6 +3,7 @@
 
 int starsolve_zpotrf_tile_async(char uplo, starsolve_desc_t *A, starsolve_request_t *req)
 {
+    SS_PUBLIC_CALL;
     uplo = ss_upper(uplo);
     const char *me = "starsolve_zpotrf_tile_async";
     if (uplo != 'L' && uplo != 'U') return ss_arg_error(me, -1);
@@ -14,6 +15,7 @@ int starsolve_zpotrf_tile_async(char uplo, starsolve_desc_t *A, starsolve_reques
 
 int starsolve_zpotrf(char uplo, int n, starsolve_complex64_t *A, int lda)
 {
+    SS_PUBLIC_CALL;
     uplo = ss_upper(uplo);
     const char *me = "starsolve_zpotrf";
     if (uplo != 'L' && uplo != 'U') return ss_arg_error(me, -1);

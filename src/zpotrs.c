@@ -3,6 +3,7 @@
 
 int starsolve_zpotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_desc_t *B, starsolve_request_t *req)
 {
+    SS_PUBLIC_CALL;
     uplo = ss_upper(uplo);
     const char *me = "starsolve_zpotrs_tile_async";
     if (uplo != 'L' && uplo != 'U') return ss_arg_error(me, -1);
@@ -23,6 +24,7 @@ int starsolve_zpotrs_tile_async(char uplo, const starsolve_desc_t *A, starsolve_
 int starsolve_zpotrs(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda,
                      starsolve_complex64_t *B, int ldb)
 {
+    SS_PUBLIC_CALL;
     uplo = ss_upper(uplo);
     const char *me = "starsolve_zpotrs";
     if (uplo != 'L' && uplo != 'U') return ss_arg_error(me, -1);

@@ -7,8 +7,12 @@
  * solves its own systems, one routine family per thread and round: gesv, posv,
  * gesv_rbt, gbsv_spike and getrf_batched, each checked against its backward-error
  * bound. starsolve_finalize must then stop StarPU (started once, not once per
- * thread), and a second round's first calls must start the library again. */
+ * thread), and a second round's first calls must start the library again.
+ * Last, the idle workers: paused between calls (the application's sleep costs no CPU time), polling
+ * with idle_pause_ms < 0, and a call after a pause solves. */
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <starpu.h>
 #include "testing.h"
 
@@ -116,6 +120,40 @@ static void round_of_threads(int round)
             pthread_join(threads[t], NULL);
 }
 
+/* user and system CPU seconds of the whole process so far */
+static double process_cpu_seconds(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec + (double)u.ru_stime.tv_sec +
+           1e-6 * (double)u.ru_stime.tv_usec;
+}
+
+/* A call, then the application sleeps past idle_pause_ms: the CPU time the process spends over 0.3 s
+ * more of sleep is the idle workers' (StarPU 1.3's workers poll while they have no task). Then another
+ * call, which must resume paused workers and solve. */
+static void idle_workers(int pause_ms)
+{
+    starsolve_config_t cfg;
+    starsolve_config_init(&cfg);
+    cfg.idle_pause_ms = pause_ms;
+    unsetenv("STARSOLVE_IDLE_PAUSE_MS");   /* it would win over cfg */
+    TEST_CHECK(starsolve_init(&cfg) == 0, "idle_pause_ms %d: starsolve_init", pause_ms);
+    dense(0, 301, 7);
+    usleep(200000);
+    double before = process_cpu_seconds();
+    usleep(300000);
+    double used = process_cpu_seconds() - before;
+    if (pause_ms >= 0)
+        TEST_CHECK(used < 0.05, "idle_pause_ms %d: %.3f s of CPU time over 0.3 s after a call (paused workers: ~0)",
+                   pause_ms, used);
+    else   /* the measure sees polling workers: at least a third of one core's time */
+        TEST_CHECK(used > 0.1, "idle_pause_ms %d: %.3f s of CPU time over 0.3 s after a call (polling workers)",
+                   pause_ms, used);
+    dense(1, 257, 8);   /* after the pause */
+    starsolve_finalize();
+}
+
 int main(void)
 {
     testing_start_watchdog();
@@ -127,5 +165,7 @@ int main(void)
          * its workers running after starsolve_finalize */
         TEST_CHECK(!starpu_is_initialized(), "round %d: StarPU stopped by starsolve_finalize", round);
     }
+    idle_workers(50);
+    idle_workers(-1);
     return testing_summary();
 }
