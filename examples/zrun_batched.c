@@ -88,8 +88,9 @@ static void settle(void)
     nanosleep(&pause, NULL);
 }
 
-/* Each matrix has its own seed, so the threads draw the same batch in any order: 1000 matrices of order
- * 1024 took 130 s on one thread of the 2-core CPU machine, 10x the factorization. */
+/* Each matrix has its own seed, so the threads draw the same batch in any order. Drawn on one thread,
+ * `-m 1024` (1000 matrices) ran 144 s on the 2-core CPU machine, 14 s of it the factorization; on both
+ * cores `-batch 200` went from 21 to 13 s (bench/NOTES.md, session 47). */
 static void generate(enum batched_op op, int m, int n, starsolve_complex64_t *A, long sA, int batch, unsigned seed)
 {
 #pragma omp parallel for schedule(dynamic, 4)
