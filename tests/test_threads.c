@@ -145,10 +145,11 @@ static void idle_workers(int pause_ms)
     usleep(300000);
     double used = process_cpu_seconds() - before;
     if (pause_ms >= 0)
-        TEST_CHECK(used < 0.05, "idle_pause_ms %d: %.3f s of CPU time over 0.3 s after a call (paused workers: ~0)",
+        TEST_CHECK(used < 0.03, "idle_pause_ms %d: %.3f s of CPU time over 0.3 s after a call (paused workers: ~0)",
                    pause_ms, used);
-    else   /* the measure sees polling workers: at least a third of one core's time */
-        TEST_CHECK(used > 0.1, "idle_pause_ms %d: %.3f s of CPU time over 0.3 s after a call (polling workers)",
+    else   /* the measure sees polling workers: at least a fifth of one core's time, even beside other tests
+              (make -j2 check on 2 cores: 0.34 s) */
+        TEST_CHECK(used > 0.06, "idle_pause_ms %d: %.3f s of CPU time over 0.3 s after a call (polling workers)",
                    pause_ms, used);
     dense(1, 257, 8);   /* after the pause */
     starsolve_finalize();
