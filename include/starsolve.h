@@ -79,7 +79,7 @@ typedef struct starsolve_config {
     int idle_pause_ms;  /* StarPU's idle workers poll their cores: after this many milliseconds without a library
                            call or a submitted task they are paused until the next call, so that the application's
                            own work between calls has the cores; < 0: never (the workers poll); default 100.
-                           Not with mpi. STARSOLVE_IDLE_PAUSE_MS, if set, wins. A program that submits StarPU
+                           Not with mpi. STARSOLVE_IDLE_PAUSE_MS, a whole number, wins. A program that submits StarPU
                            tasks of its own should set < 0: a pause would hold them until the library's next call */
 } starsolve_config_t;
 
