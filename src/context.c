@@ -266,12 +266,7 @@ static int init_locked(const starsolve_config_t *cfg_in)
     ss_ctx.nb_fixed = cfg.nb > 0;
     ss_ctx.out_of_core = cfg.disk_swap != NULL;
     starsolve_set_update_tiles(cfg.update_tiles > 0 ? cfg.update_tiles : 0);   /* 0: by the workers started */
-    /* STARSOLVE_IDLE_PAUSE_MS wins when it is a whole number (idle.c) */
-    const char *pause_env = getenv("STARSOLVE_IDLE_PAUSE_MS");
-    char *pause_end = NULL;
-    long pause_ms = pause_env ? strtol(pause_env, &pause_end, 10) : 0;
-    int pause_env_ok = pause_env && *pause_env && *pause_end == '\0' && pause_ms >= INT_MIN && pause_ms <= INT_MAX;
-    ss_idle_start(pause_env_ok ? (int)pause_ms : cfg.idle_pause_ms, cfg.mpi);
+    ss_idle_start(cfg.idle_pause_ms, cfg.mpi);
     __atomic_store_n(&ss_ctx.initialized, 1, __ATOMIC_RELEASE);   /* last: see ss_ensure_init */
     return 0;
 }

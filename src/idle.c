@@ -12,7 +12,8 @@
  * pauses them (starpu_pause) once no call has run for idle_pause_ms and no task is left submitted,
  * so tasks that an asynchronous tile call left running keep their workers. With StarPU-MPI nothing
  * is paused: another process's messages may need this one's workers between its calls. */
-#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <time.h>
 #include "internal.h"
 
@@ -70,8 +71,20 @@ static void *pause_when_idle(void *unused)
     return NULL;
 }
 
+/* STARSOLVE_IDLE_PAUSE_MS when it is a whole number, else the configuration's value */
+static int pause_ms_from_env(int configured)
+{
+    const char *env = getenv("STARSOLVE_IDLE_PAUSE_MS");
+    if (!env || !*env)
+        return configured;
+    char *end;
+    long ms = strtol(env, &end, 10);
+    return *end == '\0' && ms >= INT_MIN && ms <= INT_MAX ? (int)ms : configured;
+}
+
 void ss_idle_start(int pause_ms, int mpi)
 {
+    pause_ms = pause_ms_from_env(pause_ms);
     if (pause_ms < 0 || mpi)
         return;
     pthread_condattr_t attr;

@@ -285,7 +285,7 @@ int ss_ensure_init(void);
 int ss_call_begin(void);
 void ss_call_end(const int *call);
 #define SS_PUBLIC_CALL const int ss_public_call __attribute__((cleanup(ss_call_end), unused)) = ss_call_begin()
-void ss_idle_start(int pause_ms, int mpi);   /* pause_ms < 0 or mpi: never pause */
+void ss_idle_start(int pause_ms, int mpi);   /* STARSOLVE_IDLE_PAUSE_MS wins; pause_ms < 0 or mpi: never pause */
 void ss_idle_stop(void);                     /* the workers running again, for starpu_shutdown */
 
 /* Message on stderr when verbose; returns info so callers can `return ss_arg_error(...)`. */
