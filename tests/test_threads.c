@@ -9,7 +9,7 @@
  * bound. starsolve_finalize must then stop StarPU (started once, not once per
  * thread), and a second round's first calls must start the library again.
  * Last, the idle workers: paused between calls (the application's sleep costs no CPU time), polling
- * with idle_pause_ms < 0, and a call after a pause solves. */
+ * with idle_pause_ms < 0, a call after a pause solves, and an asynchronous call's tasks keep their workers. */
 #include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -155,6 +155,46 @@ static void idle_workers(int pause_ms)
     starsolve_finalize();
 }
 
+/* An asynchronous tile call returns with its tasks still submitted; the application then does not call the
+ * library until request_wait. The workers must not be paused meanwhile (the idle thread sees the submitted
+ * tasks): with idle_pause_ms 1 the tasks must all end while the application sleeps, before request_wait. */
+static void idle_async(void)
+{
+    starsolve_config_t cfg;
+    starsolve_config_init(&cfg);
+    cfg.idle_pause_ms = 1;
+    unsetenv("STARSOLVE_IDLE_PAUSE_MS");
+    TEST_CHECK(starsolve_init(&cfg) == 0, "idle_pause_ms 1: starsolve_init");
+    const int n = 1000, nb = 50;   /* 400 tiles, ~1500 tasks: tens of ms on 2 cores */
+    double *A0 = testing_alloc((size_t)n * n * sizeof *A0), *A = testing_alloc((size_t)n * n * sizeof *A);
+    gen_dhpd(n, A0, n, 11);
+    memcpy(A, A0, (size_t)n * n * sizeof *A);
+    starsolve_desc_t *d = NULL;
+    int ret = starsolve_desc_create_lapack(&d, STARSOLVE_D, n, n, nb, A, n);
+    if (TEST_CHECK(ret == 0, "idle_pause_ms 1: starsolve_desc_create_lapack = %d", ret)) {
+        starsolve_request_t *req = starsolve_request_create();
+        ret = starsolve_dpotrf_tile_async('L', d, req);
+        int slept_ms = 0;
+        while (starpu_task_nsubmitted() > 0 && slept_ms < 20000) {   /* no library call in this loop */
+            usleep(10000);
+            slept_ms += 10;
+        }
+        TEST_CHECK(starpu_task_nsubmitted() == 0,
+                   "idle_pause_ms 1: dpotrf_tile_async's tasks still submitted after %d ms without a library call "
+                   "(workers paused under them?)", slept_ms);
+        int info = starsolve_request_wait(req);
+        starsolve_request_destroy(req);
+        starsolve_desc_flush(d);
+        double r = check_dpotrf('L', n, A0, n, A, n, 1);
+        TEST_CHECK(ret == 0 && info == 0 && check_passes(r),
+                   "idle_pause_ms 1: dpotrf_tile_async n=%d nb=%d returned %d, info %d, ||A-LL^T||/(||A|| n eps) = %.3g",
+                   n, nb, ret, info, r);
+        starsolve_desc_destroy(d);
+    }
+    free(A0); free(A);
+    starsolve_finalize();
+}
+
 int main(void)
 {
     testing_start_watchdog();
@@ -168,5 +208,6 @@ int main(void)
     }
     idle_workers(50);
     idle_workers(-1);
+    idle_async();
     return testing_summary();
 }
