@@ -129,16 +129,22 @@ static double process_cpu_seconds(void)
            1e-6 * (double)u.ru_stime.tv_usec;
 }
 
+/* The library started with this idle_pause_ms (STARSOLVE_IDLE_PAUSE_MS removed: it would win over cfg) */
+static void init_with_idle_pause(int pause_ms)
+{
+    starsolve_config_t cfg;
+    starsolve_config_init(&cfg);
+    cfg.idle_pause_ms = pause_ms;
+    unsetenv("STARSOLVE_IDLE_PAUSE_MS");
+    TEST_CHECK(starsolve_init(&cfg) == 0, "idle_pause_ms %d: starsolve_init", pause_ms);
+}
+
 /* A call, then the application sleeps past idle_pause_ms: the CPU time the process spends over 0.3 s
  * more of sleep is the idle workers' (StarPU 1.3's workers poll while they have no task). Then another
  * call, which must resume paused workers and solve. */
 static void idle_workers(int pause_ms)
 {
-    starsolve_config_t cfg;
-    starsolve_config_init(&cfg);
-    cfg.idle_pause_ms = pause_ms;
-    unsetenv("STARSOLVE_IDLE_PAUSE_MS");   /* it would win over cfg */
-    TEST_CHECK(starsolve_init(&cfg) == 0, "idle_pause_ms %d: starsolve_init", pause_ms);
+    init_with_idle_pause(pause_ms);
     dense(0, 301, 7);
     usleep(200000);
     double before = process_cpu_seconds();
@@ -160,11 +166,7 @@ static void idle_workers(int pause_ms)
  * tasks): with idle_pause_ms 1 the tasks must all end while the application sleeps, before request_wait. */
 static void idle_async(void)
 {
-    starsolve_config_t cfg;
-    starsolve_config_init(&cfg);
-    cfg.idle_pause_ms = 1;
-    unsetenv("STARSOLVE_IDLE_PAUSE_MS");
-    TEST_CHECK(starsolve_init(&cfg) == 0, "idle_pause_ms 1: starsolve_init");
+    init_with_idle_pause(1);
     const int n = 1000, nb = 50;   /* 400 tiles, ~1500 tasks: tens of ms on 2 cores */
     double *A0 = testing_alloc((size_t)n * n * sizeof *A0), *A = testing_alloc((size_t)n * n * sizeof *A);
     gen_dhpd(n, A0, n, 11);
