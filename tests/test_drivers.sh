@@ -271,6 +271,13 @@ for op in getrf potrf geqrf; do
         else fail "$BATCHED -op $op -m 33 -prec $p: exit status $status, $BERR_NAME='$(value_of "$BERR_NAME")'"; fi
     done
 done
+# many tiny Hermitian matrices: every one generated must be positive definite (with n I alone on the diagonal,
+# a 2 x 2 complex one out of this thousand was not: info 1, the check failed)
+for p in c z; do
+    run "$BATCHED" -op potrf -m 2 -batch 1000 -check -prec "$p"
+    if [ "$status" -eq 0 ] && within_bound "$(value_of "$BERR_NAME")"; then pass
+    else fail "$BATCHED -op potrf -m 2 -batch 1000 -prec $p: exit status $status, $BERR_NAME='$(value_of "$BERR_NAME")'"; fi
+done
 run "$BATCHED" -op geqrf -m 40 -n 15 -batch 10 -check
 if [ "$status" -eq 0 ] && within_bound "$(value_of "$BERR_NAME")"; then pass; else fail "$BATCHED -op geqrf -m 40 -n 15: exit status $status"; fi
 # -pack: the packed path (one CPU worker plays the GPUs' front when there are none), checked, and -vendor still
