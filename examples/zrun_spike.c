@@ -75,7 +75,9 @@ int run_zspike(const struct driver_opts *o)
         if (r.iters == -2)
             fprintf(h, "starpu_spike: SPIKE not used (a row far from diagonal dominance, a singular partition, or n < 2 max(kl, ku));"
                        " solved by LAPACK's banded LU with pivoting (gbsv)\n");
-        if (r.info == n + 1)
+        if (r.info == n + 1 && r.iters < 0)   /* the banded LU answered, with an overflow or a NaN or Inf of A or B */
+            fprintf(h, "starpu_spike: the banded LU's solution is not finite (info n+1: an overflow, or a NaN or Inf in A or B)\n");
+        else if (r.info == n + 1)
             fprintf(h, "starpu_spike: did not converge (info n+1, no fallback); checking the last iterate\n");
         if (o->check && (r.info == 0 || r.info == n + 1)) {
             double relative;

@@ -338,6 +338,11 @@ for m in -1 0 1; do
     run "$SPIKE" -n 3001 -k 16 -dd 2 -mixed "$m" -check
     if [ "$status" -eq 0 ] && within_bound "$(value_of "$RESID_NAME")"; then pass; else fail "$SPIKE -mixed $m: exit status $status"; fi
 done
+# a lower-triangular band far from dominance: its solution overflows single precision, so the banded LU the solver
+# falls back to answers with Inf or NaN; info n+1 (exit 1), and the driver says why, not "no fallback"
+run "$SPIKE" -n 64 -kl 2 -ku 0 -dd 0.1 -check -prec s
+if [ "$status" -eq 1 ] && grep -q "info 65" "$tmp/out" "$tmp/err" && grep -q "solution is not finite" "$tmp/out" "$tmp/err" && ! grep -q "no fallback" "$tmp/out" "$tmp/err"; then pass
+else fail "$SPIKE -n 64 -kl 2 -ku 0 -dd 0.1 -prec s: exit status $status, or the message about the banded LU's answer missing"; fi
 usage_error "$SPIKE" -mixed 2
 usage_error "$SPIKE" -dd -1
 usage_error "$SPIKE" -k x
