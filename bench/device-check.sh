@@ -5,7 +5,7 @@
 #   bash bench/device-check.sh BUNDLE.tar.xz OUTDIR [--do "tests checks stats rbt gpu"] [gpu.sh options...]
 # Sections:
 #   tests   the test programs with one CUDA worker (small tiles: CPU and GPU codelets both run);
-#           SS_TESTS="test_lu ..." picks some
+#           SS_TESTS="test_lu ..." picks some; SS_TEST_CPUS=0: with no CPU worker (every task on the GPU)
 #   checks  the drivers' residual checks on one GPU: LU and Cholesky at n=8192 in
 #           all four precisions, QR/RBT/batched/SPIKE in d and z
 #   stats   starpu_lu and starpu_cholesky -n 16384 -stats after calibration:
@@ -59,9 +59,9 @@ wants() { [[ " $sections " == *" $1 "* ]]; }
 stamp() { echo "--- $(date +%T) $*"; }
 
 if wants tests; then
-  stamp "test programs with one CUDA worker"
+  stamp "test programs with one CUDA worker${SS_TEST_CPUS:+ and $SS_TEST_CPUS CPU workers}"
   for t in ${SS_TESTS:-test_desc test_lu test_cholesky test_qr test_rbt test_batched test_spike test_threads}; do
-    STARSOLVE_TEST_GPUS=1 timeout 90 "$t" > "$out/$t.log" 2>&1
+    env STARSOLVE_TEST_GPUS=1 ${SS_TEST_CPUS:+STARSOLVE_TEST_CPUS=$SS_TEST_CPUS} timeout 90 "$t" > "$out/$t.log" 2>&1
     echo "$t rc=$? $(tail -1 "$out/$t.log")"
   done
 fi

@@ -1,4 +1,4 @@
-/* Norms for the RBT solver's stopping criterion, CPU only:
+/* Norms for the RBT solver's stopping criterion:
  *  - row sums of |a_ij| over a row of tiles: the pieces of ||A||_inf =
  *    max_i sum_j |a_ij|. The tiles of one tile row go to one task, so each
  *    task owns its rows' sums. It runs on the cores while the GPUs factor:
@@ -6,7 +6,11 @@
  *    (3.5 s for 40000 on the H100 machine, bench/NOTES.md);
  *  - the largest |a_ij| of each column of a few tall tiles (residuals and
  *    iterates, n x nrhs): one task, so that the caller acquires one small
- *    vector instead of every tile (each acquire of a tile cost milliseconds). */
+ *    vector instead of every tile (each acquire of a tile cost milliseconds).
+ * Both run on CPU workers whenever there are any (STARPU_EXECUTE_WHERE at the insert), so that they never take
+ * a GPU's time from the factorization; their CUDA variants (codelets/cuda/lange.cu) serve a library started
+ * with GPUs and no CPU worker, where the tasks had no worker at all: StarPU refused them (ENODEV) and
+ * starpu_rbt -ncpus 0 -ngpus 1 aborted (bench/NOTES.md, session 49). */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,14 +35,34 @@ static void zlange_rowsums_cpu(void *buffers[], void *cl_arg)
     }
 }
 
+#ifdef STARSOLVE_USE_CUDA
+/* entries are sizeof(double)-byte reals, two an entry in complex precisions */
+static const int complex_entries = sizeof(starsolve_complex64_t) / sizeof(double) == 2;
+
+static void zlange_rowsums_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zlange_rowsums_args *a = cl_arg;
+    double *sums = (double *)STARPU_VECTOR_GET_PTR(buffers[a->ntiles]);
+    int m = (int)STARPU_VECTOR_GET_NX(buffers[a->ntiles]);
+    cudaStream_t stream = ss_cuda_stream();
+    SS_CUDA(cudaMemsetAsync(sums, 0, (size_t)m * sizeof *sums, stream));
+    for (int t = 0; t < a->ntiles; t++)
+        ss_cuda_abs_rowsums_add(sizeof(double), complex_entries, m, SS_COLS(buffers[t]),
+                                (const void *)STARPU_MATRIX_GET_PTR(buffers[t]), (size_t)SS_LD(buffers[t]), sums, stream);
+}
+#endif
+
 static struct starpu_perfmodel model_zlange_rowsums = {
     .type = STARPU_HISTORY_BASED,
     .symbol = "starsolve_zlange_rowsums",
 };
 
 static struct starpu_codelet cl_zlange_rowsums = {
-    .where = STARPU_CPU,
+    .where = SS_WHERE_CPU_CUDA,
     .cpu_funcs = { zlange_rowsums_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zlange_rowsums_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zlange_rowsums,
     .name = "zlange_rowsums",
@@ -53,7 +77,10 @@ static void insert_tiles_to_vector(struct starpu_codelet *cl, void *args, size_t
     for (int t = 0; t < ntiles; t++)
         descr[t] = (struct starpu_data_descr){ tiles[t], STARPU_R };
     descr[ntiles] = (struct starpu_data_descr){ out, STARPU_W };
+    /* the cores when there are any (see the top of this file) */
+    unsigned long long where = starpu_cpu_worker_get_count() > 0 ? STARPU_CPU : SS_WHERE_CPU_CUDA;
     int ret = ss_task_insert(cl, STARPU_CL_ARGS, args, args_size,
+                                 STARPU_EXECUTE_WHERE, where,
                                  STARPU_DATA_MODE_ARRAY, descr, ntiles + 1,
                                  STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
                                  STARPU_NAME, cl->name, 0);
@@ -95,14 +122,35 @@ static void zlange_colmax_cpu(void *buffers[], void *cl_arg)
         }
 }
 
+#ifdef STARSOLVE_USE_CUDA
+static void zlange_colmax_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zlange_colmax_args *a = cl_arg;
+    int ntiles = a->mt * a->nt;
+    double *out = (double *)STARPU_VECTOR_GET_PTR(buffers[ntiles]);
+    int ncols = (int)STARPU_VECTOR_GET_NX(buffers[ntiles]);
+    cudaStream_t stream = ss_cuda_stream();
+    SS_CUDA(cudaMemsetAsync(out, 0, (size_t)ncols * sizeof *out, stream));
+    for (int j = 0; j < a->nt; j++)
+        for (int i = 0; i < a->mt; i++) {
+            void *t = buffers[i + j * a->mt];
+            ss_cuda_abs_colmax_join(sizeof(double), complex_entries, ss_min(SS_ROWS(t), a->nrows - i * a->nb), SS_COLS(t),
+                                    (const void *)STARPU_MATRIX_GET_PTR(t), (size_t)SS_LD(t), out + (size_t)j * a->nb, stream);
+        }
+}
+#endif
+
 static struct starpu_perfmodel model_zlange_colmax = {
     .type = STARPU_HISTORY_BASED,
     .symbol = "starsolve_zlange_colmax",
 };
 
 static struct starpu_codelet cl_zlange_colmax = {
-    .where = STARPU_CPU,
+    .where = SS_WHERE_CPU_CUDA,
     .cpu_funcs = { zlange_colmax_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zlange_colmax_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
     .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &model_zlange_colmax,
     .name = "zlange_colmax",

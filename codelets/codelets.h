@@ -127,6 +127,13 @@ void ss_cuda_laset(char uplo, size_t elemsize, int m, int n, const void *offdiag
 /* *flag (device int, zeroed by the caller) becomes 1 if one of count reals of
  * realsize bytes at x is a NaN (codelets/cuda/nan.cu). */
 void ss_cuda_find_nan(size_t realsize, size_t count, const void *x, int *flag, cudaStream_t stream);
+/* The RBT norms' pieces on a GPU (codelets/cuda/lange.cu): A m x n, realsize-byte reals (two an entry when
+ * complex_entries), leading dimension ld entries; sums and out reals of that size. rowsums_add:
+ * sums[i] += sum_j |A(i, j)|; colmax_join: out[c] = max(out[c], max_i |A(i, c)|), a NaN kept once met. */
+void ss_cuda_abs_rowsums_add(size_t realsize, int complex_entries, int m, int n, const void *A, size_t ld, void *sums,
+                             cudaStream_t stream);
+void ss_cuda_abs_colmax_join(size_t realsize, int complex_entries, int m, int n, const void *A, size_t ld, void *out,
+                             cudaStream_t stream);
 /* count ints from src to dst (GPU memory) in stream order, by a kernel */
 void ss_cuda_copy_ints(int *dst, const int *src, int count, cudaStream_t stream);
 /* The GPU side of ss_piv_finish_panel (src/pivots.h): from a panel's npiv

@@ -137,6 +137,8 @@ static inline void testing_start_watchdog(void)
  * STARPU_NCUDA=0 in the test environment says the same) and tile size nb.
  * STARSOLVE_TEST_GPUS=G runs the same tests with G CUDA workers as well (on a
  * GPU machine, with STARPU_NCUDA unset): the CUDA codelets then take their share.
+ * STARSOLVE_TEST_CPUS=C sets the CPU workers (0 with GPUs: every task must have a
+ * CUDA variant or a way around, as in `starpu_lu -ncpus 0 -ngpus 1`).
  * STARSOLVE_TEST_PANEL_LEAF=W sets starsolve_config_t.gpu_panel_leaf.
  * Returns 0, or nonzero when the runtime did not start. */
 static inline int testing_init(int nb)
@@ -146,6 +148,9 @@ static inline int testing_init(int nb)
     starsolve_config_init(&cfg);
     const char *gpus = getenv("STARSOLVE_TEST_GPUS");
     cfg.ngpus = gpus ? atoi(gpus) : 0;
+    const char *cpus = getenv("STARSOLVE_TEST_CPUS");
+    if (cpus)
+        cfg.ncpus = atoi(cpus);
     /* STARSOLVE_TEST_PANEL_LEAF=W: the GPU LU panel is ours with leaves of width W, so
      * that the tests exercise it too */
     const char *leaf = getenv("STARSOLVE_TEST_PANEL_LEAF");
@@ -158,7 +163,11 @@ static inline int testing_init(int nb)
         fprintf(stderr, "testing: starsolve_init failed (%d)\n", ret);
         return ret;
     }
-    TEST_CHECK(starsolve_ncpus() >= 1, "starsolve_init: %d CPU workers", starsolve_ncpus());
+    if (cpus)
+        TEST_CHECK(starsolve_ncpus() == cfg.ncpus, "starsolve_init with ncpus = %d: %d CPU workers", cfg.ncpus,
+                   starsolve_ncpus());
+    else
+        TEST_CHECK(starsolve_ncpus() >= 1, "starsolve_init: %d CPU workers", starsolve_ncpus());
     TEST_CHECK(starsolve_ngpus() == cfg.ngpus, "starsolve_init with ngpus = %d: %d GPU workers", cfg.ngpus,
                starsolve_ngpus());
     TEST_CHECK(starsolve_get_nb() == nb, "starsolve_init with cfg.nb = %d: starsolve_get_nb() = %d", nb,
