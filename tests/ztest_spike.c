@@ -10,7 +10,8 @@
  * precisions (iters >= 0); in single precision BiCGStab may give up at d = 1 (iters = -1). With
  * the fallback off, a matrix SPIKE does not solve gives info n + 1. Fewer rows than 2K: the banded
  * LU (iters = -2), n + 1 without the fallback. Dominant rows scaled apart (every third times 1000), so that
- * gbtrf interchanges rows inside the partitions, are solved by SPIKE too. A NaN in A or an Inf in B gives n + 1 (the
+ * gbtrf interchanges rows inside the partitions, are solved by SPIKE too, and so is the widest band whose GPU band LU
+ * fits the 48 KB of shared memory a block gets without asking. A NaN in A or an Inf in B gives n + 1 (the
  * banded LU's solution is not finite). AB must not change; bad arguments give LAPACK's negative info.
  *
  * The split API (?gbtrf_spike, ?gbtrs_spike, starsolve_spike_free): several solves of one
@@ -483,6 +484,13 @@ int test_zspike(void)
     spike_case(1201, 2, 0, 10, 1, 9, 0);
     spike_case(1201, 0, 2, 100, 2, 9, 1);
     spike_case(1201, 1, 1, 0.1, 1, 9, 1);       /* not dominant: rows swapped inside the partitions */
+    /* the widest band whose GPU band LU's dynamic shared memory ((64 + 16 (kl + ku)) entries, codelets/cuda/
+     * spike.cu) is still 48 KB: with the factor kernel's static arrays it passes the limit a block gets without
+     * asking (z with kl + ku = 187 failed to launch until the kernel asked by both); working precision */
+    {
+        int width = (int)((48 * 1024 / sizeof(starsolve_complex64_t) - 64) / 16);
+        spike_case(8 * width + 3, width / 2, width - width / 2, 10, 1, 2 * width + 5, 0);
+    }
     spike_case_rows(2003, 32, 32, 10, 2, 300, 0, 1000);   /* dominant, but gbtrf interchanges rows: gbtrs solves */
     spike_case_rows(997, 3, 7, 10, 1, 100, 0, 1000);
     spike_case(5, 2, 2, 10, 1, 0, 1);          /* fewer rows than two partitions need */
