@@ -59,9 +59,10 @@ extern "C" void ss_cuda_finish_panel_pivots(int *v, const int *dpiv, int npiv, i
 {
     if (npiv <= 0)
         return;
+    // 48 KB from 6144 columns on (starsolve_set_nb allows any tile size); up to ~29000 with the 227 KB an H100 or H200 block may ask for
     size_t shared = 2 * (size_t)npiv * sizeof(int);
-    if (shared > 48 * 1024)
-        ss_cuda_fail("ss_cuda_finish_panel_pivots: panel wider than 6144 columns", npiv, __FILE__, __LINE__);
+    if (!ss_cuda_allow_smem(finish_panel_pivots_kernel, shared))
+        ss_cuda_fail("ss_cuda_finish_panel_pivots: a panel too wide for a block's shared memory", npiv, __FILE__, __LINE__);
     finish_panel_pivots_kernel<<<1, 256, shared, stream>>>(v, dpiv, npiv, offset, rowslot);
     SS_CHECK_LAUNCH("finish_panel_pivots kernel launch");
 }

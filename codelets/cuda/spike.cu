@@ -1287,19 +1287,6 @@ extern "C" void ss_cuda_spike_reduced_factor(char a, int K, int count, const voi
     SS_CHECK_LAUNCH("reduced_factor_kernel");
 }
 
-// Lets the factor kernel's blocks have smem bytes of dynamic shared memory. A block gets 48 KB without asking,
-// its static arrays included: the dynamic bytes alone under 48 KB were not enough to tell (complex double with
-// kl + ku = 187 asks 48896 beside 384 static bytes, and that launch failed: bench/NOTES.md, session 49). The
-// attribute belongs to the current device: asked at each launch, as each worker thread drives its own GPU.
-template <typename TA, typename TF>
-static void allow_factor_smem(size_t smem)
-{
-    cudaFuncAttributes attr;
-    SS_CUDA_CHECK(cudaFuncGetAttributes(&attr, factor_chunk_kernel<TA, TF, false>));
-    if (smem + attr.sharedSizeBytes > 48 * 1024)
-        SS_CUDA_CHECK(cudaFuncSetAttribute(factor_chunk_kernel<TA, TF, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-}
-
 template <typename TA, typename TF>
 static void factor_chunk(const struct ss_spike_chunk *c, const void *bp, int ldp, int sp, const void *bi, int ldi, const void *bn,
                          int ldn, void *F, int *ipiv, void *tips, void *S, int *ipivS, void *stat, void *work, cudaStream_t st)
@@ -1312,8 +1299,9 @@ static void factor_chunk(const struct ss_spike_chunk *c, const void *bp, int ldp
         factor_chunk_kernel<TA, TF, true><<<c->np, 32, 0, st>>>(*c, (const TA *)bp, ldp, sp, (const TA *)bi, ldi, (const TA *)bn, ldn,
                                                                 (TF *)F, ipiv, (TA *)tips, (char *)work, stride, false);
     else {
-        if (blocked)
-            allow_factor_smem<TA, TF>(smem);
+        // spike_blocked_lu kept smem within what a block may ask for (static arrays and 4 KB to spare)
+        if (blocked && !ss_cuda_allow_smem(factor_chunk_kernel<TA, TF, false>, smem))
+            ss_cuda_fail("factor_chunk: band LU's shared memory", (int)smem, __FILE__, __LINE__);
         factor_chunk_kernel<TA, TF, false><<<c->np, factor_threads(c->kl, c->ku), blocked ? smem : 0, st>>>(
             *c, (const TA *)bp, ldp, sp, (const TA *)bi, ldi, (const TA *)bn, ldn, (TF *)F, ipiv, (TA *)tips, (char *)work, stride,
             blocked);
