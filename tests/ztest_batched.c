@@ -425,6 +425,26 @@ static void vbatched_solves(int chunk, char trans)
     TEST_CHECK(starsolve_zgetrs_vbatched('N', two, one_rhs, ccells, two, cpivs, cells, two, 0) == 0, "zgetrs_vbatched batch = 0: 0");
 }
 
+/* Panels at the edge of the 48 KB of shared memory a GPU block gets without asking: the launches
+ * asked for more only when the dynamic bytes alone passed 48 KB, and the panel kernels' 16 static
+ * bytes made those in the last 16 bytes fail (bench/NOTES.md, session 50). Here the first LU shape
+ * whose whole-matrix panel (m n entries and 3 n + m ints) falls there, beyond the register panels'
+ * reach (512 rows, 32 columns; complex double 16): 1021 x 11 in single, 108 x 28 in complex double,
+ * none in d and c; and Cholesky of order 192, whose last panel of 32 columns is 48 KB in complex single. */
+static void shared_memory_edge(void)
+{
+    const int es = (int)sizeof(starsolve_complex64_t), reg_cols = es > 8 ? 16 : 32;
+    for (int n = 8; n <= 64; n++) {
+        int m = (48 * 1024 - 12 * n) / (n * es + 4);
+        long bytes = (long)m * n * es + (3L * n + m) * 4;
+        if (m >= n && m <= 1024 && bytes > 48 * 1024 - 16 && (m > 512 || n > reg_cols)) {
+            lu_batch(m, n, 1, 0);
+            break;
+        }
+    }
+    chol_batch('L', 192, 1, 0);
+}
+
 static void batched_bad_arguments(void)
 {
     starsolve_complex64_t A[16] = { 0 }, tau[4];
@@ -468,6 +488,7 @@ int test_zbatched(void)
         qr_batch(200, 97, 20, 0);   /* blocked (m + n > 128): a last panel of one column; Q^H blocked too */
         qr_batch(300, 10, 2, 0);   /* one panel, no trailing update */
         qr_batch(80, 130, 2, 1);   /* wide: the last panel's reflectors applied to the columns beyond m */
+        shared_memory_edge();
         vbatched(0, 0);
         vbatched(4, 0);
         vbatched(0, 1);

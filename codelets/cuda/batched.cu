@@ -425,14 +425,14 @@ static int threads_for(int mr)
     return t < 64 ? 64 : t > 256 ? 256 : t;
 }
 
+// the panels' shared memory, asked of the device beside the kernels' static arrays (ss_cuda_allow_smem):
+// asking only for dynamic bytes above 48 KB missed the 16 static bytes, and panels of 49140-49152
+// bytes failed to launch (single 720 x 16 LU, complex Cholesky of order 192: bench/NOTES.md, session 50)
 template <typename K>
 static void launch_setup(K kernel, size_t bytes)
 {
-    if (bytes > (48 << 10)) {   // beyond 48 KB a kernel must ask for its dynamic shared memory
-        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-        if (err != cudaSuccess)
-            ss_cuda_fail("cudaFuncSetAttribute (batched panel shared memory)", (int)err, __FILE__, __LINE__);
-    }
+    if (!ss_cuda_allow_smem(kernel, bytes))
+        ss_cuda_fail("batched panel: shared memory beyond the device's limit", (int)bytes, __FILE__, __LINE__);
 }
 
 // The panel width for op on m x n matrices of es-byte elements (k = min(m, n)

@@ -381,6 +381,16 @@ static int partitions_per_block(long N, long P, size_t es, int arrays, size_t *b
     return ppb;
 }
 
+// The tail kernel's rows in shared memory: up to TAIL_SMEM (64 KB in complex double), past the 48 KB a launch
+// gets without asking. Asked before each tail launch, on the device of the calling worker: asking once for
+// the whole process (as before session 50) left a second GPU at 48 KB. The grid levels' kernels stay under
+// TRI_SMEM_TARGET (partitions_per_block) plus 256 static bytes, and need not ask.
+template <typename T> static void allow_tail_smem(size_t bytes)
+{
+    if (!ss_cuda_allow_smem(tri_tail<T>, bytes))
+        ss_cuda_fail("tri_tail: shared memory beyond the device's limit", (int)bytes, __FILE__, __LINE__);
+}
+
 template <typename T> struct Solver {
     Level<T> level0;      // the caller's band
     char *work;           // the task's scratch (tridiag_layout.h)
@@ -410,6 +420,7 @@ template <typename T> struct Solver {
     {
         if (n <= SS_TRI_DIRECT) {   // level 0 alone, in the tail kernel; its residual apart
             if (check) SS_CUDA_CHECK(cudaMemcpyAsync(save(), d, (size_t)n * sizeof(T), cudaMemcpyDeviceToDevice, st));
+            allow_tail_smem<T>(4 * n * sizeof(T));
             tri_tail<T><<<1, TAIL_THREADS, 4 * n * sizeof(T), st>>>(level0, d, x, flags, dominance);
             SS_CHECK_LAUNCH("tri_tail");
             if (check && x) {
@@ -432,6 +443,7 @@ template <typename T> struct Solver {
             SS_CHECK_LAUNCH("tri_forward");
         }
         const Level<T> last = level(levels);
+        allow_tail_smem<T>(4 * last.N * sizeof(T));
         tri_tail<T><<<1, TAIL_THREADS, 4 * last.N * sizeof(T), st>>>(last, d ? rhs(levels) : (T *)NULL, d ? rhs(levels) : (T *)NULL,
                                                                    flags, false);
         SS_CHECK_LAUNCH("tri_tail");
@@ -459,22 +471,10 @@ template <typename T> struct Solver {
     static double host_double(unsigned long long b) { double v; memcpy(&v, &b, sizeof v); return v; }
 };
 
-// every kernel may take more than the default 48 KB of shared memory
-template <typename T> void allow_shared_memory()
-{
-    static bool done = false;
-    if (done) return;
-    SS_CUDA_CHECK(cudaFuncSetAttribute(tri_forward<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * TRI_SMEM_TARGET));
-    SS_CUDA_CHECK(cudaFuncSetAttribute(tri_back<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * TRI_SMEM_TARGET));
-    SS_CUDA_CHECK(cudaFuncSetAttribute(tri_tail<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, TAIL_SMEM));
-    done = true;
-}
-
 template <typename T>
 void tri_solve_columns(const struct ss_tridiag_args *a, const void *band, int ldband, int nrhs, void *B, int ldb, void *work, cudaStream_t st,
                struct ss_tridiag_result *res)
 {
-    allow_shared_memory<T>();
     const T *dg = (const T *)band + a->diag_row;
     Solver<T> s;
     s.level0.a = { a->kl > 0 ? dg : (const T *)NULL, ldband, 1 - (long)ldband };
