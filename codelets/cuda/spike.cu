@@ -1229,12 +1229,9 @@ static bool spike_blocked_lu(int kl, int ku, size_t smem)
 // for partitions too large for shared memory and for comparing the two in one command: bench/NOTES.md)
 static bool spike_warp_solves()
 {
-    static int on = -1;
-    if (on < 0) {
-        const char *e = getenv("STARSOLVE_SPIKE_WARP_SOLVES");
-        on = !(e && e[0] == '0');
-    }
-    return on != 0;
+    // read once, thread-safely (two CUDA workers may ask first at the same time), as spike_blocked_lu
+    static const bool on = [] { const char *e = getenv("STARSOLVE_SPIKE_WARP_SOLVES"); return !(e && e[0] == '0'); }();
+    return on;
 }
 
 static unsigned grid_for(size_t count)
