@@ -425,16 +425,6 @@ static int threads_for(int mr)
     return t < 64 ? 64 : t > 256 ? 256 : t;
 }
 
-// the panels' shared memory, asked of the device beside the kernels' static arrays (ss_cuda_allow_smem):
-// asking only for dynamic bytes above 48 KB missed the 16 static bytes, and panels of 49140-49152
-// bytes failed to launch (single 720 x 16 LU, complex Cholesky of order 192: bench/NOTES.md, session 50)
-template <typename K>
-static void launch_setup(K kernel, size_t bytes)
-{
-    if (!ss_cuda_allow_smem(kernel, bytes))
-        ss_cuda_fail("batched panel: shared memory beyond the device's limit", (int)bytes, __FILE__, __LINE__);
-}
-
 // The panel width for op on m x n matrices of es-byte elements (k = min(m, n)
 // columns to factor): asked (> 0) if its panel fits in a block, else automatic;
 // 0 when even 4 columns of m rows do not fit (the CPU variant takes the chunk).
@@ -502,7 +492,7 @@ static void getrf_panel_launch(int m, int j0, int jb, int c0, int c1, void *A, i
         return;
     }
     size_t bytes = panel_bytes(OP_GETRF, m - j0, jb, sizeof(T));
-    launch_setup(getrf_panel<T>, bytes);
+    ss_cuda_require_smem(getrf_panel<T>, bytes, "batched getrf panel: shared memory beyond the device's limit");
     getrf_panel<T><<<count, threads_for(m - j0), bytes, stream>>>(m, c0, c1, j0, jb, (T *)A, lda, sA, ipiv, sP,
                                                                   info, (T *)Linv, ldl, sL);
     SS_CHECK_LAUNCH("batched getrf panel kernel launch");
@@ -518,7 +508,7 @@ static void laswp_launch(int m, int k, int p0, int pstep, int c0, int cw, int c1
     if (ny > 65535)
         ss_cuda_fail("batched laswp: too many column blocks", ny, __FILE__, __LINE__);
     const size_t bytes = batch_laswp_bytes(m - p0, sizeof(T));
-    launch_setup(batch_laswp<T>, bytes);
+    ss_cuda_require_smem(batch_laswp<T>, bytes, "batched laswp: shared memory beyond the device's limit");
     batch_laswp<T><<<dim3((unsigned)count, (unsigned)ny), LASWP_THREADS, bytes, stream>>>(m, k, p0, pstep, c0, cw, c1,
                                                                                         (T *)A, lda, sA, ipiv, sP);
     SS_CHECK_LAUNCH("batched laswp kernel launch");
@@ -540,7 +530,7 @@ static void potrf_panel_launch(int n, int j0, int jb, int upper, void *A, int ld
         return;
     }
     size_t bytes = panel_bytes(OP_POTRF, n - j0, jb, sizeof(T));
-    launch_setup(potrf_panel<T>, bytes);
+    ss_cuda_require_smem(potrf_panel<T>, bytes, "batched potrf panel: shared memory beyond the device's limit");
     potrf_panel<T><<<count, threads_for(n - j0), bytes, stream>>>(n, j0, jb, upper, (T *)A, lda, sA, (const T *)D,
                                                                   info);
     SS_CHECK_LAUNCH("batched potrf panel kernel launch");
@@ -552,7 +542,7 @@ static void geqrf_panel_launch(int m, int j0, int jb, void *A, int lda, long lon
                                cudaStream_t stream)
 {
     size_t bytes = panel_bytes(OP_GEQRF, m - j0, jb, sizeof(T));
-    launch_setup(geqrf_panel<T>, bytes);
+    ss_cuda_require_smem(geqrf_panel<T>, bytes, "batched geqrf panel: shared memory beyond the device's limit");
     geqrf_panel<T><<<count, threads_for(m - j0), bytes, stream>>>(m, j0, jb, (T *)A, lda, sA, (T *)tau, sT, (T *)V,
                                                                   ldv, sV, (T *)Tm, ldt, sTm);
     SS_CHECK_LAUNCH("batched geqrf panel kernel launch");

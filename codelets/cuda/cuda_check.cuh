@@ -16,10 +16,10 @@ extern "C" void ss_cuda_fail(const char *what, int status, const char *file, int
 
 // Lets kernel's blocks have `dynamic` bytes of dynamic shared memory; false when the device cannot give that
 // much beside the kernel's static arrays. A block gets 48 KB without asking, static arrays included, so the
-// dynamic bytes alone under 48 KB do not tell (SPIKE's band LU asked 48896 beside 384 static bytes and failed
-// to launch: bench/NOTES.md, session 49). The attribute belongs to the current device: ask before each launch,
-// as each worker thread drives its own GPU; always for all the device allows, so that two workers launching
-// with different needs never lower it under each other.
+// dynamic bytes alone under 48 KB do not tell (SPIKE's band LU asked 48896 beside 384 static bytes, the batched
+// panels 49140-49152 beside 16, and failed to launch: bench/NOTES.md, sessions 49 and 50). The attribute belongs
+// to the current device: ask before each launch, as each worker thread drives its own GPU; always for all the
+// device allows, so that two workers launching with different needs never lower it under each other.
 template <typename K>
 inline bool ss_cuda_allow_smem(K *kernel, size_t dynamic)
 {
@@ -34,6 +34,15 @@ inline bool ss_cuda_allow_smem(K *kernel, size_t dynamic)
         return false;
     SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin - (int)attr.sharedSizeBytes));
     return true;
+}
+
+// ss_cuda_allow_smem for a launch that has no other way: stops the program, naming the launch (`what`) and
+// the bytes, when the device cannot give them
+template <typename K>
+inline void ss_cuda_require_smem(K *kernel, size_t dynamic, const char *what)
+{
+    if (!ss_cuda_allow_smem(kernel, dynamic))
+        ss_cuda_fail(what, (int)dynamic, __FILE__, __LINE__);
 }
 
 #endif

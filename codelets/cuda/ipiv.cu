@@ -61,8 +61,8 @@ extern "C" void ss_cuda_finish_panel_pivots(int *v, const int *dpiv, int npiv, i
         return;
     // 48 KB from 6144 columns on (starsolve_set_nb allows any tile size); up to ~29000 with the 227 KB an H100 or H200 block may ask for
     size_t shared = 2 * (size_t)npiv * sizeof(int);
-    if (!ss_cuda_allow_smem(finish_panel_pivots_kernel, shared))
-        ss_cuda_fail("ss_cuda_finish_panel_pivots: a panel too wide for a block's shared memory", npiv, __FILE__, __LINE__);
+    ss_cuda_require_smem(finish_panel_pivots_kernel, shared,
+                         "ss_cuda_finish_panel_pivots: a panel too wide for a block's shared memory");
     finish_panel_pivots_kernel<<<1, 256, shared, stream>>>(v, dpiv, npiv, offset, rowslot);
     SS_CHECK_LAUNCH("finish_panel_pivots kernel launch");
 }

@@ -381,16 +381,6 @@ static int partitions_per_block(long N, long P, size_t es, int arrays, size_t *b
     return ppb;
 }
 
-// The tail kernel's rows in shared memory: up to TAIL_SMEM (64 KB in complex double), past the 48 KB a launch
-// gets without asking. Asked before each tail launch, on the device of the calling worker: asking once for
-// the whole process (as before session 50) left a second GPU at 48 KB. The grid levels' kernels stay under
-// TRI_SMEM_TARGET (partitions_per_block) plus 256 static bytes, and need not ask.
-template <typename T> static void allow_tail_smem(size_t bytes)
-{
-    if (!ss_cuda_allow_smem(tri_tail<T>, bytes))
-        ss_cuda_fail("tri_tail: shared memory beyond the device's limit", (int)bytes, __FILE__, __LINE__);
-}
-
 template <typename T> struct Solver {
     Level<T> level0;      // the caller's band
     char *work;           // the task's scratch (tridiag_layout.h)
@@ -420,7 +410,7 @@ template <typename T> struct Solver {
     {
         if (n <= SS_TRI_DIRECT) {   // level 0 alone, in the tail kernel; its residual apart
             if (check) SS_CUDA_CHECK(cudaMemcpyAsync(save(), d, (size_t)n * sizeof(T), cudaMemcpyDeviceToDevice, st));
-            allow_tail_smem<T>(4 * n * sizeof(T));
+            ss_cuda_require_smem(tri_tail<T>, 4 * n * sizeof(T), "tri_tail: shared memory beyond the device's limit");
             tri_tail<T><<<1, TAIL_THREADS, 4 * n * sizeof(T), st>>>(level0, d, x, flags, dominance);
             SS_CHECK_LAUNCH("tri_tail");
             if (check && x) {
@@ -443,7 +433,11 @@ template <typename T> struct Solver {
             SS_CHECK_LAUNCH("tri_forward");
         }
         const Level<T> last = level(levels);
-        allow_tail_smem<T>(4 * last.N * sizeof(T));
+        // The tail's rows in shared memory: up to TAIL_SMEM (64 KB in complex double), past the 48 KB a launch
+        // gets without asking. Asked before each launch, on the calling worker's device: asking once for the
+        // whole process (before session 50) left a second GPU at 48 KB. The grid levels' kernels stay under
+        // TRI_SMEM_TARGET (partitions_per_block) plus 256 static bytes and need not ask.
+        ss_cuda_require_smem(tri_tail<T>, 4 * last.N * sizeof(T), "tri_tail: shared memory beyond the device's limit");
         tri_tail<T><<<1, TAIL_THREADS, 4 * last.N * sizeof(T), st>>>(last, d ? rhs(levels) : (T *)NULL, d ? rhs(levels) : (T *)NULL,
                                                                    flags, false);
         SS_CHECK_LAUNCH("tri_tail");

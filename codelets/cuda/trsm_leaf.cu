@@ -119,8 +119,7 @@ static void trsm_leaf(char side, char diag, int m, int n, const void *tri, int l
         size_t shared = ((size_t)SS_TRSM_LEAF_L * SS_TRSM_LEAF_L + SS_TRSM_LEAF_L) * sizeof(T);
         // 64 KB for complex double, above the 48 KB a launch gets unless the function asks for more
         // (asked at each launch: the attribute belongs to the current device); the others stay below
-        if (!ss_cuda_allow_smem(trsm_leaf_left_lower<T>, shared))
-            ss_cuda_fail("trsm_leaf: shared memory beyond the device's limit", (int)shared, __FILE__, __LINE__);
+        ss_cuda_require_smem(trsm_leaf_left_lower<T>, shared, "trsm_leaf: shared memory beyond the device's limit");
         int threads = 1024, blocks = (int)(((size_t)n * 32 + threads - 1) / threads);
         trsm_leaf_left_lower<T><<<blocks, threads, shared, st>>>(n, m, unit, (const T *)tri, ldt, (T *)B, ldb);
         SS_CHECK_LAUNCH("trsm_leaf_left_lower");
