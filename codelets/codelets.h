@@ -288,7 +288,8 @@ void ss_cuda_zbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, vo
  * thread block per matrix (per chunk of a Cholesky panel's rows), register tiles.
  * getrf_tiled: the whole m x n LU (pivots, info) in one launch, where getrf_tiled_fits says;
  * potrf_tiled_plan: the panel width for order n (n: the whole matrix in one launch; 0: not
- *   taken) and in *ch the rows below the diagonal block per block;
+ *   taken) and in *ch the rows below the diagonal block per block; large: the caller's choice of
+ *   these kernels for an order above 512 (panels of 32 columns);
  * potrf_tiled: columns j0..j0+jb-1, rows j0..n-1 of L (uplo U through A^H), W (n-j0 x jb per
  *   matrix, or NULL at j0 = 0) subtracted first; info written at j0 = 0, a matrix whose info is
  *   set skipped after. With rows below the diagonal block (n - j0 > jb) L11 goes to Lout (jb x jb
@@ -299,28 +300,28 @@ void ss_cuda_sbatch_potrf_tiled(int n, int j0, int jb, int ch, int upper, void *
                                 const void *W, void *Lout, const void *Lin, int jin, int jbin, int *info,
                                 int count, cudaStream_t stream);
 int ss_cuda_sbatch_getrf_tiled_fits(int m, int n);
-int ss_cuda_sbatch_potrf_tiled_plan(int n, int *ch);
+int ss_cuda_sbatch_potrf_tiled_plan(int n, int large, int *ch);
 void ss_cuda_dbatch_getrf_tiled(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
                                 int count, cudaStream_t stream);
 void ss_cuda_dbatch_potrf_tiled(int n, int j0, int jb, int ch, int upper, void *A, int lda, long long sA,
                                 const void *W, void *Lout, const void *Lin, int jin, int jbin, int *info,
                                 int count, cudaStream_t stream);
 int ss_cuda_dbatch_getrf_tiled_fits(int m, int n);
-int ss_cuda_dbatch_potrf_tiled_plan(int n, int *ch);
+int ss_cuda_dbatch_potrf_tiled_plan(int n, int large, int *ch);
 void ss_cuda_cbatch_getrf_tiled(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
                                 int count, cudaStream_t stream);
 void ss_cuda_cbatch_potrf_tiled(int n, int j0, int jb, int ch, int upper, void *A, int lda, long long sA,
                                 const void *W, void *Lout, const void *Lin, int jin, int jbin, int *info,
                                 int count, cudaStream_t stream);
 int ss_cuda_cbatch_getrf_tiled_fits(int m, int n);
-int ss_cuda_cbatch_potrf_tiled_plan(int n, int *ch);
+int ss_cuda_cbatch_potrf_tiled_plan(int n, int large, int *ch);
 void ss_cuda_zbatch_getrf_tiled(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
                                 int count, cudaStream_t stream);
 void ss_cuda_zbatch_potrf_tiled(int n, int j0, int jb, int ch, int upper, void *A, int lda, long long sA,
                                 const void *W, void *Lout, const void *Lin, int jin, int jbin, int *info,
                                 int count, cudaStream_t stream);
 int ss_cuda_zbatch_getrf_tiled_fits(int m, int n);
-int ss_cuda_zbatch_potrf_tiled_plan(int n, int *ch);
+int ss_cuda_zbatch_potrf_tiled_plan(int n, int large, int *ch);
 /* The panel width for op (SS_BATCH_GETRF, _POTRF, _GEQRF) on m x n matrices of es-byte
  * elements: `asked` (at most 64) if > 0 and its panel fits, else min(m, n) when the whole matrix fits
  * in 64 KB of shared memory, else the widest of 32, 16, 8, 4 columns whose m-row panel

@@ -256,7 +256,7 @@ template <typename T>
 static void potrf_tiled_emu(int n, int upper, void *Av, int lda, long long sA, int *info, int count)
 {
     constexpr int TR = TILED_POTRF_TR(T), TC = TILED_POTRF_TC;
-    int ch, tjb = tiled_potrf_plan(n, TR, tiled_potrf_threads<T>(), &ch);
+    int ch, tjb = tiled_potrf_plan(n, 0, TR, tiled_potrf_threads<T>(), &ch);
     if (tjb == 0)
         emu_fail("potrf tiled: order not taken");
     T *A = (T *)Av;
@@ -291,8 +291,8 @@ static void potrf_tiled_emu(int n, int upper, void *Av, int lda, long long sA, i
 
 #define TILED_ENTRIES(p, T) \
 extern "C" int ss_cuda_##p##batch_getrf_tiled_fits(int m, int n) { return tiled_getrf_tile(m, n, tiled_tb<T>::value) > 0; } \
-extern "C" int ss_cuda_##p##batch_potrf_tiled_plan(int n, int *ch) { \
-    return tiled_potrf_plan(n, TILED_POTRF_TR(T), tiled_potrf_threads<T>(), ch); } \
+extern "C" int ss_cuda_##p##batch_potrf_tiled_plan(int n, int large, int *ch) { \
+    return tiled_potrf_plan(n, large, TILED_POTRF_TR(T), tiled_potrf_threads<T>(), ch); } \
 extern "C" void ss_cuda_##p##batch_getrf_tiled(int m, int n, void *A, int lda, long long sA, int *ipiv, \
         long long sP, int *info, int count, cudaStream_t) { getrf_tiled_emu<T>(m, n, A, lda, sA, ipiv, sP, info, count); } \
 extern "C" void ss_cuda_##p##batch_potrf_tiled_all(int n, int upper, void *A, int lda, long long sA, int *info, \

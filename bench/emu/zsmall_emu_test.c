@@ -23,7 +23,7 @@ void ss_cuda_zbatch_geqrf_small(int m, int n, void *A, int lda, long long sA, vo
                                 int count, cudaStream_t stream);
 
 int ss_cuda_zbatch_getrf_tiled_fits(int m, int n);
-int ss_cuda_zbatch_potrf_tiled_plan(int n, int *ch);
+int ss_cuda_zbatch_potrf_tiled_plan(int n, int large, int *ch);
 void ss_cuda_zbatch_getrf_tiled(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
                                 int count, cudaStream_t stream);
 void ss_cuda_zbatch_potrf_tiled_all(int n, int upper, void *A, int lda, long long sA, int *info, int count);
@@ -62,7 +62,7 @@ static int do_potrf(int n, int upper, void *A, int lda, long long sA, int *info,
         regpanel_checks += done;
         return done;
     }
-    if (ss_cuda_zbatch_potrf_tiled_plan(n, &ch) > 0) {
+    if (ss_cuda_zbatch_potrf_tiled_plan(n, 0, &ch) > 0) {
         ss_cuda_zbatch_potrf_tiled_all(n, upper, A, lda, sA, info, count);
         tiled_checks++;
         return 1;

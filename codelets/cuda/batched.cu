@@ -760,9 +760,9 @@ static void getrf_tiled_launch(int m, int n, void *A, int lda, long long sA, int
         potrf_tiled_launch<T>(n, j0, jb, ch, upper, A, lda, sA, W, Lout, Lin, jin, jbin, info, count, stream);      \
     }                                                                                                               \
     extern "C" int GETRF_TILED_FITS(int m, int n) { return tiled_getrf_tile(m, n, tiled_tb<T>::value) > 0; }        \
-    extern "C" int POTRF_TILED_PLAN(int n, int *ch)                                                                 \
+    extern "C" int POTRF_TILED_PLAN(int n, int large, int *ch)                                                      \
     {                                                                                                               \
-        return tiled_potrf_plan(n, TILED_POTRF_TR(T), tiled_potrf_threads<T>(), ch);                                \
+        return tiled_potrf_plan(n, large, TILED_POTRF_TR(T), tiled_potrf_threads<T>(), ch);                         \
     }
 
 SS_BATCH_TILED_ENTRY_POINTS(float, ss_cuda_sbatch_getrf_tiled, ss_cuda_sbatch_potrf_tiled,

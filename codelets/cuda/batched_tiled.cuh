@@ -371,6 +371,7 @@ template <typename T> struct tiled_tb {
 //   STARSOLVE_BATCH_POTRF_CH=R    potrf's rows below the diagonal block per thread block
 //                                 (a multiple of 8, at most 192; default: automatic);
 //   STARSOLVE_BATCH_TILED_POTRF_MAX=N  the largest order potrf's tiled kernel takes (default 64);
+//   STARSOLVE_BATCH_TILED_POTRF_LARGE=0  not the orders above 512 either (see tiled_potrf_plan);
 //   STARSOLVE_BATCH_TILED_GETRF=1 getrf's tiled kernel on (default off).
 // The defaults follow the H100 measurement (double, 1 GiB, ratio to the vendor's, bench/NOTES.md
 // session 13): the tiled potrf won at 64 (1.38 against 1.29) and lost from 128 on (0.55 against
@@ -378,15 +379,19 @@ template <typename T> struct tiled_tb {
 // 128 (0.58 against 1.45). Session 21: with its divisions and square roots out of line, the
 // small-size Cholesky (batched_small.cuh) won at 64 (3.21 against 1.38) and 48 (2.18); it now
 // comes first wherever it applies (s, d, c to 64), so the tiled Cholesky's default share is
-// z's orders 33..64.
-struct tiled_env { int on, from, tile, potrf_nb, potrf_ch, potrf_max, getrf; };
+// z's orders 33..64. Session 51 (H200): the tiled Cholesky with panels of 32 columns beat the
+// panel path from order 561 in d, c and z, where that path's panels narrow (see tiled_potrf_plan).
+struct tiled_env { int on, from, tile, potrf_nb, potrf_ch, potrf_max, potrf_large, getrf; };
 static inline tiled_env tiled_settings()
 {
     static tiled_env e = [] {
-        tiled_env v = { 1, 33, 8, 0, 0, 64, 0 };
+        tiled_env v = { 1, 33, 8, 0, 0, 64, 1, 0 };
         const char *s = getenv("STARSOLVE_BATCH_TILED");
         if (s && *s)
             v.on = atoi(s) != 0;
+        s = getenv("STARSOLVE_BATCH_TILED_POTRF_LARGE");
+        if (s && *s)
+            v.potrf_large = atoi(s) != 0;
         s = getenv("STARSOLVE_BATCH_TILED_POTRF_MAX");
         if (s && atoi(s) > 0)
             v.potrf_max = atoi(s);
@@ -419,15 +424,25 @@ static inline int tiled_potrf_tiles(int mr, int jb, int TB)
 // lower triangle takes at most min(most_threads, 320) tiles), else 64 (z: 32) or what
 // STARSOLVE_BATCH_POTRF_NB asks; *ch, the rows below the diagonal block per block: the most of
 // 128, 64, .. that keeps a block at 256 tiles (two blocks an SM at 128 registers a thread), or
-// STARSOLVE_BATCH_POTRF_CH; 0: not taken (off, below `from`, above TILED_POTRF_MAXN).
-static inline int tiled_potrf_plan(int n, int TR, int most_threads, int *ch)
+// STARSOLVE_BATCH_POTRF_CH; 0: not taken (off, below `from`, above TILED_POTRF_MAXN, above
+// potrf_max unless `large`).
+// large: the caller's choice for orders above 512 where the panel path must narrow its panels to
+// fit their rows in shared memory (d, c: 16 columns from 561 rows, z: 8; s keeps 32 to 1024).
+// There panels of 32 columns: on an H200 (1 GiB of matrices, seconds ours / cuSOLVER potrfBatched,
+// bench/NOTES.md session 51) the panel path took d 576 0.0037, 768 0.0044, 1024 0.0058; z 0.0076,
+// 0.0089, 0.0119 (0.69x cuSOLVER at 1024); these panels d 0.0036, 0.0040, 0.0045; z 0.0051, 0.0055,
+// 0.0062 (1.33x); c 0.0078, 0.0091, 0.0118 against 0.0055, 0.0063, 0.0075 (0.90-0.98x cuSOLVER,
+// which stays ahead in c from 560); the tiled default width (d 64) 0.0047 / 0.0051 at d 768 / 1024,
+// c 64 or 16 columns, or 32 rows a block below the diagonal one, slower than these.
+static inline int tiled_potrf_plan(int n, int large, int TR, int most_threads, int *ch)
 {
     const int TC = TILED_POTRF_TC;
     tiled_env e = tiled_settings();
     *ch = 0;
-    if (!e.on || n < e.from || n > TILED_POTRF_MAXN || n > e.potrf_max)
+    large = large && e.potrf_large;
+    if (!e.on || n < e.from || n > TILED_POTRF_MAXN || (n > e.potrf_max && !large))
         return 0;
-    int jb = e.potrf_nb > 0 ? e.potrf_nb : TR == 8 ? 64 : 32;
+    int jb = e.potrf_nb > 0 ? e.potrf_nb : large ? 32 : TR == 8 ? 64 : 32;
     const int whole_most = most_threads < 320 ? most_threads : 320;
     if ((e.potrf_nb == 0 || jb >= n) && tiled_potrf_tiles(n, n, TR, TC) <= whole_most)
         return n;
