@@ -4,9 +4,10 @@
  * the GPU and the times compare with the vendor's measured the same way
  * (BASELINES.md).
  *   test:  sizes 1..32 and a few to 64 (the small-size kernels; z to 32, its Cholesky of 33..64
- *          in the tiled kernel; the other tiled kernels only where STARSOLVE_BATCH_TILED_* asks for
- *          them, see zbatched_cuda.c) and 65 .. 700 (panel kernels and GEMMs: the register panels
- *          up to 512 rows, 700's first panels in shared memory, batched_regpanel.cuh), rectangular
+ *          in panels of 16 columns; the tiled kernels only where STARSOLVE_BATCH_TILED_* asks for
+ *          them, and the Cholesky from 561 in d, c, z, see zbatched_cuda.c) and 65 .. 1024 (panel
+ *          kernels and GEMMs: the register panels up to 512 rows, 700's first panels in shared
+ *          memory, batched_regpanel.cuh), rectangular
  *          shapes small and large, padded strided batches with one singular
  *          (getrf), not positive definite (potrf L and U) or zero-subcolumn (geqrf)
  *          member; each member's backward error <= 30, LAPACK's info, the padding

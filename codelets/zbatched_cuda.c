@@ -24,12 +24,12 @@
  * kernels (codelets/cuda/batched_tiled.cuh, register tiles, one block per matrix): the LU in one
  * launch; the Cholesky in one launch up to about 128 (d), else left-looking panels of 64 columns
  * (z 32): W = L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H by one GEMM, then the tiled kernel on the panel
- * minus W (its rows below the diagonal block spread over several blocks). By default the
- * Cholesky of order 33..64 in z takes them, and in d, c, z the Cholesky above order 512 where the
- * panel path would narrow its panels (561 on; there in panels of 32 columns: 1.03-1.9x the panel
- * path on an H200, bench/NOTES.md session 51); the others ran slower than the paths below on an
- * H100 (sessions 13 and 21); STARSOLVE_BATCH_TILED_* (batched_tiled.cuh) turns them on where the
- * small-size kernel does not apply.
+ * minus W (its rows below the diagonal block spread over several blocks). By default only the
+ * Cholesky above order 512 in d, c, z where the panel path would narrow its panels takes them
+ * (561 on; there in panels of 32 columns: 1.03-1.9x the panel path on an H200, bench/NOTES.md
+ * session 51); the others ran slower than the paths below (z's Cholesky of order 33..64, the
+ * default until session 51, too); STARSOLVE_BATCH_TILED_* (batched_tiled.cuh) turns them on where
+ * the small-size kernel does not apply.
  * Small sizes (max(m, n) <= 32, 64 in s, d, c; potrf square): one launch of the small-size kernel
  * (codelets/cuda/batched_small.cuh, a few lanes of a warp per matrix, registers)
  * does everything, info included; for the Cholesky it comes before the tiled kernel (session 21:

@@ -33,6 +33,8 @@ gcc -c "$main" -o "$out/main.o"
 g++ -pthread "$out/main.o" "$out/small_emu.o" $objs -llapacke -lopenblas -lm -o "$out/small_emu"
 "$out/small_emu" "$precs"
 # the tiled kernels' other shapes: 4 x 4 LU tiles, narrow Cholesky panels and chunks, and
-# the tiled kernels from order 9 (sizes the small kernels take by default)
+# the tiled kernels from order 9 (sizes the small kernels take by default); the tiled Cholesky
+# (none by default below order 561) up to 64
 STARSOLVE_BATCH_TILE=4 STARSOLVE_BATCH_POTRF_NB=16 STARSOLVE_BATCH_POTRF_CH=24 STARSOLVE_BATCH_TILED_FROM=9 \
-  "$out/small_emu" "$precs"
+  STARSOLVE_BATCH_TILED_POTRF_MAX=64 "$out/small_emu" "$precs"
+STARSOLVE_BATCH_TILED_POTRF_MAX=64 "$out/small_emu" "$precs"

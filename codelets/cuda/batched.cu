@@ -405,7 +405,10 @@ static size_t panel_bytes(int op, int mr, int jb, size_t es)
     return b;
 }
 // The whole matrix as one panel while it takes at most WHOLE_BYTES (several
-// blocks then share an SM; QR only up to 32 columns); otherwise the widest of 32,
+// blocks then share an SM; QR only up to 32 columns, Cholesky only up to its widest
+// panel: one block stepping through a whole matrix of order 72..128 in s, 72 in d and c,
+// 48..64 in z ran at 0.26-0.75x cuSOLVER's potrfBatched on an H200, where panels of 32
+// columns, z 16, gave 1.5-2.9x: bench/NOTES.md session 51); otherwise the widest of 32,
 // 16, 8, 4 columns (QR up to 64 columns, and complex double Cholesky up to order 256:
 // from 16) within PANEL_BYTES; MAX_BYTES, the limit for a width asked for explicitly,
 // stays below what a block may take on sm_90 (227 KB), the kernels' static variables
@@ -440,9 +443,10 @@ extern "C" int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int as
         const bool in_registers = op != OP_GEQRF && regpanel_nc(m, jb, es) > 0;
         return in_registers || panel_bytes(op, m, jb, es) <= MAX_BYTES ? jb : 0;
     }
-    if (panel_bytes(op, m, k, es) <= WHOLE_BYTES && (op != OP_GEQRF || k <= 32))
-        return k;
     const int widest = (op == OP_GEQRF && k <= 64) || (op == OP_POTRF && k <= 256 && es > 8) ? 16 : 32;
+    const int whole_most = op == OP_GEQRF ? 32 : op == OP_POTRF ? widest : k;
+    if (panel_bytes(op, m, k, es) <= WHOLE_BYTES && k <= whole_most)
+        return k;
     for (int jb = widest; jb >= 4; jb /= 2)
         if (jb < k && panel_bytes(op, m, jb, es) <= PANEL_BYTES)
             return jb;

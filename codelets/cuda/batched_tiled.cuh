@@ -370,7 +370,8 @@ template <typename T> struct tiled_tb {
 //                                 matrix where it fits, else 64, z 32);
 //   STARSOLVE_BATCH_POTRF_CH=R    potrf's rows below the diagonal block per thread block
 //                                 (a multiple of 8, at most 192; default: automatic);
-//   STARSOLVE_BATCH_TILED_POTRF_MAX=N  the largest order potrf's tiled kernel takes (default 64);
+//   STARSOLVE_BATCH_TILED_POTRF_MAX=N  the largest order potrf's tiled kernel takes (default none
+//                                 but the orders above 512 below);
 //   STARSOLVE_BATCH_TILED_POTRF_LARGE=0  not the orders above 512 either (see tiled_potrf_plan);
 //   STARSOLVE_BATCH_TILED_GETRF=1 getrf's tiled kernel on (default off).
 // The defaults follow the H100 measurement (double, 1 GiB, ratio to the vendor's, bench/NOTES.md
@@ -379,13 +380,15 @@ template <typename T> struct tiled_tb {
 // 128 (0.58 against 1.45). Session 21: with its divisions and square roots out of line, the
 // small-size Cholesky (batched_small.cuh) won at 64 (3.21 against 1.38) and 48 (2.18); it now
 // comes first wherever it applies (s, d, c to 64), so the tiled Cholesky's default share is
-// z's orders 33..64. Session 51 (H200): the tiled Cholesky with panels of 32 columns beat the
-// panel path from order 561 in d, c and z, where that path's panels narrow (see tiled_potrf_plan).
+// z's orders 33..64. Session 51 (H200): the panel path with panels of 16 columns beat it there
+// (z 40, 48, 64: 2.44, 2.20, 2.27 against 2.19, 1.02, 0.72), so none by default; but the tiled
+// Cholesky with panels of 32 columns beat the panel path from order 561 in d, c and z, where that
+// path's panels narrow (see tiled_potrf_plan).
 struct tiled_env { int on, from, tile, potrf_nb, potrf_ch, potrf_max, potrf_large, getrf; };
 static inline tiled_env tiled_settings()
 {
     static tiled_env e = [] {
-        tiled_env v = { 1, 33, 8, 0, 0, 64, 1, 0 };
+        tiled_env v = { 1, 33, 8, 0, 0, 0, 1, 0 };
         const char *s = getenv("STARSOLVE_BATCH_TILED");
         if (s && *s)
             v.on = atoi(s) != 0;
