@@ -367,7 +367,7 @@ template <typename T> struct tiled_tb {
 //                                 register kernels keep 1..32);
 //   STARSOLVE_BATCH_TILE=4|8      getrf's tile for real elements (default 8);
 //   STARSOLVE_BATCH_POTRF_NB=W    potrf's panel width (64, 32, 16, 8; default: the whole
-//                                 matrix where it fits, else 64, z 32);
+//                                 matrix where it fits, else 64, z 32; above order 512, 32);
 //   STARSOLVE_BATCH_POTRF_CH=R    potrf's rows below the diagonal block per thread block
 //                                 (a multiple of 8, at most 192; default: automatic);
 //   STARSOLVE_BATCH_TILED_POTRF_MAX=N  the largest order potrf's tiled kernel takes (default none
