@@ -113,9 +113,9 @@ static double worst_of(const double *r, int batch)
     return worst;
 }
 
-/* The checks run one matrix a thread on every core, StarPU paused (run_zbatched). One thread took
- * over 40 s for 300 matrices of order 1024 in z on the H200 machine: the exact backward error is a
- * GEMM of the matrix's order per matrix (bench/NOTES.md, session 51). */
+/* The checks run one matrix a thread on every core, StarPU paused (run_zbatched). With one thread,
+ * -batch 300 of order 1024 in z with -check ran past 40 s on the H200 machine, 6-11 s now: the exact
+ * backward error is a GEMM of the matrix's order per matrix (bench/NOTES.md, session 51). */
 static int check_threads(void) { return omp_get_num_procs(); }
 
 /* worst backward error over the batch, and whether every info is 0 */
