@@ -20,7 +20,8 @@
 #   batched our batched GPU kernels (issue 6): bench/batched_gpu -test in s, d, c, z (LU,
 #           Cholesky L/U, QR at 1..512 with singular / non-SPD members, small-size kernels and
 #           forced panel widths), then the table ours vs cuBLAS/cuSOLVER's batched routines,
-#           double, m = BATCHED_SIZES (default 8 16 24 32 48 64 128 256 512), about BATCHED_MIB
+#           in BATCHED_PRECS (default d; session 51's weak orders showed in s, c, z only),
+#           m = BATCHED_SIZES (default 8 16 24 32 48 64 128 256 512), about BATCHED_MIB
 #           (1024) MiB of matrices in GPU memory, no host copies; then test_batched with a
 #           CUDA worker and starpu_batched -vendor -ngpus 1 at m = 64 and 256 (the library
 #           call, transfers included, ours vs the vendor's routines in the CUDA variant)
@@ -137,9 +138,11 @@ if wants batched; then
   timeout 300 batched_gpu -test > "$out/batched-test.log" 2>&1
   echo "batched_gpu -test rc=$? $(grep -c '^ok' "$out/batched-test.log") ok, $(grep -c '^FAIL' "$out/batched-test.log") FAIL"
   grep -E '^FAIL|failed$' "$out/batched-test.log" | head -20
-  stamp "batched: ours vs the vendor's on the GPU, double, no copies"
-  timeout 300 batched_gpu -sizes "${BATCHED_SIZES:-8 16 24 32 48 64 128 256 512}" -mib "${BATCHED_MIB:-1024}" -niter 3 2>&1 |
-    tee "$out/batched-gpu.log"
+  for prec in ${BATCHED_PRECS:-d}; do
+    stamp "batched: ours vs the vendor's on the GPU, precision $prec, no copies"
+    timeout 300 batched_gpu -sizes "${BATCHED_SIZES:-8 16 24 32 48 64 128 256 512}" -mib "${BATCHED_MIB:-1024}" -niter 3 \
+      -prec "$prec" 2>&1 | tee -a "$out/batched-gpu.log"
+  done
   stamp "batched: test_batched with one CUDA worker; starpu_batched -vendor -ngpus 1"
   STARSOLVE_TEST_GPUS=1 timeout 90 test_batched > "$out/test_batched-gpu.log" 2>&1
   echo "test_batched rc=$? $(tail -1 "$out/test_batched-gpu.log")"
