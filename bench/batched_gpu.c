@@ -7,7 +7,7 @@
  *       niter timed runs each (after one untimed), factorization alone, no host copies
  *       (as BASELINES.md's vendor numbers); -nb: panel width (0: automatic).
  *       A table: op, m, batch, our seconds and TF/s, the vendor's, ratio = vendor time / ours,
- *       then, where the small-size kernels ran (nb 0, m <= 64 in s, d, c, 32 in z), our panel kernel on the whole
+ *       then, where the small-size kernels could run (nb 0, m <= 64 in s, d, c, 32 in z), our panel kernel on the whole
  *       matrix (the path before them, nb = m) and panel time / ours ("-" elsewhere). */
 #include <stdio.h>
 #include <stdlib.h>

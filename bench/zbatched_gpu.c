@@ -3,22 +3,23 @@
  * matrices already in GPU memory, outside StarPU, so that every chunk runs on
  * the GPU and the times compare with the vendor's measured the same way
  * (BASELINES.md).
- *   test:  sizes 1..32 and a few to 64 (the small-size kernels; z to 32, its Cholesky of 33..64
- *          in panels of 16 columns; the tiled kernels only where STARSOLVE_BATCH_TILED_* asks for
+ *   test:  sizes 1..32 and a few to 64 (the small-size kernels where zbatched_cuda.c's
+ *          small_kernel_taken takes them: to 64 in s and d's Cholesky, else 32; panels above; the tiled kernels only where STARSOLVE_BATCH_TILED_* asks for
  *          them, and the Cholesky from 561 in d, c, z, see zbatched_cuda.c) and 65 .. 1024 (panel
  *          kernels and GEMMs: the register panels up to 512 rows, 700's first panels in shared
  *          memory, batched_regpanel.cuh), rectangular
  *          shapes small and large, padded strided batches with one singular
  *          (getrf), not positive definite (potrf L and U) or zero-subcolumn (geqrf)
  *          member; each member's backward error <= 30, LAPACK's info, the padding
- *          and (potrf) the other triangle untouched; the automatic choice (small
- *          kernels up to 64) and a forced panel width of 8 (the panel kernels and
+ *          and (potrf) the other triangle untouched; the automatic choice and a
+ *          forced panel width of 8 (the panel kernels and
  *          GEMMs at small sizes too; sizes 1, 7, 32 and the large ones).
  *   bench: ours against cuBLAS getrfBatched / cuSOLVER potrfBatched (lower) /
  *          cuBLAS geqrfBatched on the same matrices, best of niter each,
  *          factorization alone (no host copies), a sample of our results checked;
- *          where the small-size kernels apply (nb 0, m <= 64, z 32), also our panel
- *          kernel on the whole matrix (nb = m, the path before them): "panel s". */
+ *          where the small-size kernels could run (nb 0, m <= 64, z 32:
+ *          ss_cuda_batch_small_fits), also our panel kernel on the whole matrix (nb = m,
+ *          the path before them): "panel s". */
 #include <complex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -201,11 +202,14 @@ int test_zbatched_gpu(void)
     STATUS_OK(cublasSetStream(h, s));
     failures = 0;
     /* 1..64: the small-size kernels with nb 0 (segments of 8, 16, 32 lanes, 64 = two warps; z up to 32);
-     * forced width 8: a few; 560 / 561: the last order of the Cholesky panels of 32 (d, c) or 16 (z) columns
-     * and the first of the tiled Cholesky above 512 (d, c, z; 1024 its largest) */
+     * 36 / 37: the last order of the whole-matrix LU panel and the first of panels; 65, 97, 129: a
+     * Cholesky panel one column short of 32 so that the last is not one column (33 in z: of 16);
+     * 72: the LU not nested (below 96); forced width 8: a few; 560 / 561: the last order of the
+     * Cholesky panels of 32 (d, c) or 16 (z) columns and the first of the tiled Cholesky above 512
+     * (d, c, z; 1024 its largest) */
     static const int sizes[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
-                                 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 40, 47, 55, 63, 64, 65, 100, 128, 129,
-                                 150, 256, 300, 512, 560, 561, 700, 1024 };
+                                 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 36, 37, 40, 47, 55, 63, 64, 65, 72, 97, 100,
+                                 128, 129, 150, 256, 300, 512, 560, 561, 700, 1024 };
     static const int shapes[][2] = { { 2, 1 }, { 1, 2 }, { 32, 5 }, { 5, 32 }, { 17, 9 }, { 9, 17 }, { 32, 31 },
                                      { 31, 32 }, { 16, 8 }, { 8, 16 }, { 64, 33 }, { 33, 64 }, { 64, 63 },
                                      { 40, 25 }, { 25, 40 }, { 60, 20 }, { 20, 60 }, { 300, 70 }, { 70, 300 },

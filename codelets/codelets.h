@@ -323,11 +323,11 @@ void ss_cuda_zbatch_potrf_tiled(int n, int j0, int jb, int ch, int upper, void *
 int ss_cuda_zbatch_getrf_tiled_fits(int m, int n);
 int ss_cuda_zbatch_potrf_tiled_plan(int n, int large, int *ch);
 /* The panel width for op (SS_BATCH_GETRF, _POTRF, _GEQRF) on m x n matrices of es-byte
- * elements: `asked` (at most 64) if > 0 and its panel fits, else min(m, n) when the whole matrix fits
- * in 64 KB of shared memory (QR: up to 32 columns; Cholesky: up to its widest panel), else the
- * widest of 32, 16, 8, 4 columns whose m-row panel fits in 140 KB of shared memory; 0 when none
- * fits. */
-int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int asked);
+ * elements (complex_arith: c or z): `asked` (at most 64) if > 0 and its panel fits, else min(m, n)
+ * when the whole matrix fits in 64 KB of shared memory and has at most 36 columns (QR: 32; Cholesky:
+ * its widest panel + 4), else the widest of 32, 16, 8, 4 columns (the complex LU from 16)
+ * whose m-row panel fits in 140 KB of shared memory; 0 when none fits. */
+int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int complex_arith, int asked);
 /* count strided m x n copies src -> dst (GPU memory) of es-byte elements */
 void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int lds, long long ss, void *dst, int ldd,
                         long long sd, int count, cudaStream_t stream);

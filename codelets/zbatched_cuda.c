@@ -30,7 +30,7 @@
  * session 51); the others ran slower than the paths below (z's Cholesky of order 33..64, the
  * default until session 51, too); STARSOLVE_BATCH_TILED_* (batched_tiled.cuh) turns them on where
  * the small-size kernel does not apply.
- * Small sizes (max(m, n) <= 32, 64 in s, d, c; potrf square): one launch of the small-size kernel
+ * Small sizes (max(m, n) <= 32, or to 64 in s and d's Cholesky: small_kernel_taken; potrf square): one launch of the small-size kernel
  * (codelets/cuda/batched_small.cuh, a few lanes of a warp per matrix, registers)
  * does everything, info included; for the Cholesky it comes before the tiled kernel (session 21:
  * 3.2x the vendor's at order 64 in d, where the tiled kernel gave 1.38x).
@@ -80,15 +80,19 @@ struct batch_plan {
     int nbo;  /* BATCH_PANELS, getrf and geqrf: the nested outer blocks' width (0: not nested) */
 };
 
-/* The nested LU's outer block for k columns in panels of jb: 64 columns up to k = 128, 128 up to 512,
- * else 256, rounded down to whole panels (0: not nested). H100, double, 1 GiB (bench/NOTES.md
- * session 23; ratio to cuBLAS, outer widths 0 / 64 / 128 / 256): k = 128 2.42 / 2.48 / 2.26 / 1.86,
- * 256 3.2 / 3.61 / 3.82 / 3.35, 512 2.58 / 3.23 / 3.74 / 3.64, 1024 (panels of 16) 1.56 / 2.58 /
- * - / 3.58. STARSOLVE_BATCH_GETRF_NEST=N asks for N columns (0: not nested). */
+/* The nested LU's outer block for k columns in panels of jb: none below 96 columns, 64 up to
+ * k = 128, 128 up to 512, else 256, rounded down to whole panels (0: not nested). H100, double,
+ * 1 GiB (bench/NOTES.md session 23; ratio to cuBLAS, outer widths 0 / 64 / 128 / 256): k = 128
+ * 2.42 / 2.48 / 2.26 / 1.86, 256 3.2 / 3.61 / 3.82 / 3.35, 512 2.58 / 3.23 / 3.74 / 3.64, 1024
+ * (panels of 16) 1.56 / 2.58 / - / 3.58. Below 96, one outer block (and a sliver) factored by
+ * halves only added launches: H200, session 52, not nested / nested by 64: d 64 / 72 / 80 2.76 /
+ * 1.69 / 1.95 against 2.55 / 1.52 / 1.78, c 40 / 64 / 72 2.11 / 1.98 / 1.57 against 1.56 / 1.87 /
+ * 1.29 (z alike); from 96 nesting gains (c 96 / 128 1.70 / 1.92 against 1.57 / 1.59).
+ * STARSOLVE_BATCH_GETRF_NEST=N asks for N columns (0: not nested). */
 static int getrf_nest_width(int k, int jb)
 {
     const char *env = getenv("STARSOLVE_BATCH_GETRF_NEST");
-    int nbo = env ? atoi(env) : k <= 128 ? 64 : k <= 512 ? 128 : 256;
+    int nbo = env ? atoi(env) : k < 96 ? 0 : k <= 128 ? 64 : k <= 512 ? 128 : 256;
     nbo = nbo / jb * jb;
     return nbo > jb ? nbo : 0;
 }
@@ -106,6 +110,33 @@ static int geqrf_nest_width(int k, int jb)
     return nbo > jb ? nbo : 0;
 }
 
+/* c and z: the LU's panels are narrower (ss_cuda_batch_panel_width) */
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+enum { COMPLEX_ARITH = 1 };
+#else
+enum { COMPLEX_ARITH = 0 };
+#endif
+
+/* 1 when the small-size kernel (batched_small.cuh) takes this shape. Its kernels reach order 64
+ * in s, d, c, but on an H200 panels beat them from 33 (bench/NOTES.md sessions 51-52, ratio to
+ * the vendor's at orders 40 / 48 / 64): c's Cholesky 0.71 / 0.67 / 0.98x against 1.42 / 1.33 /
+ * 1.36x with panels of 32, c's LU 1.09 / 1.23 / 1.28x against 2.10 / 2.36 / 1.99x with panels
+ * of 16, d's LU 1.93 / 2.12 / 2.23x against 2.13 / 2.41 / 2.76x with the panels' best width.
+ * So those take it only while the LU has at most 32 columns, the Cholesky order 32; s's LU and
+ * Cholesky and d's Cholesky (d 56 / 64: 3.39 / 3.19x against 3.16 / 2.99x) keep it to 64. */
+static int small_kernel_taken(int op, int m, int n, size_t es)
+{
+#if defined(STARSOLVE_PRECISION_C)
+    if (op == SS_BATCH_POTRF && n > 32)
+        return 0;
+#endif
+#if defined(STARSOLVE_PRECISION_C) || defined(STARSOLVE_PRECISION_D)
+    if (op == SS_BATCH_GETRF && ss_min(m, n) > 32)
+        return 0;
+#endif
+    return ss_cuda_batch_small_fits(op, m, n, es);
+}
+
 static struct batch_plan plan_batch(int op, int m, int n, int nb)
 {
     const size_t es = sizeof(cuDoubleComplex);
@@ -114,22 +145,23 @@ static struct batch_plan plan_batch(int op, int m, int n, int nb)
         p.path = BATCH_TILED;   /* the whole LU in one launch */
         return p;
     }
-    if (nb == 0 && ss_cuda_batch_small_fits(op, m, n, es)) {
+    if (nb == 0 && small_kernel_taken(op, m, n, es)) {
         p.path = BATCH_SMALL;
         return p;
     }
     if (nb == 0 && op == SS_BATCH_POTRF && m == n) {
         /* above 512, where the panels below would narrow to fit their rows (d, c, z from 561), the
          * tiled kernel's panels of 32 columns instead (batched_tiled.cuh, tiled_potrf_plan) */
-        const int large = n > 512 && ss_cuda_batch_panel_width(op, n, n, es, 0) < ss_cuda_batch_panel_width(op, 512, 512, es, 0);
+        const int large = n > 512 && ss_cuda_batch_panel_width(op, n, n, es, COMPLEX_ARITH, 0) < ss_cuda_batch_panel_width(op, 512, 512, es, COMPLEX_ARITH, 0);
         p.jb = ss_cuda_zbatch_potrf_tiled_plan(n, large, &p.ch);
         if (p.jb > 0) {
             p.path = BATCH_TILED;
             return p;
         }
     }
-    p.jb = ss_cuda_batch_panel_width(op, m, n, es, nb);
-    if (op == SS_BATCH_GETRF && nb == 0 && p.jb > 0 && ss_min(m, n) > p.jb && ss_cuda_batch_laswp_fits(m, es))
+    p.jb = ss_cuda_batch_panel_width(op, m, n, es, COMPLEX_ARITH, nb);
+    /* nb > 0 (a width asked for) is not nested unless STARSOLVE_BATCH_GETRF_NEST asks for it too */
+    if (op == SS_BATCH_GETRF && (nb == 0 || getenv("STARSOLVE_BATCH_GETRF_NEST")) && p.jb > 0 && ss_min(m, n) > p.jb && ss_cuda_batch_laswp_fits(m, es))
         p.nbo = getrf_nest_width(ss_min(m, n), p.jb);
     if (op == SS_BATCH_GEQRF && nb == 0 && p.jb > 0 && ss_min(m, n) > p.jb)
         p.nbo = geqrf_nest_width(ss_min(m, n), p.jb);
@@ -162,7 +194,7 @@ size_t ss_zbatch_cuda_work_bytes(int op, int m, int n, int count, int nb)
 
 int ss_zbatch_cuda_applies(int op, int m, int n, int nb)
 {
-    return ss_cuda_batch_panel_width(op, m, n, sizeof(cuDoubleComplex), nb) > 0;
+    return ss_cuda_batch_panel_width(op, m, n, sizeof(cuDoubleComplex), COMPLEX_ARITH, nb) > 0;
 }
 
 /* ---- the LU by panels, nested (Haidar et al.'s recursive nested blocking): outer blocks of
@@ -313,8 +345,14 @@ void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cu
     STARPU_ASSERT_MSG(jbmax > 0, "batched potrf on the GPU: order %d does not fit in shared memory", n);
     cuDoubleComplex *D = work;
     SS_CUDA(cudaMemsetAsync(info, 0, (size_t)count * sizeof *info, s));
-    for (int j0 = 0; j0 < n; j0 += jbmax) {
-        int jb = ss_min(jbmax, n - j0), rest = n - j0 - jb;
+    for (int j0 = 0, jb; j0 < n; j0 += jb) {
+        /* no one-column last panel: its D, cuBLAS's batched GEMM of one row and one column, was
+         * slow (H200, session 52: order 33 in z with panels of 16 0.96x cuSOLVER, 34 2.70x): the
+         * panel before it takes a column less */
+        jb = ss_min(jbmax, n - j0);
+        if (n - j0 - jb == 1 && jb > 1)
+            jb--;
+        int rest = n - j0 - jb;
         long long sD = (long long)jb * jb;
         if (j0 > 0 && !upper) {        /* L10 = A(j0:j0+jb, 0:j0), L20 = A(j0+jb:n, 0:j0) */
             gemm_batch(h, 'N', 'C', jb, jb, j0, &one, A + j0, lda, sA, A + j0, lda, sA, &zero, D, jb, sD, count);

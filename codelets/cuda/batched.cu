@@ -405,14 +405,25 @@ static size_t panel_bytes(int op, int mr, int jb, size_t es)
     return b;
 }
 // The whole matrix as one panel while it takes at most WHOLE_BYTES (several
-// blocks then share an SM; QR only up to 32 columns, Cholesky only up to its widest
-// panel: one block stepping through a whole matrix of order 72..128 in s, 72 in d and c,
-// 48..64 in z ran at 0.26-0.75x cuSOLVER's potrfBatched on an H200, where panels of 32
-// columns, z 16, gave 1.5-2.9x: bench/NOTES.md session 51); otherwise the widest of 32,
-// 16, 8, 4 columns (QR up to 64 columns, and complex double Cholesky up to order 256:
-// from 16) within PANEL_BYTES; MAX_BYTES, the limit for a width asked for explicitly,
+// blocks then share an SM) and has at most 32 columns (QR), 36 (LU), or 4 more than the
+// Cholesky's widest panel (where panels would leave a sliver): one block stepping through a
+// whole matrix of more columns is slow. H200, bench/NOTES.md sessions 51-52: the Cholesky of
+// order 72..128 in s, 72 in d and c, 48..64 in z ran at 0.26-0.75x cuSOLVER's potrfBatched,
+// where panels of 32 columns, z 16, gave 1.5-2.9x; the LU at 72 / 80 in d at 0.93 / 0.74x
+// cuBLAS against 1.69 / 1.95x with panels of 32. But just past a panel width the whole
+// matrix won: the LU at 33 in d, c, z 2.59, 2.82, 2.92x against 2.38, 2.45, 2.25x with
+// panels of 16 (z to 36: 2.22x against 2.10x); c's Cholesky at 34 / 36 1.71 / 1.57x against
+// 1.44 / 1.44x with panels of 32 (z's at 34 / 36: 2.17 / 1.88x against 2.70 / 2.60x with
+// its panels of 16: not past 20 there). Otherwise the widest of 32,
+// 16, 8, 4 columns (QR up to 64 columns, complex double Cholesky up to order 256, and the
+// complex LU (c and z): from 16) within PANEL_BYTES; MAX_BYTES, the limit for a width asked for explicitly,
 // stays below what a block may take on sm_90 (227 KB), the kernels' static variables
-// included. From widths swept on an H100 (double, 1 GiB, bench/NOTES.md sessions 21
+// included. The complex LU in panels of 16 (H200, session 52): c 128 / 256 / 512 1.91 /
+// 2.38 / 3.09x cuBLAS where 32 gave 1.48 / 1.96 / 2.71x, z 128 / 256 1.95 / 2.61x against
+// 1.24 / 1.95x (z's 32-column panel leaves the registers for shared memory; c's four real
+// products an element, twice z's register-panel rows' share of work). In s and d, 32 stays
+// ahead (d 256: 3.85x against 3.32x).
+// From widths swept on an H100 (double, 1 GiB, bench/NOTES.md sessions 21
 // and 22, ratio to the vendor): LU of 512 with 32 columns 2.15 where 16 gave 1.55
 // (PANEL_BYTES was 96 KB); QR of 64 with 16 columns 3.30 where the whole matrix gave
 // 2.15 (48: 2.38 against 0.89). Cholesky with the register panel (up to 32 columns
@@ -431,7 +442,7 @@ static int threads_for(int mr)
 // The panel width for op on m x n matrices of es-byte elements (k = min(m, n)
 // columns to factor): asked (> 0) if its panel fits in a block, else automatic;
 // 0 when even 4 columns of m rows do not fit (the CPU variant takes the chunk).
-extern "C" int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int asked)
+extern "C" int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int complex_arith, int asked)
 {
     int k = m < n ? m : n;
     if (k <= 0)
@@ -443,8 +454,9 @@ extern "C" int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int as
         const bool in_registers = op != OP_GEQRF && regpanel_nc(m, jb, es) > 0;
         return in_registers || panel_bytes(op, m, jb, es) <= MAX_BYTES ? jb : 0;
     }
-    const int widest = (op == OP_GEQRF && k <= 64) || (op == OP_POTRF && k <= 256 && es > 8) ? 16 : 32;
-    const int whole_most = op == OP_GEQRF ? 32 : op == OP_POTRF ? widest : k;
+    const int widest = (op == OP_GEQRF && k <= 64) || (op == OP_POTRF && k <= 256 && es > 8) ||
+                       (op == OP_GETRF && complex_arith) ? 16 : 32;
+    const int whole_most = op == OP_GEQRF ? 32 : op == OP_GETRF ? 36 : widest + 4;
     if (panel_bytes(op, m, k, es) <= WHOLE_BYTES && k <= whole_most)
         return k;
     for (int jb = widest; jb >= 4; jb /= 2)
