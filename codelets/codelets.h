@@ -325,8 +325,9 @@ int ss_cuda_zbatch_potrf_tiled_plan(int n, int large, int *ch);
 /* The panel width for op (SS_BATCH_GETRF, _POTRF, _GEQRF) on m x n matrices of es-byte
  * elements (complex_arith: c or z): `asked` (at most 64) if > 0 and its panel fits, else min(m, n)
  * when the whole matrix fits in 64 KB of shared memory and has at most 36 columns (QR: 32; Cholesky:
- * its widest panel + 4), else the widest of 32, 16, 8, 4 columns (the complex LU from 16)
- * whose m-row panel fits in 140 KB of shared memory; 0 when none fits. */
+ * its widest panel + 4), else the widest of 32, 16, 8, 4 columns (the complex LU from 16; the QR
+ * of 33..64 columns in even panels of at most 16) whose m-row panel fits in 140 KB of shared
+ * memory; 0 when none fits. */
 int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int complex_arith, int asked);
 /* count strided m x n copies src -> dst (GPU memory) of es-byte elements */
 void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int lds, long long ss, void *dst, int ldd,

@@ -459,6 +459,14 @@ extern "C" int ss_cuda_batch_panel_width(int op, int m, int n, size_t es, int co
     const int whole_most = op == OP_GEQRF ? 32 : op == OP_GETRF ? 36 : widest + 4;
     if (panel_bytes(op, m, k, es) <= WHOLE_BYTES && k <= whole_most)
         return k;
+    if (op == OP_GEQRF && k > 32 && widest == 16 && panel_bytes(op, m, 16, es) <= PANEL_BYTES) {
+        // the QR of 33..64 columns in even panels of at most 16 (33: 11, 11, 11 rather than 16, 16,
+        // 1). H200, bench/NOTES.md session 52, ratio to cuBLAS at 33 / 36 / 52: d 1.06 / 1.21 / 2.37x
+        // against 0.96 / 1.07 / 2.28x with panels of 16; s 1.04 / 1.17 / 1.88x against 0.90 / 0.96 /
+        // 1.67x; z 1.71 / 1.91 / 2.68x against 1.42 / 1.63 / 2.36x; no order of 33..64 slower
+        const int panels = (k + 15) / 16;
+        return (k + panels - 1) / panels;
+    }
     for (int jb = widest; jb >= 4; jb /= 2)
         if (jb < k && panel_bytes(op, m, jb, es) <= PANEL_BYTES)
             return jb;
