@@ -36,7 +36,8 @@
  * 3.2x the vendor's at order 64 in d, where the tiled kernel gave 1.38x).
  * nb (every entry point): 0 = automatic: the small-size kernel where it applies,
  * else panel kernels of the automatic width; nb > 0 forces the panel kernels with
- * panels of nb columns (nb >= min(m, n): the whole matrix as one panel, the path
+ * panels of nb columns, not nested unless STARSOLVE_BATCH_GETRF_NEST asks for it
+ * (nb >= min(m, n): the whole matrix as one panel, the path
  * small sizes took before the small-size kernels), e.g. to compare both in one run
  * (bench/batched_gpu prints that as the "panel" column). plan_batch below makes these choices
  * once, for the workspace size and for the factorization. */
