@@ -4,8 +4,9 @@
  * the GPU and the times compare with the vendor's measured the same way
  * (BASELINES.md).
  *   test:  sizes 1..32 and a few to 64 (the small-size kernels where zbatched_cuda.c's
- *          small_kernel_taken takes them: to 64 in s and d's Cholesky, else 32; panels above; the tiled kernels only where STARSOLVE_BATCH_TILED_* asks for
- *          them, and the Cholesky from 561 in d, c, z, see zbatched_cuda.c) and 65 .. 1024 (panel
+ *          small_kernel_taken takes them: to 64 in s and d's Cholesky, else 32; panels
+ *          above; the tiled kernels only where STARSOLVE_BATCH_TILED_* asks for them, and
+ *          the Cholesky from 561 in d, c, z, see zbatched_cuda.c) and 65 .. 1024 (panel
  *          kernels and GEMMs: the register panels up to 512 rows, 700's first panels in shared
  *          memory, batched_regpanel.cuh), rectangular
  *          shapes small and large, padded strided batches with one singular

@@ -420,8 +420,8 @@ static size_t panel_bytes(int op, int mr, int jb, size_t es)
 // stays below what a block may take on sm_90 (227 KB), the kernels' static variables
 // included. The complex LU in panels of 16 (H200, session 52): c 128 / 256 / 512 1.91 /
 // 2.38 / 3.09x cuBLAS where 32 gave 1.48 / 1.96 / 2.71x, z 128 / 256 1.95 / 2.61x against
-// 1.24 / 1.95x (z's 32-column panel leaves the registers for shared memory; c's four real
-// products an element, twice z's register-panel rows' share of work). In s and d, 32 stays
+// 1.24 / 1.95x (z's 32-column panel leaves the registers for shared memory; why c, whose
+// 32-column panel stays in registers, gains too was not looked into). In s and d, 32 stays
 // ahead (d 256: 3.85x against 3.32x).
 // From widths swept on an H100 (double, 1 GiB, bench/NOTES.md sessions 21
 // and 22, ratio to the vendor): LU of 512 with 32 columns 2.15 where 16 gave 1.55
