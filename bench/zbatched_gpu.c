@@ -3,8 +3,8 @@
  * matrices already in GPU memory, outside StarPU, so that every chunk runs on
  * the GPU and the times compare with the vendor's measured the same way
  * (BASELINES.md).
- *   test:  sizes 1..32 and a few to 64 (the small-size kernels where zbatched_cuda.c's
- *          small_kernel_taken takes them: to 64 in s and d's Cholesky, else 32; panels
+ *   test:  sizes 1..32 and a few to 64 (the small-size kernels where batched_small.cuh's
+ *          small_most_order takes them: to 64 in s's LU and s and d's Cholesky, else 32; panels
  *          above; the tiled kernels only where STARSOLVE_BATCH_TILED_* asks for them, and
  *          the Cholesky from 561 in d, c, z, see zbatched_cuda.c) and 65 .. 1024 (panel
  *          kernels and GEMMs: the register panels up to 512 rows, 700's first panels in shared
@@ -18,9 +18,8 @@
  *   bench: ours against cuBLAS getrfBatched / cuSOLVER potrfBatched (lower) /
  *          cuBLAS geqrfBatched on the same matrices, best of niter each,
  *          factorization alone (no host copies), a sample of our results checked;
- *          where the small-size kernels could run (nb 0, m <= 64, z 32:
- *          ss_cuda_batch_small_fits), also our panel kernel on the whole matrix (nb = m,
- *          the path before them): "panel s". */
+ *          where the small-size kernels run (nb 0, ss_cuda_batch_small_taken), also our
+ *          panel kernel on the whole matrix (nb = m, the path before them): "panel s". */
 #include <complex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -202,7 +201,8 @@ int test_zbatched_gpu(void)
     CUDA_OK(cudaStreamCreate(&s));
     STATUS_OK(cublasSetStream(h, s));
     failures = 0;
-    /* 1..64: the small-size kernels with nb 0 (segments of 8, 16, 32 lanes, 64 = two warps; z up to 32);
+    /* 1..64: the small-size kernels with nb 0 where they are used (segments of 8, 16, 32 lanes, 64 = two
+     * warps; small_most_order), panels beyond;
      * 36 / 37: the last order of the whole-matrix LU panel and the first of panels; 65, 97, 129: a
      * Cholesky panel one column short of 32 so that the last is not one column (33 in z: of 16);
      * 72: the LU not nested (below 96); forced width 8: a few; 560 / 561: the last order of the
@@ -291,7 +291,7 @@ int run_zbatched_gpu(const char *op_name, int m, int mib, int niter, int nb)
     double ours = 0, vendor = 0, panel = 0;
     int info_sum = 0;
     /* nb 0 on a size the small-size kernels take: also the panel kernel on the whole matrix (nb = m) */
-    int sides = nb == 0 && ss_cuda_batch_small_fits(op, m, m, sizeof(starsolve_complex64_t)) ? 3 : 2;
+    int sides = nb == 0 && ss_cuda_batch_small_taken(op, m, m, sizeof(starsolve_complex64_t), SS_COMPLEX_ARITH) ? 3 : 2;
     void *pwork = sides == 3 ? device(ss_zbatch_cuda_work_bytes(op, m, m, batch, m)) : NULL;
     for (int side = 0; side < sides; side++)      /* 0 ours, 1 the vendor's, 2 our panel kernel */
         for (int run = 0; run <= niter; run++) {  /* run 0: warm-up, not timed */

@@ -254,12 +254,14 @@ void ss_cuda_zbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long lo
                                 void *V, int ldv, long long sV, void *Tm, int ldt, long long sTm, int count,
                                 cudaStream_t stream);
 /* Small-size kernels of the batched factorizations (codelets/cuda/batched_small.cuh):
- * max(m, n) <= 32, or <= 64 for es <= 8 (s, d, c) (potrf: square), a segment of 8,
- * 16 or 32 lanes of a warp (64: two warps) per matrix holding it in registers,
+ * max(m, n) <= 32, or <= 64 in s's LU and s and d's Cholesky (potrf: square), a segment of
+ * 8, 16 or 32 lanes of a warp (64: two warps) per matrix holding it in registers,
  * several matrices per block; the whole factorization in one launch, info written
  * for every matrix (no memset needed).
- * ss_cuda_batch_small_fits: 1 when op's small kernel takes m x n of es-byte elements. */
-int ss_cuda_batch_small_fits(int op, int m, int n, size_t es);
+ * ss_cuda_batch_small_taken: 1 when op's small kernel is used for m x n of es-byte elements,
+ * complex_arith (SS_COMPLEX_ARITH) in c and z; why there and not beyond: batched_small.cuh's
+ * small_most_order. */
+int ss_cuda_batch_small_taken(int op, int m, int n, size_t es, int complex_arith);
 void ss_cuda_sbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
                                 int count, cudaStream_t stream);
 void ss_cuda_dbatch_getrf_small(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info,
@@ -322,6 +324,9 @@ void ss_cuda_zbatch_potrf_tiled(int n, int j0, int jb, int ch, int upper, void *
                                 int count, cudaStream_t stream);
 int ss_cuda_zbatch_getrf_tiled_fits(int m, int n);
 int ss_cuda_zbatch_potrf_tiled_plan(int n, int large, int *ch);
+/* The width of the tiled Cholesky's panel at column j0 of order n in panels of tjb (potrf_tiled_plan's):
+ * tjb, or the rest of the matrix where a full panel would leave at most 8 columns. */
+int ss_cuda_batch_potrf_tiled_width(int n, int j0, int tjb);
 /* The panel width for op (SS_BATCH_GETRF, _POTRF, _GEQRF) on m x n matrices of es-byte
  * elements (complex_arith: c or z): `asked` (at most 64) if > 0 and its panel fits, else min(m, n)
  * when the whole matrix fits in 64 KB of shared memory and has at most 36 columns (QR: 32; Cholesky:
@@ -420,6 +425,13 @@ static inline CBLAS_DIAG ss_cblas_diag(char d) { return d == 'U' ? CblasUnit : C
 #define SS_FLOP_SCALE 4.0
 #else
 #define SS_FLOP_SCALE 1.0
+#endif
+
+/* 1 in c and z, 0 in s and d (for the batched GPU plans, whose choices differ in complex arithmetic) */
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+#define SS_COMPLEX_ARITH 1
+#else
+#define SS_COMPLEX_ARITH 0
 #endif
 
 /* LAPACK's real routines take 'T' where the complex ones take 'C' (conjugate transpose). */

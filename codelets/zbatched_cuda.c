@@ -30,8 +30,9 @@
  * session 51); the others ran slower than the paths below (z's Cholesky of order 33..64, the
  * default until session 51, too); STARSOLVE_BATCH_TILED_* (batched_tiled.cuh) turns them on where
  * the small-size kernel does not apply.
- * Small sizes (max(m, n) <= 32, or to 64 in s and d's Cholesky: small_kernel_taken; potrf square): one launch of the small-size kernel
- * (codelets/cuda/batched_small.cuh, a few lanes of a warp per matrix, registers)
+ * Small sizes (max(m, n) <= 32, or to 64 in s's LU and s and d's Cholesky: small_most_order in
+ * codelets/cuda/batched_small.cuh; potrf square): one launch of the small-size kernel (a few
+ * lanes of a warp per matrix, registers)
  * does everything, info included; for the Cholesky it comes before the tiled kernel (session 21:
  * 3.2x the vendor's at order 64 in d, where the tiled kernel gave 1.38x).
  * nb (every entry point): 0 = automatic: the small-size kernel where it applies,
@@ -111,33 +112,6 @@ static int geqrf_nest_width(int k, int jb)
     return nbo > jb ? nbo : 0;
 }
 
-/* c and z: the LU's panels are narrower (ss_cuda_batch_panel_width) */
-#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
-enum { COMPLEX_ARITH = 1 };
-#else
-enum { COMPLEX_ARITH = 0 };
-#endif
-
-/* 1 when the small-size kernel (batched_small.cuh) takes this shape. Its kernels reach order 64
- * in s, d, c, but on an H200 panels beat them from 33 (bench/NOTES.md sessions 51-52, ratio to
- * the vendor's at orders 40 / 48 / 64): c's Cholesky 0.71 / 0.67 / 0.98x against 1.42 / 1.33 /
- * 1.36x with panels of 32, c's LU 1.09 / 1.23 / 1.28x against 2.10 / 2.36 / 1.99x with panels
- * of 16, d's LU 1.93 / 2.12 / 2.23x against 2.13 / 2.41 / 2.76x with the panels' best width.
- * So those take it only while the LU has at most 32 columns, the Cholesky order 32; s's LU and
- * Cholesky and d's Cholesky (d 56 / 64: 3.39 / 3.19x against 3.16 / 2.99x) keep it to 64. */
-static int small_kernel_taken(int op, int m, int n, size_t es)
-{
-#if defined(STARSOLVE_PRECISION_C)
-    if (op == SS_BATCH_POTRF && n > 32)
-        return 0;
-#endif
-#if defined(STARSOLVE_PRECISION_C) || defined(STARSOLVE_PRECISION_D)
-    if (op == SS_BATCH_GETRF && ss_min(m, n) > 32)
-        return 0;
-#endif
-    return ss_cuda_batch_small_fits(op, m, n, es);
-}
-
 static struct batch_plan plan_batch(int op, int m, int n, int nb)
 {
     const size_t es = sizeof(cuDoubleComplex);
@@ -146,21 +120,21 @@ static struct batch_plan plan_batch(int op, int m, int n, int nb)
         p.path = BATCH_TILED;   /* the whole LU in one launch */
         return p;
     }
-    if (nb == 0 && small_kernel_taken(op, m, n, es)) {
+    if (nb == 0 && ss_cuda_batch_small_taken(op, m, n, es, SS_COMPLEX_ARITH)) {
         p.path = BATCH_SMALL;
         return p;
     }
     if (nb == 0 && op == SS_BATCH_POTRF && m == n) {
         /* above 512, where the panels below would narrow to fit their rows (d, c, z from 561), the
          * tiled kernel's panels of 32 columns instead (batched_tiled.cuh, tiled_potrf_plan) */
-        const int large = n > 512 && ss_cuda_batch_panel_width(op, n, n, es, COMPLEX_ARITH, 0) < ss_cuda_batch_panel_width(op, 512, 512, es, COMPLEX_ARITH, 0);
+        const int large = n > 512 && ss_cuda_batch_panel_width(op, n, n, es, SS_COMPLEX_ARITH, 0) < ss_cuda_batch_panel_width(op, 512, 512, es, SS_COMPLEX_ARITH, 0);
         p.jb = ss_cuda_zbatch_potrf_tiled_plan(n, large, &p.ch);
         if (p.jb > 0) {
             p.path = BATCH_TILED;
             return p;
         }
     }
-    p.jb = ss_cuda_batch_panel_width(op, m, n, es, COMPLEX_ARITH, nb);
+    p.jb = ss_cuda_batch_panel_width(op, m, n, es, SS_COMPLEX_ARITH, nb);
     /* nb > 0 (a width asked for) is not nested unless STARSOLVE_BATCH_GETRF_NEST asks for it too */
     if (op == SS_BATCH_GETRF && (nb == 0 || getenv("STARSOLVE_BATCH_GETRF_NEST")) && p.jb > 0 && ss_min(m, n) > p.jb && ss_cuda_batch_laswp_fits(m, es))
         p.nbo = getrf_nest_width(ss_min(m, n), p.jb);
@@ -195,7 +169,7 @@ size_t ss_zbatch_cuda_work_bytes(int op, int m, int n, int count, int nb)
 
 int ss_zbatch_cuda_applies(int op, int m, int n, int nb)
 {
-    return ss_cuda_batch_panel_width(op, m, n, sizeof(cuDoubleComplex), COMPLEX_ARITH, nb) > 0;
+    return ss_cuda_batch_panel_width(op, m, n, sizeof(cuDoubleComplex), SS_COMPLEX_ARITH, nb) > 0;
 }
 
 /* ---- the LU by panels, nested (Haidar et al.'s recursive nested blocking): outer blocks of
@@ -325,8 +299,9 @@ void ss_zbatch_potrf_cuda(cublasHandle_t h, cudaStream_t s, char uplo, int n, cu
             Ls[1] = piece(&cursor, (size_t)count * tjb * tjb * sizeof *A);
         }
         /* a panel with rows below its diagonal block leaves L11 in Ls[p % 2]; the next launch copies it in */
-        for (int j0 = 0, p = 0; j0 < n; j0 += tjb, p++) {
-            int jb = ss_min(tjb, n - j0), mr = n - j0;
+        for (int j0 = 0, p = 0, jb; j0 < n; j0 += jb, p++) {
+            const int mr = n - j0;
+            jb = ss_cuda_batch_potrf_tiled_width(n, j0, tjb);   /* the last one may be wider, never a sliver */
             long long sW = (long long)mr * jb;
             if (j0 > 0 && !upper)   /* W = L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H */
                 gemm_batch(h, 'N', 'C', mr, jb, j0, &one, A + j0, lda, sA, A + j0, lda, sA, &zero, W, mr, sW, count);

@@ -180,26 +180,22 @@ static void emu_launch(unsigned grid, unsigned block, const std::function<void()
     }
 }
 
-enum { OP_GETRF = 0, OP_POTRF = 1, OP_GEQRF = 2 };
-extern "C" int ss_cuda_batch_small_fits(int op, int m, int n, size_t es)
+// where the small kernels are used, and so which 64-lane kernels exist: batched_small.cuh's small_most_order
+extern "C" int ss_cuda_batch_small_taken(int op, int m, int n, size_t es, int complex_arith)
 {
-    int most = es <= 8 ? 64 : 32;
-    return m >= 1 && n >= 1 && m <= most && n <= most && (op != OP_POTRF || m == n);
+    return small_taken(op, m, n, (int)es, complex_arith);
 }
-static int small_nc(int m, int n)
-{
-    int big = m > n ? m : n;
-    return big <= 8 ? 8 : big <= 16 ? 16 : big <= 32 ? 32 : 64;
-}
-#define EMU_DISPATCH(NCV, launch_nc) switch (NCV) { case 8: launch_nc(8); break; case 16: launch_nc(16); break; \
-    case 32: launch_nc(32); break; default: if constexpr (sizeof(T) <= 8) { launch_nc(64); } else emu_fail("z at 64"); }
+#define EMU_DISPATCH(OP, NCV, launch_nc) switch (NCV) { case 8: launch_nc(8); break; case 16: launch_nc(16); break; \
+    case 32: launch_nc(32); break; default: if constexpr (small_nc64_built<T>(OP)) { launch_nc(64); } \
+    else emu_fail("a 64-lane kernel the library does not build"); }
 
 template <typename T>
 static void getrf(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info, int count)
 {
-#define L(NC) emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] { \
-        getrf_small<T, NC>(m, n, (T *)A, lda, sA, ipiv, sP, info, count); })
-    EMU_DISPATCH(small_nc(m, n), L)
+#define L(NC) small_nw_launch<NC>(small_nw(NC, n), [&](auto r) { constexpr int NW = decltype(r)::value; \
+        emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] { \
+            getrf_small<T, NC, NW>(m, n, (T *)A, lda, sA, ipiv, sP, info, count); }); })
+    EMU_DISPATCH(OP_GETRF, small_nc(m, n), L)
 #undef L
 }
 template <typename T>
@@ -208,15 +204,16 @@ static void potrf(int n, int upper, void *A, int lda, long long sA, int *info, i
 #define L(NC) emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] { \
         if (upper) potrf_small<T, NC, true>(n, (T *)A, lda, sA, info, count); \
         else potrf_small<T, NC, false>(n, (T *)A, lda, sA, info, count); })
-    EMU_DISPATCH(small_nc(n, n), L)
+    EMU_DISPATCH(OP_POTRF, small_nc(n, n), L)
 #undef L
 }
 template <typename T>
 static void geqrf(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info, int count)
 {
-#define L(NC) emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] { \
-        geqrf_small<T, NC>(m, n, (T *)A, lda, sA, (T *)tau, sT, info, count); })
-    EMU_DISPATCH(small_nc(m, n), L)
+#define L(NC) small_nw_launch<NC>(small_nw(NC, m), [&](auto r) { constexpr int NW = decltype(r)::value; \
+        emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] { \
+            geqrf_small<T, NC, NW>(m, n, (T *)A, lda, sA, (T *)tau, sT, info, count); }); })
+    EMU_DISPATCH(OP_GEQRF, small_nc(m, n), L)
 #undef L
 }
 
@@ -262,8 +259,9 @@ static void potrf_tiled_emu(int n, int upper, void *Av, int lda, long long sA, i
     T *A = (T *)Av;
     std::vector<T> Wv((size_t)count * n * tjb), L0((size_t)count * tjb * tjb), L1((size_t)count * tjb * tjb);
     T *Ls[2] = { L0.data(), L1.data() };
-    for (int j0 = 0, p = 0; j0 < n; j0 += tjb, p++) {
-        const int jb = tjb < n - j0 ? tjb : n - j0, mr = n - j0;
+    for (int j0 = 0, p = 0, jb; j0 < n; j0 += jb, p++) {
+        const int mr = n - j0;
+        jb = tiled_potrf_width(n, j0, tjb);
         T *W = j0 > 0 ? Wv.data() : nullptr;
         for (int b = 0; W && b < count; b++)   // W = L(j0:n, 0:j0) L(j0:j0+jb, 0:j0)^H (lower terms)
             for (int q = 0; q < jb; q++)
@@ -304,7 +302,6 @@ TILED_ENTRIES(z, double2)
 
 // ---- the register panels (batched_regpanel.cuh) in zbatched_cuda.c's loops over panels of nb
 // columns, their GEMMs done here on the host; 0 when a panel does not take the register kernel
-template <int NC> struct small_width { enum { value = NC }; };
 template <typename T, typename K>
 static int regpanel_launch(int mr, int jb, unsigned count, K launch)
 {

@@ -393,7 +393,6 @@ __global__ void batch_copy(int m, int n, const T *src, int lds, long long ss, T 
 }
 
 // ---- launch sizes and shared memory
-enum { OP_GETRF = 0, OP_POTRF = 1, OP_GEQRF = 2 };   // codelets.h's SS_BATCH_GETRF, _POTRF, _GEQRF
 // Shared memory a panel of mr rows and jb columns needs, per op
 static size_t panel_bytes(int op, int mr, int jb, size_t es)
 {
@@ -483,7 +482,6 @@ extern "C" int ss_cuda_batch_laswp_fits(int m, size_t es)
 // 32 columns (complex double: 16), one thread a row; else the shared-memory panels.
 // launch(small_width<NC>()) for the register panel of mr rows and jb columns of T, one
 // thread a row (WIDE false: not the 32-column one); false when none takes the panel.
-template <int NC> struct small_width { enum { value = NC }; };
 template <typename T, bool WIDE, typename F>
 static bool regpanel_dispatch(int mr, int jb, F launch)
 {
@@ -587,21 +585,10 @@ extern "C" void ss_cuda_batch_copy(size_t es, int m, int n, const void *src, int
     SS_CHECK_LAUNCH("batched copy kernel launch");
 }
 
-// ---- small sizes (batched_small.cuh): max(m, n) <= 32, or 64 for elements of at most
-// 8 bytes (s, d, c; z at 64 would take 256 registers a lane and 66 KB of tile); potrf square.
-// geqrf stops at 32: from 33 its column stays in local memory, and on an H100 (session 12,
-// double) the small kernel took 4.3x (m = 48) and 1.7x (m = 64) the time of the panel path.
-extern "C" int ss_cuda_batch_small_fits(int op, int m, int n, size_t es)
+// ---- small sizes (batched_small.cuh; where they are used: small_most_order there)
+extern "C" int ss_cuda_batch_small_taken(int op, int m, int n, size_t es, int complex_arith)
 {
-    int most = es <= 8 && op != OP_GEQRF ? 64 : 32;
-    return m >= 1 && n >= 1 && m <= most && n <= most && (op != OP_POTRF || m == n);
-}
-
-// NC: the segment width (lanes per matrix), the smallest of 8, 16, 32, 64 that holds every row and column
-static int small_nc(int m, int n)
-{
-    int big = m > n ? m : n;
-    return big <= 8 ? 8 : big <= 16 ? 16 : big <= 32 ? 32 : 64;
+    return small_taken(op, m, n, (int)es, complex_arith);
 }
 
 static unsigned small_blocks(int count, int nc)
@@ -611,8 +598,8 @@ static unsigned small_blocks(int count, int nc)
 }
 
 // launch(small_width<NC>()) with the segment width m x n needs: one switch for every small
-// kernel (NC 64 only instantiated for elements of at most 8 bytes: small_fits keeps z out)
-template <typename T, typename F>
+// kernel; NC 64 is instantiated only where op's kernel in T is used (small_nc64_built)
+template <typename T, int OP, typename F>
 static void small_dispatch(int m, int n, F launch)
 {
     switch (small_nc(m, n)) {
@@ -620,10 +607,23 @@ static void small_dispatch(int m, int n, F launch)
     case 16: launch(small_width<16>()); break;
     case 32: launch(small_width<32>()); break;
     default:
-        if constexpr (sizeof(T) <= 8)
+        if constexpr (small_nc64_built<T>(OP))
             launch(small_width<64>());
         break;
     }
+}
+
+// launch(small_width<NW>()) for small_nw(NC, need), the registers a lane holds; STARSOLVE_BATCH_SMALL_NW=0:
+// NC (the kernels before session 53, to measure against)
+template <int NC, typename F>
+static void small_nw_dispatch(int need, F launch)
+{
+    static int narrow = -1;
+    if (narrow < 0) {
+        const char *e = getenv("STARSOLVE_BATCH_SMALL_NW");
+        narrow = e ? atoi(e) != 0 : 1;
+    }
+    small_nw_launch<NC>(narrow ? small_nw(NC, need) : NC, launch);
 }
 
 template <typename T>
@@ -632,12 +632,15 @@ static void getrf_small_launch(int m, int n, void *A, int lda, long long sA, int
 {
     if (count <= 0)
         return;
-    if (!ss_cuda_batch_small_fits(OP_GETRF, m, n, sizeof(T)))
+    if (!small_taken(OP_GETRF, m, n, (int)sizeof(T), small_complex<T>()))
         ss_cuda_fail("batched getrf small kernel: shape too large", m > n ? m : n, __FILE__, __LINE__);
-    small_dispatch<T>(m, n, [&](auto w) {
+    small_dispatch<T, OP_GETRF>(m, n, [&](auto w) {
         constexpr int NC = decltype(w)::value;
-        getrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, ipiv,
-                                                                                     sP, info, count);
+        small_nw_dispatch<NC>(n, [&](auto r) {
+            constexpr int NW = decltype(r)::value;
+            getrf_small<T, NC, NW><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA,
+                                                                                             ipiv, sP, info, count);
+        });
     });
     SS_CHECK_LAUNCH("batched getrf small kernel launch");
 }
@@ -648,9 +651,9 @@ static void potrf_small_launch(int n, int upper, void *A, int lda, long long sA,
 {
     if (count <= 0)
         return;
-    if (!ss_cuda_batch_small_fits(OP_POTRF, n, n, sizeof(T)))
+    if (!small_taken(OP_POTRF, n, n, (int)sizeof(T), small_complex<T>()))
         ss_cuda_fail("batched potrf small kernel: order too large", n, __FILE__, __LINE__);
-    small_dispatch<T>(n, n, [&](auto w) {
+    small_dispatch<T, OP_POTRF>(n, n, [&](auto w) {
         constexpr int NC = decltype(w)::value;
         if (upper)
             potrf_small<T, NC, true><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(n, (T *)A, lda, sA,
@@ -668,12 +671,15 @@ static void geqrf_small_launch(int m, int n, void *A, int lda, long long sA, voi
 {
     if (count <= 0)
         return;
-    if (!ss_cuda_batch_small_fits(OP_GEQRF, m, n, sizeof(T)))
+    if (!small_taken(OP_GEQRF, m, n, (int)sizeof(T), small_complex<T>()))
         ss_cuda_fail("batched geqrf small kernel: shape too large", m > n ? m : n, __FILE__, __LINE__);
-    small_dispatch<T>(m, n, [&](auto w) {
+    small_dispatch<T, OP_GEQRF>(m, n, [&](auto w) {
         constexpr int NC = decltype(w)::value;
-        geqrf_small<T, NC><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA, (T *)tau,
-                                                                                     sT, info, count);
+        small_nw_dispatch<NC>(m, [&](auto r) {
+            constexpr int NW = decltype(r)::value;
+            geqrf_small<T, NC, NW><<<small_blocks(count, NC), SMALL_MPB(NC) * NC, 0, stream>>>(m, n, (T *)A, lda, sA,
+                                                                                             (T *)tau, sT, info, count);
+        });
     });
     SS_CHECK_LAUNCH("batched geqrf small kernel launch");
 }
@@ -788,6 +794,8 @@ static void getrf_tiled_launch(int m, int n, void *A, int lda, long long sA, int
     {                                                                                                               \
         return tiled_potrf_plan(n, large, TILED_POTRF_TR(T), tiled_potrf_threads<T>(), ch);                         \
     }
+
+extern "C" int ss_cuda_batch_potrf_tiled_width(int n, int j0, int tjb) { return tiled_potrf_width(n, j0, tjb); }
 
 SS_BATCH_TILED_ENTRY_POINTS(float, ss_cuda_sbatch_getrf_tiled, ss_cuda_sbatch_potrf_tiled,
                             ss_cuda_sbatch_getrf_tiled_fits, ss_cuda_sbatch_potrf_tiled_plan)

@@ -1,11 +1,11 @@
-// Small-size batched LU, Cholesky and QR: max(m, n) <= 32 (64 for s, d, c), the
+// Small-size batched LU, Cholesky and QR: max(m, n) <= 32 (to 64 where small_most_order says), the
 // whole factorization of a matrix in the registers of NC = 8, 16 or 32 lanes of
 // one warp (a "segment"), several matrices per thread block, or for NC = 64 of the
 // two warps of a 64-thread block, one matrix per block (Haidar et al.,
 // "Towards batched linear solvers on accelerated hardware platforms"; MAGMA's
 // small-size batched kernels). Included by batched.cu (launchers there); kept
 // apart so that a host emulation of warps can compile the same text.
-//   getrf: lane r owns row r (NC registers). Partial pivoting without moving
+//   getrf: lane r owns row r (NW registers, small_nw). Partial pivoting without moving
 //     data: each lane keeps its row's position in LAPACK's row order; the pivot
 //     search is a reduction over the candidate rows (LAPACK's choice: first
 //     position of largest |re| + |im|; whole warps with the warp-reduce
@@ -17,7 +17,7 @@
 //     through a shared-memory transpose so that global accesses stay coalesced).
 //     Right-looking: column c goes to the segment through shared memory (one
 //     store per lane), row r updates itself: A(r, q) -= A(r, c) conj(A(q, c)) / d.
-//   geqrf: lane q owns column q (loaded and stored through a shared-memory
+//   geqrf: lane q owns column q (NW registers; loaded and stored through a shared-memory
 //     transpose). Lane c builds reflector c (LAPACK's larfg: the norm scaled by a
 //     power of two only when the plain sum of squares under- or overflows; divisions
 //     as multiplications by one reciprocal, see below) and puts v and tau in shared
@@ -31,10 +31,75 @@
 #ifndef STARSOLVE_BATCHED_SMALL_CUH
 #define STARSOLVE_BATCHED_SMALL_CUH
 #include <float.h>
+#include <type_traits>
 #include "batched_scalar.cuh"
 
 // matrices per block (threads per block = SMALL_MPB * NC: 64 or 128)
 #define SMALL_MPB(NC) ((NC) == 64 ? 1 : (NC) == 32 ? 2 : (NC) == 16 ? 8 : 16)
+
+enum { OP_GETRF = 0, OP_POTRF = 1, OP_GEQRF = 2 };   // codelets.h's SS_BATCH_GETRF, _POTRF, _GEQRF
+
+// The largest order the small-size kernels are used for, the one place that says it: the
+// launchers' guard, which 64-lane kernels are built at all, zbatched_cuda.c's plan, the
+// emulation and bench/batched_gpu all ask small_taken below. The kernels could take 64 wherever a
+// lane's 64 registers hold a row (not z: 256 registers a lane, 66 KB of tile), but panels beat
+// them from 33 (H200, 1 GiB of matrices, ratio to the vendor's at orders 40 / 48 / 64;
+// bench/NOTES.md sessions 51-52): c's Cholesky 0.71 / 0.67 / 0.98x against 1.42 / 1.33 / 1.36x
+// with panels of 32, c's LU 1.09 / 1.23 / 1.28x against 2.10 / 2.36 / 1.99x with panels of 16,
+// d's LU 1.93 / 2.12 / 2.23x against 2.13 / 2.41 / 2.76x with the panels' best width. s's LU and
+// Cholesky and d's Cholesky (d 56 / 64: 3.39 / 3.19x against 3.16 / 2.99x) keep them to 64. QR
+// stops at 32: from 33 its column stays in local memory, and on an H100 (session 12, double)
+// the small kernel took 4.3x (m = 48) and 1.7x (m = 64) the time of the panel path.
+// es: bytes an element; complex_arith: c or z.
+__host__ __device__ constexpr int small_most_order(int op, int es, int complex_arith)
+{
+    return op == OP_GEQRF || complex_arith ? 32 : op == OP_POTRF || es == 4 ? 64 : 32;
+}
+// 1 when the small-size kernel of op takes an m x n matrix (potrf: square)
+__host__ __device__ constexpr int small_taken(int op, int m, int n, int es, int complex_arith)
+{
+    const int most = small_most_order(op, es, complex_arith);
+    return m >= 1 && n >= 1 && m <= most && n <= most && (op != OP_POTRF || m == n);
+}
+// the segment width (lanes per matrix): the smallest of 8, 16, 32, 64 that holds every row and column
+__host__ __device__ constexpr int small_nc(int m, int n)
+{
+    const int big = m > n ? m : n;
+    return big <= 8 ? 8 : big <= 16 ? 16 : big <= 32 ? 32 : 64;
+}
+// NW, the registers a lane of the LU (columns) or QR (rows) holds: NC, but with 32 lanes the
+// columns (LU) / rows (QR) the matrix has, rounded up to 20, 24 or 28 (fewer registers a lane
+// and no work on the zero columns past n). On an H200 (1 GiB of matrices, ratio to cuBLAS with
+// 32 registers and with these, bench/NOTES.md session 53): z LU at 17 / 20 / 24 / 28 0.54 / 0.60 /
+// 0.80 / 1.13x against 1.13 / 1.27 / 1.42 / 1.79x, c QR 0.60 / 0.79 / 1.19 / 1.84x against 1.46 /
+// 1.95 / 2.18 / 2.20x, d LU 0.99 / 1.06 / 1.21 / 1.38x against 1.41 / 1.52 / 1.47 / 1.51x.
+// need: n (LU) or m (QR).
+__host__ __device__ constexpr int small_nw(int nc, int need)
+{
+    return nc != 32 ? nc : need <= 20 ? 20 : need <= 24 ? 24 : need <= 28 ? 28 : 32;
+}
+// a compile-time width (lanes, registers) for the launchers' generic lambdas
+template <int V> struct small_width { enum { value = V }; };
+// launch(small_width<NW>()) for nw registers a lane (small_nw's 20, 24, 28, else NC)
+template <int NC, typename F> inline void small_nw_launch(int nw, F launch)
+{
+    if constexpr (NC == 32) {
+        switch (nw) {
+        case 20: launch(small_width<20>()); return;
+        case 24: launch(small_width<24>()); return;
+        case 28: launch(small_width<28>()); return;
+        default: break;
+        }
+    }
+    launch(small_width<NC>());
+}
+// T is c or z (float2, double2)
+template <typename T> constexpr int small_complex() { return !std::is_same<typename real_of<T>::type, T>::value; }
+// 1 when op's 64-lane kernel in T is used, hence built
+template <typename T> constexpr int small_nc64_built(int op)
+{
+    return small_most_order(op, (int)sizeof(T), small_complex<T>()) > 32;
+}
 
 // the lanes of one matrix wait for each other (and see each other's shared-memory writes)
 template <int NC> __device__ inline void seg_sync()
@@ -115,7 +180,7 @@ template <typename R> __device__ __noinline__ chol_root<R> make_chol_root(R d)
 // Single complex, also 8 bytes, would spill 140 bytes at 10 and was not measured.
 #define SMALL_GETRF_MIN_BLOCKS(T, NC)                                                                          \
     (sizeof(T) != 8 || sizeof(typename real_of<T>::type) != 8 ? 0 : (NC) == 32 ? 10 : (NC) == 64 ? 6 : 0)
-template <typename T, int NC>
+template <typename T, int NC, int NW>
 __global__ void __launch_bounds__(SMALL_MPB(NC) * NC, SMALL_GETRF_MIN_BLOCKS(T, NC))
     getrf_small(int m, int n, T *Aall, int lda, long long sA, int *ipiv_all, long long sP, int *info_all, int count)
 {
@@ -128,13 +193,13 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC, SMALL_GETRF_MIN_BLOCKS(T, 
     const long long mat = (long long)blockIdx.x * MPB + seg;
     const bool live = mat < count;
     T *A = Aall + (live ? mat : 0) * sA;
-    T a[NC];
+    T a[NW];   // row `lane`, columns 0..NW-1 (NW >= n)
 #pragma unroll
-    for (int q = 0; q < NC; q++)
+    for (int q = 0; q < NW; q++)
         a[q] = live && lane < m && q < n ? A[lane + (size_t)q * lda] : make<T>(0, 0);
     int pos = lane, my_ipiv = 0, info = 0;   // pos: the row's position in LAPACK's row order
 #pragma unroll
-    for (int c = 0; c < NC; c++) {
+    for (int c = 0; c < NW; c++) {
         if (c >= k)
             break;
         // candidates: rows at positions c..m-1; NaN never wins (-1), others never (-2)
@@ -165,7 +230,7 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC, SMALL_GETRF_MIN_BLOCKS(T, 
                 best_rank[c & 1][half] = rank;
                 best_key[c & 1][half] = key;
 #pragma unroll
-                for (int q = c; q < NC; q++)
+                for (int q = c; q < NW; q++)
                     bc[0][c & 1][half][q] = a[q];
             }
             __syncthreads();
@@ -178,7 +243,7 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC, SMALL_GETRF_MIN_BLOCKS(T, 
             b = bc[seg][c & 1][0];
             if (lane == key % NC) {
 #pragma unroll
-                for (int q = c; q < NC; q++)
+                for (int q = c; q < NW; q++)
                     b[q] = a[q];
             }
             __syncwarp();
@@ -198,7 +263,7 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC, SMALL_GETRF_MIN_BLOCKS(T, 
             T l = div_(a[c], d);
             a[c] = l;
 #pragma unroll
-            for (int q = c + 1; q < NC; q++)
+            for (int q = c + 1; q < NW; q++)
                 a[q] = sub(a[q], mul(l, b[q]));
         }
     }
@@ -206,7 +271,7 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC, SMALL_GETRF_MIN_BLOCKS(T, 
         return;
     if (lane < m) {
 #pragma unroll
-        for (int q = 0; q < NC; q++)
+        for (int q = 0; q < NW; q++)
             if (q < n)
                 A[pos + (size_t)q * lda] = a[q];
     }
@@ -319,7 +384,7 @@ __device__ __noinline__ larfg_scalars<T> make_larfg_scalars(T alpha, typename re
 }
 
 // ---- QR (LAPACK's geqr2 and larfg), m x n, max(m, n) <= NC; a QR does not fail: info = 0
-template <typename T, int NC>
+template <typename T, int NC, int NW>
 __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) geqrf_small(int m, int n, T *Aall, int lda, long long sA,
                                                                   T *tau_all, long long sT, int *info_all, int count)
 {
@@ -335,20 +400,20 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) geqrf_small(int m, int n, 
     for (int q = 0; q < NC; q++)   // lane r reads row r (coalesced): tile(r, q) = A(r, q)
         tile[q * LDT + lane] = live && lane < m && q < n ? A[lane + (size_t)q * lda] : make<T>(0, 0);
     seg_sync<NC>();
-    T a[NC];   // column `lane`
+    T a[NW];   // column `lane`, rows 0..NW-1 (NW >= m)
 #pragma unroll
-    for (int r = 0; r < NC; r++)
+    for (int r = 0; r < NW; r++)
         a[r] = tile[lane * LDT + r];
     T my_tau = make<T>(0, 0);
 #pragma unroll
-    for (int c = 0; c < NC; c++) {
+    for (int c = 0; c < NW; c++) {
         if (c >= k)
             break;
         T *b = bc[seg][c & 1];
         if (lane == c) {   // larfg on a(c:)
             R part[4] = { 0, 0, 0, 0 };   // four chains: the other lanes wait for this one
 #pragma unroll
-            for (int r = c + 1; r < NC; r++)
+            for (int r = c + 1; r < NW; r++)
                 part[r % 4] += re(a[r]) * re(a[r]) + im(a[r]) * im(a[r]);
             R ssq = (part[0] + part[1]) + (part[2] + part[3]), unf = 1;
             if (ssq > 0 && !(ssq >= small_lim<R>::lo() && ssq <= small_lim<R>::hi())) {   // scaled by 2^k
@@ -356,7 +421,7 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) geqrf_small(int m, int n, 
                 unf = ssq > 1 ? small_lim<R>::up() : small_lim<R>::down();   // 1 / f
                 ssq = 0;
 #pragma unroll
-                for (int r = c + 1; r < NC; r++) {
+                for (int r = c + 1; r < NW; r++) {
                     R x = re(a[r]) * f, y = im(a[r]) * f;
                     ssq += x * x + y * y;
                 }
@@ -367,32 +432,32 @@ __global__ void __launch_bounds__(SMALL_MPB(NC) * NC) geqrf_small(int m, int n, 
             if (h.reflect) {
                 const T s = h.scale;
 #pragma unroll
-                for (int r = c + 1; r < NC; r++)
+                for (int r = c + 1; r < NW; r++)
                     a[r] = mul(a[r], s);
                 a[c] = make<T>(h.beta, 0);
             }
             b[c] = my_tau;
 #pragma unroll
-            for (int r = c + 1; r < NC; r++)
+            for (int r = c + 1; r < NW; r++)
                 b[r] = a[r];
         }
         seg_sync<NC>();
         if (lane > c) {   // H^H = I - conj(tau) v v^H on column `lane`, v(c) = 1
             T part[4] = { a[c], make<T>(0, 0), make<T>(0, 0), make<T>(0, 0) };   // four chains, as larfg's
 #pragma unroll
-            for (int r = c + 1; r < NC; r++)
+            for (int r = c + 1; r < NW; r++)
                 part[r % 4] = add(part[r % 4], mul(conj_(b[r]), a[r]));
             T s = add(add(part[0], part[1]), add(part[2], part[3]));
             s = mul(conj_(b[c]), s);
             a[c] = sub(a[c], s);
 #pragma unroll
-            for (int r = c + 1; r < NC; r++)
+            for (int r = c + 1; r < NW; r++)
                 a[r] = sub(a[r], mul(b[r], s));
         }
     }
     seg_sync<NC>();   // every lane is done with the tile
 #pragma unroll
-    for (int r = 0; r < NC; r++)
+    for (int r = 0; r < NW; r++)
         tile[lane * LDT + r] = a[r];
     seg_sync<NC>();
     if (!live)

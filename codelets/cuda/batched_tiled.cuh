@@ -464,6 +464,18 @@ static inline int tiled_potrf_plan(int n, int large, int TR, int most_threads, i
     }
     return 0;
 }
+// The width of the panel at column j0 in panels of tjb (tiled_potrf_plan's): tjb, but the rest
+// of the matrix when at most 8 columns would be left after it, so that the factorization does
+// not end on a sliver (a one-column panel is a 1 x 1 batched GEMM and a launch; cuBLAS's is slow,
+// see zbatched_cuda.c's panel loop). That last panel has no rows below its diagonal block, so its
+// width need not be a multiple of TR, and at tjb + 8 columns it is still one block (at most 90
+// tiles, tjb = 64 in d). Not where its W (rest x rest) would outgrow the n x tjb the caller's
+// workspace holds a matrix (tjb = 8 at order 24, say: only with STARSOLVE_BATCH_POTRF_NB).
+static inline int tiled_potrf_width(int n, int j0, int tjb)
+{
+    const int rest = n - j0;
+    return rest - tjb <= 8 && (long long)rest * rest <= (long long)n * tjb ? rest : tjb;
+}
 static inline int tiled_pow2(int x)
 {
     int p = 1;
