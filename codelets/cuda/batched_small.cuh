@@ -68,21 +68,27 @@ __host__ __device__ constexpr int small_nc(int m, int n)
     return big <= 8 ? 8 : big <= 16 ? 16 : big <= 32 ? 32 : 64;
 }
 // NW, the registers a lane of the LU (columns) or QR (rows) holds: NC, but with 32 lanes the
-// columns (LU) / rows (QR) the matrix has, rounded up to 20, 24 or 28 (fewer registers a lane
-// and no work on the zero columns past n). On an H200 (1 GiB of matrices, ratio to cuBLAS with
+// columns (LU) / rows (QR) the matrix has, rounded up to 20, 24 or 28, with 16 lanes 12 for at
+// most 12 (fewer registers a lane and no work on the zero columns past n). On an H200 (1 GiB of matrices, ratio to cuBLAS with
 // 32 registers and with these, bench/NOTES.md session 53): z LU at 17 / 20 / 24 / 28 0.54 / 0.60 /
 // 0.80 / 1.13x against 1.13 / 1.27 / 1.42 / 1.79x, c QR 0.60 / 0.79 / 1.19 / 1.84x against 1.46 /
-// 1.95 / 2.18 / 2.20x, d LU 0.99 / 1.06 / 1.21 / 1.38x against 1.41 / 1.52 / 1.47 / 1.51x.
-// need: n (LU) or m (QR).
+// 1.95 / 2.18 / 2.20x, d LU 0.99 / 1.06 / 1.21 / 1.38x against 1.41 / 1.52 / 1.47 / 1.51x; at 9 / 12
+// c QR 0.94 / 1.50x against 1.25 / 2.09x, z LU 1.57 / 1.82x against 2.16 / 2.53x. need: n (LU) or m (QR).
 __host__ __device__ constexpr int small_nw(int nc, int need)
 {
-    return nc != 32 ? nc : need <= 20 ? 20 : need <= 24 ? 24 : need <= 28 ? 28 : 32;
+    return nc == 32 ? (need <= 20 ? 20 : need <= 24 ? 24 : need <= 28 ? 28 : 32) : nc == 16 && need <= 12 ? 12 : nc;
 }
 // a compile-time width (lanes, registers) for the launchers' generic lambdas
 template <int V> struct small_width { enum { value = V }; };
-// launch(small_width<NW>()) for nw registers a lane (small_nw's 20, 24, 28, else NC)
+// launch(small_width<NW>()) for nw registers a lane (small_nw's 12, 20, 24, 28, else NC)
 template <int NC, typename F> inline void small_nw_launch(int nw, F launch)
 {
+    if constexpr (NC == 16) {
+        if (nw == 12) {
+            launch(small_width<12>());
+            return;
+        }
+    }
     if constexpr (NC == 32) {
         switch (nw) {
         case 20: launch(small_width<20>()); return;
