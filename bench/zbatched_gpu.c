@@ -201,7 +201,7 @@ int test_zbatched_gpu(void)
     CUDA_OK(cudaStreamCreate(&s));
     STATUS_OK(cublasSetStream(h, s));
     failures = 0;
-    /* 1..64: the small-size kernels with nb 0 where they are used (segments of 8, 16, 32 lanes, 64 = two
+    /* 1..64: the small-size kernels with nb 0 where they are used (segments of 1 to 32 lanes, 64 = two
      * warps; small_most_order), panels beyond;
      * 36 / 37: the last order of the whole-matrix LU panel and the first of panels; 65, 97, 129: a
      * Cholesky panel one column short of 32 so that the last is not one column (33 in z: of 16);

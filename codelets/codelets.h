@@ -255,7 +255,7 @@ void ss_cuda_zbatch_geqrf_panel(int m, int j0, int jb, void *A, int lda, long lo
                                 cudaStream_t stream);
 /* Small-size kernels of the batched factorizations (codelets/cuda/batched_small.cuh):
  * max(m, n) <= 32, or <= 64 in s's LU and s and d's Cholesky (potrf: square), a segment of
- * 8, 16 or 32 lanes of a warp (64: two warps) per matrix holding it in registers,
+ * 1, 2, 4, .. 32 lanes of a warp (64: two warps) per matrix holding it in registers,
  * several matrices per block; the whole factorization in one launch, info written
  * for every matrix (no memset needed).
  * ss_cuda_batch_small_taken: 1 when op's small kernel is used for m x n of es-byte elements,

@@ -603,6 +603,9 @@ template <typename T, int OP, typename F>
 static void small_dispatch(int m, int n, F launch)
 {
     switch (small_nc(m, n)) {
+    case 1: launch(small_width<1>()); break;
+    case 2: launch(small_width<2>()); break;
+    case 4: launch(small_width<4>()); break;
     case 8: launch(small_width<8>()); break;
     case 16: launch(small_width<16>()); break;
     case 32: launch(small_width<32>()); break;

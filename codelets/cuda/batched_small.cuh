@@ -1,5 +1,5 @@
 // Small-size batched LU, Cholesky and QR: max(m, n) <= 32 (to 64 where small_most_order says), the
-// whole factorization of a matrix in the registers of NC = 8, 16 or 32 lanes of
+// whole factorization of a matrix in the registers of NC = 1, 2, .., 32 lanes of
 // one warp (a "segment"), several matrices per thread block, or for NC = 64 of the
 // two warps of a 64-thread block, one matrix per block (Haidar et al.,
 // "Towards batched linear solvers on accelerated hardware platforms"; MAGMA's
@@ -35,7 +35,7 @@
 #include "batched_scalar.cuh"
 
 // matrices per block (threads per block = SMALL_MPB * NC: 64 or 128)
-#define SMALL_MPB(NC) ((NC) == 64 ? 1 : (NC) == 32 ? 2 : (NC) == 16 ? 8 : 16)
+#define SMALL_MPB(NC) ((NC) == 64 ? 1 : (NC) == 32 ? 2 : 128 / (NC))
 
 enum { OP_GETRF = 0, OP_POTRF = 1, OP_GEQRF = 2 };   // codelets.h's SS_BATCH_GETRF, _POTRF, _GEQRF
 
@@ -61,11 +61,14 @@ __host__ __device__ constexpr int small_taken(int op, int m, int n, int es, int 
     const int most = small_most_order(op, es, complex_arith);
     return m >= 1 && n >= 1 && m <= most && n <= most && (op != OP_POTRF || m == n);
 }
-// the segment width (lanes per matrix): the smallest of 8, 16, 32, 64 that holds every row and column
+// the segment width (lanes per matrix): the smallest power of two that holds every row and column.
+// Below 8 lanes since session 53: with 8 lanes a 1 x 1 .. 4 x 4 LU took 0.07-0.65x cuBLAS's time
+// ratio on an H200 (d at 1 / 2 / 3 / 4: 0.07 / 0.14 / 0.52 / 0.56x), most lanes idle and a block
+// reading 16 matrices.
 __host__ __device__ constexpr int small_nc(int m, int n)
 {
     const int big = m > n ? m : n;
-    return big <= 8 ? 8 : big <= 16 ? 16 : big <= 32 ? 32 : 64;
+    return big <= 1 ? 1 : big <= 2 ? 2 : big <= 4 ? 4 : big <= 8 ? 8 : big <= 16 ? 16 : big <= 32 ? 32 : 64;
 }
 // NW, the registers a lane of the LU (columns) or QR (rows) holds: NC, but with 32 lanes the
 // columns (LU) / rows (QR) the matrix has, rounded up to 20, 24 or 28, with 16 lanes 12 for at
