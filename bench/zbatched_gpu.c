@@ -18,8 +18,8 @@
  *   bench: ours against cuBLAS getrfBatched / cuSOLVER potrfBatched (lower) /
  *          cuBLAS geqrfBatched on the same matrices, best of niter each,
  *          factorization alone (no host copies), a sample of our results checked;
- *          where the small-size kernels run (nb 0, ss_cuda_batch_small_taken), also our
- *          panel kernel on the whole matrix (nb = m, the path before them): "panel s". */
+ *          where the small-size kernels run (nb 0, ss_cuda_batch_small_taken) from order 8, also
+ *          our panel kernel on the whole matrix (nb = m, the path before them): "panel s". */
 #include <complex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -290,8 +290,10 @@ int run_zbatched_gpu(const char *op_name, int m, int mib, int niter, int nb)
     CUDA_OK(cudaEventCreate(&e1));
     double ours = 0, vendor = 0, panel = 0;
     int info_sum = 0;
-    /* nb 0 on a size the small-size kernels take: also the panel kernel on the whole matrix (nb = m) */
-    int sides = nb == 0 && ss_cuda_batch_small_taken(op, m, m, sizeof(starsolve_complex64_t), SS_COMPLEX_ARITH) ? 3 : 2;
+    /* nb 0 on a size the small-size kernels take: also the panel kernel on the whole matrix (nb = m); not
+     * below order 8, where a GiB is tens of millions of matrices and that side took 0.02-0.17 s a run (H200) */
+    int sides = nb == 0 && m >= 8 && ss_cuda_batch_small_taken(op, m, m, sizeof(starsolve_complex64_t), SS_COMPLEX_ARITH)
+                    ? 3 : 2;
     void *pwork = sides == 3 ? device(ss_zbatch_cuda_work_bytes(op, m, m, batch, m)) : NULL;
     for (int side = 0; side < sides; side++)      /* 0 ours, 1 the vendor's, 2 our panel kernel */
         for (int run = 0; run <= niter; run++) {  /* run 0: warm-up, not timed */
