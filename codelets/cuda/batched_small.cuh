@@ -62,21 +62,23 @@ __host__ __device__ constexpr int small_taken(int op, int m, int n, int es, int 
     return m >= 1 && n >= 1 && m <= most && n <= most && (op != OP_POTRF || m == n);
 }
 // the segment width (lanes per matrix): the smallest power of two that holds every row and column.
-// Below 8 lanes since session 53: with 8 lanes a 1 x 1 .. 4 x 4 LU took 0.07-0.65x cuBLAS's time
-// ratio on an H200 (d at 1 / 2 / 3 / 4: 0.07 / 0.14 / 0.52 / 0.56x), most lanes idle and a block
-// reading 16 matrices.
+// Below 8 lanes since session 53: with 8 lanes, most of them idle and a block reading 16 matrices,
+// d's LU of order 1 / 2 / 3 / 4 ran at 0.07 / 0.15 / 0.53 / 0.57x cuBLAS's speed on an H200, with
+// 1, 2, 4 lanes at 1.10 / 0.94 / 1.22 / 1.35x (QR 0.24 / 0.31 / 0.58 / 1.02x to 3.73 / 2.17 / 1.39 /
+// 2.48x; bench/NOTES.md session 53).
 __host__ __device__ constexpr int small_nc(int m, int n)
 {
     const int big = m > n ? m : n;
     return big <= 1 ? 1 : big <= 2 ? 2 : big <= 4 ? 4 : big <= 8 ? 8 : big <= 16 ? 16 : big <= 32 ? 32 : 64;
 }
 // NW, the registers a lane of the LU (columns) or QR (rows) holds: NC, but with 32 lanes the
-// columns (LU) / rows (QR) the matrix has, rounded up to 20, 24 or 28, with 16 lanes 12 for at
-// most 12 (fewer registers a lane and no work on the zero columns past n). On an H200 (1 GiB of matrices, ratio to cuBLAS with
-// 32 registers and with these, bench/NOTES.md session 53): z LU at 17 / 20 / 24 / 28 0.54 / 0.60 /
-// 0.80 / 1.13x against 1.13 / 1.27 / 1.42 / 1.79x, c QR 0.60 / 0.79 / 1.19 / 1.84x against 1.46 /
-// 1.95 / 2.18 / 2.20x, d LU 0.99 / 1.06 / 1.21 / 1.38x against 1.41 / 1.52 / 1.47 / 1.51x; at 9 / 12
-// c QR 0.94 / 1.50x against 1.25 / 2.09x, z LU 1.57 / 1.82x against 2.16 / 2.53x. need: n (LU) or m (QR).
+// columns (LU) / rows (QR) the matrix has, rounded up to 20, 24 or 28, and with 16 lanes 12 for
+// at most 12 (fewer registers a lane, no work on the zero columns past n). On an H200 (1 GiB of
+// matrices, ratio to cuBLAS with NC registers and with these, bench/NOTES.md session 53): z LU at
+// 17 / 20 / 24 / 28 0.54 / 0.60 / 0.80 / 1.13x against 1.13 / 1.27 / 1.42 / 1.79x, c QR 0.60 /
+// 0.79 / 1.19 / 1.84x against 1.46 / 1.95 / 2.18 / 2.20x, d LU 0.99 / 1.06 / 1.21 / 1.38x against
+// 1.41 / 1.52 / 1.47 / 1.51x; at 9 / 12 c QR 0.94 / 1.50x against 1.25 / 2.09x, z LU 1.57 / 1.82x
+// against 2.16 / 2.53x. need: n (LU) or m (QR).
 __host__ __device__ constexpr int small_nw(int nc, int need)
 {
     return nc == 32 ? (need <= 20 ? 20 : need <= 24 ? 24 : need <= 28 ? 28 : 32) : nc == 16 && need <= 12 ? 12 : nc;
