@@ -207,10 +207,10 @@ int test_zbatched_gpu(void)
      * Cholesky panel one column short of 32 so that the last is not one column (33 in z: of 16);
      * 72: the LU not nested (below 96); forced width 8: a few; 560 / 561: the last order of the
      * Cholesky panels of 32 (d, c) or 16 (z) columns and the first of the tiled Cholesky above 512
-     * (d, c, z; 1024 its largest) */
+     * (d, c, z; 1024 its largest); 577: its last panel of 33 columns (tiled_potrf_width) */
     static const int sizes[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
                                  24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 36, 37, 40, 47, 55, 63, 64, 65, 72, 97, 100,
-                                 128, 129, 150, 256, 300, 512, 560, 561, 700, 1024 };
+                                 128, 129, 150, 256, 300, 512, 560, 561, 577, 700, 1024 };
     static const int shapes[][2] = { { 2, 1 }, { 1, 2 }, { 32, 5 }, { 5, 32 }, { 17, 9 }, { 9, 17 }, { 32, 31 },
                                      { 31, 32 }, { 16, 8 }, { 8, 16 }, { 64, 33 }, { 33, 64 }, { 64, 63 },
                                      { 40, 25 }, { 25, 40 }, { 60, 20 }, { 20, 60 }, { 300, 70 }, { 70, 300 },
