@@ -185,9 +185,17 @@ extern "C" int ss_cuda_batch_small_taken(int op, int m, int n, size_t es, int co
 {
     return small_taken(op, m, n, (int)es, complex_arith);
 }
-#define EMU_DISPATCH(OP, NCV, launch_nc) switch (NCV) { case 1: launch_nc(1); break; case 2: launch_nc(2); break; \
-    case 4: launch_nc(4); break; case 8: launch_nc(8); break; case 16: launch_nc(16); break; case 32: launch_nc(32); break; default: if constexpr (small_nc64_built<T>(OP)) { launch_nc(64); } \
-    else emu_fail("a 64-lane kernel the library does not build"); }
+#define EMU_DISPATCH(OP, NCV, launch_nc) switch (NCV) {                                                        \
+    case 1: launch_nc(1); break;                                                                                   \
+    case 2: launch_nc(2); break;                                                                                   \
+    case 4: launch_nc(4); break;                                                                                   \
+    case 8: launch_nc(8); break;                                                                                   \
+    case 16: launch_nc(16); break;                                                                                 \
+    case 32: launch_nc(32); break;                                                                                 \
+    default:                                                                                                       \
+        if constexpr (small_nc64_built<T>(OP)) { launch_nc(64); }                                                  \
+        else emu_fail("a 64-lane kernel the library does not build");                                              \
+    }
 
 template <typename T>
 static void getrf(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info, int count)
