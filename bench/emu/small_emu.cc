@@ -185,44 +185,49 @@ extern "C" int ss_cuda_batch_small_taken(int op, int m, int n, size_t es, int co
 {
     return small_taken(op, m, n, (int)es, complex_arith);
 }
-#define EMU_DISPATCH(OP, NCV, launch_nc) switch (NCV) {                                                        \
-    case 1: launch_nc(1); break;                                                                                   \
-    case 2: launch_nc(2); break;                                                                                   \
-    case 4: launch_nc(4); break;                                                                                   \
-    case 8: launch_nc(8); break;                                                                                   \
-    case 16: launch_nc(16); break;                                                                                 \
-    case 32: launch_nc(32); break;                                                                                 \
-    default:                                                                                                       \
-        if constexpr (small_nc64_built<T>(OP)) { launch_nc(64); }                                                  \
-        else emu_fail("a 64-lane kernel the library does not build");                                              \
-    }
+// batched_small.cuh's small_nc_launch, as batched.cu's launchers call it
+template <typename T, int OP, typename F> static void emu_dispatch(int m, int n, F launch)
+{
+    if (!small_nc_launch<T, OP>(small_nc(m, n), launch))
+        emu_fail("a 64-lane kernel the library does not build");
+}
 
 template <typename T>
 static void getrf(int m, int n, void *A, int lda, long long sA, int *ipiv, long long sP, int *info, int count)
 {
-#define L(NC) small_nw_launch<NC>(small_nw(NC, n), [&](auto r) { constexpr int NW = decltype(r)::value; \
-        emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] { \
-            getrf_small<T, NC, NW>(m, n, (T *)A, lda, sA, ipiv, sP, info, count); }); })
-    EMU_DISPATCH(OP_GETRF, small_nc(m, n), L)
-#undef L
+    emu_dispatch<T, OP_GETRF>(m, n, [&](auto w) {
+        constexpr int NC = decltype(w)::value;
+        small_nw_launch<NC>(small_nw(NC, n), [&](auto r) {
+            constexpr int NW = decltype(r)::value;
+            emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC,
+                       [&] { getrf_small<T, NC, NW>(m, n, (T *)A, lda, sA, ipiv, sP, info, count); });
+        });
+    });
 }
 template <typename T>
 static void potrf(int n, int upper, void *A, int lda, long long sA, int *info, int count)
 {
-#define L(NC) emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] { \
-        if (upper) potrf_small<T, NC, true>(n, (T *)A, lda, sA, info, count); \
-        else potrf_small<T, NC, false>(n, (T *)A, lda, sA, info, count); })
-    EMU_DISPATCH(OP_POTRF, small_nc(n, n), L)
-#undef L
+    emu_dispatch<T, OP_POTRF>(n, n, [&](auto w) {
+        constexpr int NC = decltype(w)::value;
+        emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] {
+            if (upper)
+                potrf_small<T, NC, true>(n, (T *)A, lda, sA, info, count);
+            else
+                potrf_small<T, NC, false>(n, (T *)A, lda, sA, info, count);
+        });
+    });
 }
 template <typename T>
 static void geqrf(int m, int n, void *A, int lda, long long sA, void *tau, long long sT, int *info, int count)
 {
-#define L(NC) small_nw_launch<NC>(small_nw(NC, m), [&](auto r) { constexpr int NW = decltype(r)::value; \
-        emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC, [&] { \
-            geqrf_small<T, NC, NW>(m, n, (T *)A, lda, sA, (T *)tau, sT, info, count); }); })
-    EMU_DISPATCH(OP_GEQRF, small_nc(m, n), L)
-#undef L
+    emu_dispatch<T, OP_GEQRF>(m, n, [&](auto w) {
+        constexpr int NC = decltype(w)::value;
+        small_nw_launch<NC>(small_nw(NC, m), [&](auto r) {
+            constexpr int NW = decltype(r)::value;
+            emu_launch((count + SMALL_MPB(NC) - 1) / SMALL_MPB(NC), SMALL_MPB(NC) * NC,
+                       [&] { geqrf_small<T, NC, NW>(m, n, (T *)A, lda, sA, (T *)tau, sT, info, count); });
+        });
+    });
 }
 
 #define ENTRIES(p, T) \

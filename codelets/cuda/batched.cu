@@ -597,23 +597,13 @@ static unsigned small_blocks(int count, int nc)
     return (unsigned)((count + mpb - 1) / mpb);
 }
 
-// launch(small_width<NC>()) with the segment width m x n needs: one switch for every small
-// kernel; NC 64 is instantiated only where op's kernel in T is used (small_nc64_built)
+// launch(small_width<NC>()) with the segment width m x n needs (small_nc_launch), or fail: a shape
+// small_taken let through must have its kernel
 template <typename T, int OP, typename F>
 static void small_dispatch(int m, int n, F launch)
 {
-    switch (small_nc(m, n)) {
-    case 1: launch(small_width<1>()); break;
-    case 2: launch(small_width<2>()); break;
-    case 4: launch(small_width<4>()); break;
-    case 8: launch(small_width<8>()); break;
-    case 16: launch(small_width<16>()); break;
-    case 32: launch(small_width<32>()); break;
-    default:
-        if constexpr (small_nc64_built<T>(OP))
-            launch(small_width<64>());
-        break;
-    }
+    if (!small_nc_launch<T, OP>(small_nc(m, n), launch))
+        ss_cuda_fail("batched small kernel: no kernel of this segment width", small_nc(m, n), __FILE__, __LINE__);
 }
 
 // launch(small_width<NW>()) for small_nw(NC, need), the registers a lane holds; STARSOLVE_BATCH_SMALL_NW=0:

@@ -111,6 +111,26 @@ template <typename T> constexpr int small_nc64_built(int op)
 {
     return small_most_order(op, (int)sizeof(T), small_complex<T>()) > 32;
 }
+// launch(small_width<NC>()) for the segment width nc (small_nc's): the one switch of the launchers
+// (batched.cu) and the host emulation; 0, nothing launched, for 64 lanes where op's 64-lane kernel in
+// T is not built (small_taken keeps such shapes away)
+template <typename T, int OP, typename F> inline int small_nc_launch(int nc, F launch)
+{
+    switch (nc) {
+    case 1: launch(small_width<1>()); return 1;
+    case 2: launch(small_width<2>()); return 1;
+    case 4: launch(small_width<4>()); return 1;
+    case 8: launch(small_width<8>()); return 1;
+    case 16: launch(small_width<16>()); return 1;
+    case 32: launch(small_width<32>()); return 1;
+    default:
+        if constexpr (small_nc64_built<T>(OP)) {
+            launch(small_width<64>());
+            return 1;
+        }
+        return 0;
+    }
+}
 
 // the lanes of one matrix wait for each other (and see each other's shared-memory writes)
 template <int NC> __device__ inline void seg_sync()
