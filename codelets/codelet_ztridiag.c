@@ -137,10 +137,11 @@ static void ztridiag_check_cpu(void *buffers[], void *cl_arg) { ztridiag_cpu(buf
 
 /* ---- on CPU workers alone: chunks of rows, one task each (the partition method at chunk size) -------------
  * One task on one core solved n = 1e6 in 50 ms on the H100 machine's cores against 86 ms for LAPACK's dgbsv
- * (bench/NOTES.md, session 36); the chunks' three stages use them all: reduce (per chunk, its first and last rows
- * coupled only to each other and to the neighbours' last and first, as tridiag.cu's forward kernel does per
- * partition), reduced (one task: the 2 x chunks rows by Thomas), back (per chunk: the interior rows, the residual
- * of every row, b saved before x overwrites it). */
+ * (bench/NOTES.md, session 36); the chunks' three stages use them all: reduce (per chunk, each of its
+ * sub-partitions' first and last rows coupled only to each other and to the neighbouring sub-partitions' last
+ * and first, as tridiag.cu's forward kernel does per partition), reduced (one task: the 2 rows of every
+ * sub-partition by Thomas), back (per chunk: the interior rows, the residual of every row, b saved before x
+ * overwrites it). The sweeps run SS_TRI_SUB_GROUP sub-partitions at a time, interleaved (tridiag_result.h). */
 
 /* the chunk's band: its handle covers columns col0 .. first + rows (one past its rows on each side where there is one) */
 static struct ztri_band ztri_chunk_band(const struct ss_tri_chunk *a, void *buffer)
@@ -149,66 +150,142 @@ static struct ztri_band ztri_chunk_band(const struct ss_tri_chunk *a, void *buff
                                a->n, a->kl, a->ku, a->col0 };
 }
 
-/* buffers: 0 the chunk's band (R), 1 its rows of B (R; absent when nrhs is 0), last: red (W, SS_TRI_RED_COUNT) */
+/* A group of up to SS_TRI_SUB_GROUP sub-partitions of a chunk, from sub-partition k0 on: their first rows s[] and
+ * row counts m[] (m and m + 1: their sweeps run in step, the longer ones one row more) */
+struct ztri_group { int k0, w, mmax, s[SS_TRI_SUB_GROUP], m[SS_TRI_SUB_GROUP]; };
+static struct ztri_group ztri_group_at(const struct ss_tri_chunk *a, int subs, int k0)
+{
+    struct ztri_group g = { .k0 = k0, .w = ss_min(SS_TRI_SUB_GROUP, subs - k0) };
+    for (int kk = 0; kk < g.w; kk++) {
+        g.s[kk] = a->first + ss_tri_piece_first(a->rows, subs, k0 + kk);
+        g.m[kk] = ss_tri_piece_rows(a->rows, subs, k0 + kk);
+        g.mmax = ss_max(g.mmax, g.m[kk]);
+    }
+    return g;
+}
+
+/* the row's dominance |a_ii| / (|a_i,i-1| + |a_i,i+1|) into *dominance (divided only when it may be the smallest;
+ * off = 0 gives NaN against an infinite *dominance, which compares false) and *nonfinite NaN when an entry is not finite */
+static inline void ztri_row_check(starsolve_complex64_t lo, starsolve_complex64_t di, starsolve_complex64_t hi, double *dominance,
+                                  double *nonfinite)
+{
+    const double off = cabs(lo) + cabs(hi), diag = cabs(di);
+    *nonfinite += 0 * (off + diag);
+    if (diag < *dominance * off)
+        *dominance = diag / off;
+}
+
+/* row i's three entries, i an interior row of the matrix (0 < i < n - 1: no end to test) */
+static inline void ztri_row_entries(const struct ztri_band *A, int i, starsolve_complex64_t *lo, starsolve_complex64_t *di,
+                                    starsolve_complex64_t *hi)
+{
+    const starsolve_complex64_t *col = A->dg + (size_t)(i - A->col0) * A->ld;
+    *di = col[0];
+    *lo = A->kl ? col[1 - (ptrdiff_t)A->ld] : 0;
+    *hi = A->ku ? col[A->ld - 1] : 0;
+}
+
+/* One sub-partition's interior rows s + 1 .. e - 1 eliminated downward (Thomas, no pivoting), its first and last
+ * unknowns x_s, x_e left as unknowns: row i becomes x_i + u x_{i+1} + v x_s = y (v: the fill from x_s; at row e - 1,
+ * x_{i+1} is x_e). Back substitution would give x_{s+1} = Y - V x_s - W x_e with Y = sum_k pi_k y_k, V = sum_k pi_k v_k,
+ * W = pi_{e-1} u_{e-1}, pi_{s+1} = 1, pi_{k+1} = -u_k pi_k: the sweep sums them as it goes, so that one pass yields the
+ * first row's and the last row's equations in x_{s-1}, x_s, x_e, x_{e+1} (the reduced system's). It starts from
+ * u = 0, v = -1, pi = 1, V = y = Y = 0, so that the first row takes the same step as the others, and ends with pi = pi_e
+ * (W = -pi). */
+struct ztri_chain { starsolve_complex64_t u, v, pi, V, y, Y; };
+static const struct ztri_chain ztri_chain_start = { .u = 0, .v = -1, .pi = 1, .V = 0, .y = 0, .Y = 0 };
+
+/* the sweep at interior row i, right-hand side bi; the row's check, *zero counts zero pivots */
+static inline void ztri_reduce_row(const struct ztri_band *A, struct ztri_chain *c, int i, starsolve_complex64_t bi, double *dominance,
+                                   double *nonfinite, int *zero)
+{
+    starsolve_complex64_t lo, di, hi;
+    ztri_row_entries(A, i, &lo, &di, &hi);
+    ztri_row_check(lo, di, hi, dominance, nonfinite);
+    const starsolve_complex64_t pivot = di - lo * c->u;
+    *zero += pivot == 0;
+    const starsolve_complex64_t inv = 1 / pivot;
+    c->u = hi * inv;
+    c->v = -lo * c->v * inv;
+    c->y = (bi - lo * c->y) * inv;
+    c->V += c->pi * c->v;
+    c->Y += c->pi * c->y;
+    c->pi = -c->u * c->pi;
+}
+
+/* buffers: 0 the chunk's band (R), 1 its rows of B (R; absent when nrhs is 0), then red (W, SS_TRI_RED_COUNT).
+ * Per group and column (none for the check task: a zero right-hand side) one sweep of its sub-partitions in step;
+ * with several columns the matrix's part is swept again for each (its coefficients come out the same). */
 static void ztri_reduce_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_tri_chunk *a = cl_arg;
     const struct ztri_band A = ztri_chunk_band(a, buffers[0]);
-    const starsolve_complex64_t *B = a->nrhs ? (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]) : NULL;
-    const size_t ldb = a->nrhs ? STARPU_MATRIX_GET_LD(buffers[1]) : 0;
-    starsolve_complex64_t *red = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[a->nrhs ? 2 : 1]);
-    const int s = a->first, e = a->first + a->rows - 1;   /* rows >= 3 (tri_chunk_count) */
-    double dominance = INFINITY;
-    int bad = 0;
-    for (int i = s; i <= e; i++) {
-        double off = cabs(ztri_sub(&A, i)) + cabs(ztri_sup(&A, i)), diag = cabs(ztri_dia(&A, i));
-        bad |= !isfinite(off + diag);
-        if (off > 0) dominance = fmin(dominance, diag / off);
+    const int nrhs = a->nrhs, first = a->first;
+    const starsolve_complex64_t *B = nrhs ? (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]) : NULL;
+    const size_t ldb = nrhs ? STARPU_MATRIX_GET_LD(buffers[1]) : 0;
+    starsolve_complex64_t *red = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[nrhs ? 2 : 1]);
+    const int subs = ss_tri_subs(a->rows);
+    double dominance = INFINITY, nonfinite = 0;
+    int zero = 0;
+    for (int k0 = 0; k0 < subs; k0 += SS_TRI_SUB_GROUP) {
+        const struct ztri_group g = ztri_group_at(a, subs, k0);
+        for (int j = 0; j < ss_max(nrhs, 1); j++) {
+            const starsolve_complex64_t *b = nrhs ? B - first + (size_t)j * ldb : NULL;   /* b[row]: B holds rows first.. */
+            struct ztri_chain c[SS_TRI_SUB_GROUP];
+            for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
+                c[kk] = ztri_chain_start;
+            for (int t = 1; t < g.mmax - 1; t++)   /* interior row s + t of each sub-partition */
+#pragma GCC unroll 8
+                for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
+                    if (kk < g.w && t < g.m[kk] - 1) {
+                        const int i = g.s[kk] + t;
+                        ztri_reduce_row(&A, &c[kk], i, b ? b[i] : 0, &dominance, &nonfinite, &zero);
+                    }
+            for (int kk = 0; kk < g.w; kk++) {
+                starsolve_complex64_t *r = red + SS_TRI_RED_SUB(k0 + kk, nrhs);
+                const int s = g.s[kk], e = s + g.m[kk] - 1;
+                const starsolve_complex64_t as = ztri_sub(&A, s), ds = ztri_dia(&A, s), cs = ztri_sup(&A, s);
+                const starsolve_complex64_t ae = ztri_sub(&A, e), de = ztri_dia(&A, e), ce = ztri_sup(&A, e);
+                /* row s with x_{s+1} = Y - V x_s - W x_e, row e with x_{e-1} = y - v x_s - u x_e */
+                if (j == 0) {
+                    ztri_row_check(as, ds, cs, &dominance, &nonfinite);
+                    ztri_row_check(ae, de, ce, &dominance, &nonfinite);
+                    r[SS_TRI_RED_A] = as; r[SS_TRI_RED_B] = ds - cs * c[kk].V; r[SS_TRI_RED_C] = cs * c[kk].pi;
+                    r[SS_TRI_RED_AL] = -ae * c[kk].v; r[SS_TRI_RED_BE] = de - ae * c[kk].u; r[SS_TRI_RED_CE] = ce;
+                }
+                if (b) {
+                    r[SS_TRI_RED_RHS + 2 * j] = b[s] - cs * c[kk].Y;
+                    r[SS_TRI_RED_RHS + 2 * j + 1] = b[e] - ae * c[kk].y;
+                }
+            }
+        }
     }
-    /* downward: the last row in terms of the first */
-    starsolve_complex64_t al = ztri_sub(&A, s + 1), be = ztri_dia(&A, s + 1);
-    for (int j = 0; j < a->nrhs; j++)
-        red[SS_TRI_RED_RHS + 2 * j + 1] = B[1 + j * ldb];
-    for (int i = s + 2; i <= e; i++) {
-        bad |= be == 0;
-        starsolve_complex64_t l = ztri_sub(&A, i) / be;
-        al = -l * al;
-        be = ztri_dia(&A, i) - l * ztri_sup(&A, i - 1);
-        for (int j = 0; j < a->nrhs; j++)
-            red[SS_TRI_RED_RHS + 2 * j + 1] = B[i - s + j * ldb] - l * red[SS_TRI_RED_RHS + 2 * j + 1];
-    }
-    /* upward: the first row in terms of the last */
-    starsolve_complex64_t bu = ztri_dia(&A, e - 1), ga = ztri_sup(&A, e - 1);
-    for (int j = 0; j < a->nrhs; j++)
-        red[SS_TRI_RED_RHS + 2 * j] = B[e - 1 - s + j * ldb];
-    for (int i = e - 2; i >= s; i--) {
-        bad |= bu == 0;
-        starsolve_complex64_t f = ztri_sup(&A, i) / bu;
-        bu = ztri_dia(&A, i) - f * ztri_sub(&A, i + 1);
-        ga = -f * ga;
-        for (int j = 0; j < a->nrhs; j++)
-            red[SS_TRI_RED_RHS + 2 * j] = B[i - s + j * ldb] - f * red[SS_TRI_RED_RHS + 2 * j];
-    }
-    red[SS_TRI_RED_A] = ztri_sub(&A, s); red[SS_TRI_RED_B] = bu; red[SS_TRI_RED_C] = ga;
-    red[SS_TRI_RED_AL] = al; red[SS_TRI_RED_BE] = be; red[SS_TRI_RED_CE] = ztri_sup(&A, e);
     red[SS_TRI_RED_DOM] = dominance;
-    red[SS_TRI_RED_BAD] = bad;
+    red[SS_TRI_RED_BAD] = zero > 0 || nonfinite != 0;
 }
 
-/* buffers: red_0 .. red_{p-1} (R), then sol_0 .. sol_{p-1} (W): the 2p-row reduced system by Thomas, per column */
+/* buffers: red_0 .. red_{p-1} (R), then sol_0 .. sol_{p-1} (W): the reduced system (every sub-partition's first
+ * and last rows, in order) by Thomas, per column */
 static void ztri_reduced_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_tri_chunk *a = cl_arg;
-    const int p = a->nchunks, N = 2 * p;
+    const int p = a->nchunks, nrhs = a->nrhs;
+    int N = 0;
+    for (int c = 0; c < p; c++)
+        N += 2 * ss_tri_subs(ss_tri_piece_rows(a->n, p, c));
+    /* per row r of the reduced system: its sub-partition's entries (row r / 2's), and the elimination */
+    const starsolve_complex64_t **ent = malloc((size_t)N / 2 * sizeof *ent);
     starsolve_complex64_t *up = malloc((size_t)N * sizeof *up), *inv = malloc((size_t)N * sizeof *inv), *y = malloc((size_t)N * sizeof *y);
-    STARPU_ASSERT_MSG(up && inv && y, "starsolve: tridiagonal reduced system: out of memory");
+    STARPU_ASSERT_MSG(ent && up && inv && y, "starsolve: tridiagonal reduced system: out of memory");
     int usable = 1;
-    for (int c = 0; c < p; c++) {
+    for (int c = 0, q = 0; c < p; c++) {
         const starsolve_complex64_t *red = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[c]);
         usable &= creal(red[SS_TRI_RED_BAD]) == 0 && creal(red[SS_TRI_RED_DOM]) >= a->min_dominance;
+        for (int k = 0; k < ss_tri_subs(ss_tri_piece_rows(a->n, p, c)); k++)
+            ent[q++] = red + SS_TRI_RED_SUB(k, nrhs);
     }
-    /* row 2c: chunk c's first row, 2c + 1 its last (ztri_reduce_cpu's coefficients) */
-#define RED(r, k) (((const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[(r) / 2]))[(r) % 2 ? SS_TRI_RED_AL + (k) : SS_TRI_RED_A + (k)])
+    /* row 2q: sub-partition q's first row (sub-, main, superdiagonal: A, B, C), 2q + 1 its last (AL, BE, CE) */
+#define RED(r, k) (ent[(r) / 2][(r) % 2 ? SS_TRI_RED_AL + (k) : SS_TRI_RED_A + (k)])
     starsolve_complex64_t prev_up = 0;
     for (int r = 0; r < N; r++) {
         starsolve_complex64_t pivot = RED(r, 1) - RED(r, 0) * prev_up;
@@ -216,30 +293,43 @@ static void ztri_reduced_cpu(void *buffers[], void *cl_arg)
         inv[r] = pivot != 0 ? 1 / pivot : 0;
         up[r] = prev_up = RED(r, 2) * inv[r];
     }
-    for (int j = 0; j < a->nrhs; j++) {
+    for (int j = 0; j < nrhs; j++) {
         starsolve_complex64_t prev = 0;
-        for (int r = 0; r < N; r++) {
-            const starsolve_complex64_t *red = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[r / 2]);
-            y[r] = prev = (red[SS_TRI_RED_RHS + 2 * j + r % 2] - RED(r, 0) * prev) * inv[r];
-        }
+        for (int r = 0; r < N; r++)
+            y[r] = prev = (ent[r / 2][SS_TRI_RED_RHS + 2 * j + r % 2] - RED(r, 0) * prev) * inv[r];
         for (int r = N - 2; r >= 0; r--)
             y[r] -= up[r] * y[r + 1];
-        for (int c = 0; c < p; c++) {
+        for (int c = 0, r = 0; c < p; c++) {
             starsolve_complex64_t *sol = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[p + c]);
-            sol[1 + 2 * j] = y[2 * c];
-            sol[2 + 2 * j] = y[2 * c + 1];
+            for (int k = 0; k < ss_tri_subs(ss_tri_piece_rows(a->n, p, c)); k++, r += 2) {
+                sol[SS_TRI_SOL_FIRST(k, j, nrhs)] = y[r];
+                sol[SS_TRI_SOL_FIRST(k, j, nrhs) + 1] = y[r + 1];
+            }
         }
     }
 #undef RED
     for (int c = 0; c < p; c++)
         ((starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[p + c]))[0] = usable;
-    free(up); free(inv); free(y);
+    free(ent); free(up); free(inv); free(y);
+}
+
+/* row i's residual b_i - a_i,i-1 xm - a_ii x - a_i,i+1 xn (entries lo, di, hi), its size into *rmax and |b_i| into
+ * *bmax (*nonfinite NaN when either is not finite) */
+static inline void ztri_residual_of(starsolve_complex64_t lo, starsolve_complex64_t di, starsolve_complex64_t hi, starsolve_complex64_t bi,
+                                    starsolve_complex64_t xm, starsolve_complex64_t x, starsolve_complex64_t xn, double *rmax,
+                                    double *bmax, double *nonfinite)
+{
+    const double rm = cabs(bi - lo * xm - di * x - hi * xn), bm = cabs(bi);
+    *nonfinite += 0 * (rm + bm);
+    *rmax = rm > *rmax ? rm : *rmax;
+    *bmax = bm > *bmax ? bm : *bmax;
 }
 
 /* buffers: 0 the chunk's band (R), 1 its rows of B (RW), 2 sol of the previous chunk (R; its own for chunk 0),
  * 3 its sol (R), 4 sol of the next chunk (R; its own for the last), 5 its rows of save (W: b), 6 stat (W),
- * 7 scratch (4 x rows): x on the interior rows from the chunk's first and last unknowns, the residual of
- * every row; nothing written to B when the reduced task found the matrix not usable */
+ * 7 scratch (ss_ztri_chunk_scratch_bytes): each sub-partition's interior rows by Thomas from its first and last
+ * unknowns (the reduced system's), the residual of every row as x comes back up; nothing written to B when the
+ * reduced task found the matrix not usable */
 static void ztri_back_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_tri_chunk *a = cl_arg;
@@ -252,41 +342,82 @@ static void ztri_back_cpu(void *buffers[], void *cl_arg)
     starsolve_complex64_t *save = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[5]);
     const size_t lds = STARPU_MATRIX_GET_LD(buffers[5]);
     starsolve_complex64_t *stat = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
-    starsolve_complex64_t *inv = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[7]), *g = inv + a->rows, *x = g + a->rows;
-    const int s = a->first, e = a->first + a->rows - 1, m = a->rows;
+    const int nrhs = a->nrhs, subs = ss_tri_subs(a->rows), M = a->rows / subs + 1, first = a->first;
+    /* [kk * M + t] for interior row s + 1 + t of the group's sub-partition kk: the eliminated row x_i + U x_{i+1} = Y */
+    starsolve_complex64_t *U = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[7]), *Y = U + (size_t)SS_TRI_SUB_GROUP * M;
     if (creal(sol[0]) == 0)
         return;
-    for (int j = 0; j < a->nrhs; j++) {
-        starsolve_complex64_t *b = B + j * ldb;
-        const starsolve_complex64_t xs = sol[1 + 2 * j], xe = sol[2 + 2 * j];
-        /* upward over the interior rows, as the reduce task's, keeping 1 / pivot, the fill and the right-hand side */
-        starsolve_complex64_t bu = ztri_dia(&A, e - 1), ga = ztri_sup(&A, e - 1), du = b[m - 2];
-        for (int i = e - 1; i > s; i--) {
-            if (i < e - 1) {
-                starsolve_complex64_t f = ztri_sup(&A, i) * inv[i + 1 - s];
-                bu = ztri_dia(&A, i) - f * ztri_sub(&A, i + 1);
-                ga = -f * ga;
-                du = b[i - s] - f * du;
+    /* the unknowns across the chunk's ends: the previous chunk's last row, the next chunk's first */
+    const int prev_subs = a->c > 0 ? ss_tri_subs(ss_tri_piece_rows(a->n, a->nchunks, a->c - 1)) : 0;
+    for (int j = 0; j < nrhs; j++) {
+        starsolve_complex64_t *b = B - first + (size_t)j * ldb, *sv = save - first + (size_t)j * lds;   /* b[row], sv[row] */
+        double rmax = 0, bmax = 0, nonfinite = 0;
+        for (int k0 = 0; k0 < subs; k0 += SS_TRI_SUB_GROUP) {
+            const struct ztri_group g = ztri_group_at(a, subs, k0);
+            starsolve_complex64_t u[SS_TRI_SUB_GROUP], y[SS_TRI_SUB_GROUP], xs[SS_TRI_SUB_GROUP], xe[SS_TRI_SUB_GROUP];
+            for (int kk = 0; kk < g.w; kk++) {
+                u[kk] = 0;
+                y[kk] = xs[kk] = sol[SS_TRI_SOL_FIRST(k0 + kk, j, nrhs)];
+                xe[kk] = sol[SS_TRI_SOL_FIRST(k0 + kk, j, nrhs) + 1];
             }
-            inv[i - s] = 1 / bu; g[i - s] = ga; x[i - s] = du;
+            /* downward over the interior rows from x_s (row s + 1's right-hand side less a x_s) */
+            for (int t = 0; t < g.mmax - 2; t++)
+#pragma GCC unroll 8
+                for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
+                    if (kk < g.w && t < g.m[kk] - 2) {
+                        const int i = g.s[kk] + 1 + t;
+                        starsolve_complex64_t lo, di, hi;
+                        ztri_row_entries(&A, i, &lo, &di, &hi);
+                        const starsolve_complex64_t inv = 1 / (di - lo * u[kk]);
+                        u[kk] = hi * inv;
+                        y[kk] = (b[i] - lo * y[kk]) * inv;
+                        U[kk * M + t] = u[kk];
+                        Y[kk * M + t] = y[kk];
+                    }
+            /* upward: x_i = Y - U x_{i+1} from x_e, and row i + 1's residual once x_i is known (x1, x2: x_{i+1}, x_{i+2}),
+             * b saved and x stored; row e's (its superdiagonal may lie past the matrix) and the first rows' apart */
+            starsolve_complex64_t x1[SS_TRI_SUB_GROUP], x2[SS_TRI_SUB_GROUP];
+            for (int kk = 0; kk < g.w; kk++) {
+                const int k = k0 + kk, e = g.s[kk] + g.m[kk] - 1;
+                const starsolve_complex64_t after = k + 1 < subs ? sol[SS_TRI_SOL_FIRST(k + 1, j, nrhs)]
+                                                  : a->c + 1 < a->nchunks ? next[SS_TRI_SOL_FIRST(0, j, nrhs)] : 0;
+                const starsolve_complex64_t x = Y[kk * M + g.m[kk] - 3] - U[kk * M + g.m[kk] - 3] * xe[kk];   /* row e - 1 */
+                ztri_residual_of(ztri_sub(&A, e), ztri_dia(&A, e), ztri_sup(&A, e), b[e], x, xe[kk], after, &rmax, &bmax, &nonfinite);
+                sv[e] = b[e];
+                b[e] = xe[kk];
+                x1[kk] = x;
+                x2[kk] = xe[kk];
+            }
+            for (int r = 1; r < g.mmax - 2; r++)   /* interior row t = m - 3 - r */
+#pragma GCC unroll 8
+                for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
+                    if (kk < g.w && r < g.m[kk] - 2) {
+                        const int t = g.m[kk] - 3 - r, i = g.s[kk] + 1 + t;
+                        const starsolve_complex64_t x = Y[kk * M + t] - U[kk * M + t] * x1[kk];
+                        starsolve_complex64_t lo, di, hi;
+                        ztri_row_entries(&A, i + 1, &lo, &di, &hi);
+                        ztri_residual_of(lo, di, hi, b[i + 1], x, x1[kk], x2[kk], &rmax, &bmax, &nonfinite);
+                        sv[i + 1] = b[i + 1];
+                        b[i + 1] = x1[kk];
+                        x2[kk] = x1[kk];
+                        x1[kk] = x;
+                    }
+            for (int kk = 0; kk < g.w; kk++) {   /* rows s + 1 and s */
+                const int k = k0 + kk, s = g.s[kk];
+                const starsolve_complex64_t before = k > 0 ? sol[SS_TRI_SOL_FIRST(k - 1, j, nrhs) + 1]
+                                                   : a->c > 0 ? prev[SS_TRI_SOL_FIRST(prev_subs - 1, j, nrhs) + 1] : 0;
+                starsolve_complex64_t lo, di, hi;
+                ztri_row_entries(&A, s + 1, &lo, &di, &hi);
+                ztri_residual_of(lo, di, hi, b[s + 1], xs[kk], x1[kk], x2[kk], &rmax, &bmax, &nonfinite);
+                ztri_residual_of(ztri_sub(&A, s), ztri_dia(&A, s), ztri_sup(&A, s), b[s], before, xs[kk], x1[kk], &rmax, &bmax, &nonfinite);
+                sv[s + 1] = b[s + 1];
+                b[s + 1] = x1[kk];
+                sv[s] = b[s];
+                b[s] = xs[kk];
+            }
         }
-        x[0] = xs; x[m - 1] = xe;
-        for (int i = s + 1; i < e; i++)
-            x[i - s] = (x[i - s] - ztri_sub(&A, i) * x[i - 1 - s] - g[i - s] * xe) * inv[i - s];
-        /* the residual of every row (the neighbours' unknowns across the chunk's ends), b kept, x in its place */
-        const starsolve_complex64_t before = a->c > 0 ? prev[2 + 2 * j] : 0, after = a->c + 1 < a->nchunks ? next[1 + 2 * j] : 0;
-        double rmax = 0, bmax = 0;
-        for (int i = s; i <= e; i++) {
-            const starsolve_complex64_t xm = i > s ? x[i - 1 - s] : before, xn = i < e ? x[i + 1 - s] : after;
-            const starsolve_complex64_t r = b[i - s] - ztri_sub(&A, i) * xm - ztri_dia(&A, i) * x[i - s] - ztri_sup(&A, i) * xn;
-            const double rm = cabs(r), bm = cabs(b[i - s]);
-            rmax = isnan(rm) ? INFINITY : fmax(rmax, rm);
-            bmax = isnan(bm) ? INFINITY : fmax(bmax, bm);
-        }
-        memcpy(save + j * lds, b, (size_t)m * sizeof *b);
-        memcpy(b, x, (size_t)m * sizeof *b);
-        stat[2 * j] = rmax;
-        stat[2 * j + 1] = bmax;
+        stat[2 * j] = nonfinite != 0 ? INFINITY : rmax;
+        stat[2 * j + 1] = nonfinite != 0 ? INFINITY : bmax;
     }
 }
 
@@ -410,6 +541,12 @@ void insert_ztri_reduce(const struct ss_tri_chunk *a, starpu_data_handle_t band,
     if (!B)
         d[1] = d[2];
     insert_chunk_task(&cl_ztri_reduce, a, d, B ? 3 : 2, 8.0 * a->rows * (a->nrhs + 1));
+}
+
+size_t ss_ztri_chunk_scratch_bytes(int rows, int nrhs)
+{
+    (void)nrhs;   /* one column at a time */
+    return 2 * (size_t)SS_TRI_SUB_GROUP * (rows / ss_tri_subs(rows) + 1) * sizeof(starsolve_complex64_t);
 }
 
 void insert_ztri_reduced(const struct ss_tri_chunk *a, const starpu_data_handle_t *red, const starpu_data_handle_t *sol)

@@ -25,8 +25,17 @@ struct ss_tridiag_args {
     struct ss_tridiag_result *result;
 };
 
-/* The tridiagonal path on CPU workers alone, cut into chunks of rows (one per worker, the partition method at chunk
- * size; codelets/codelet_ztridiag.c): what each chunk task is told. */
+/* The tridiagonal path on CPU workers alone, cut into chunks of rows (one per worker; codelets/codelet_ztridiag.c):
+ * what each chunk task is told. Inside a chunk, the partition method runs on sub-partitions of about
+ * SS_TRI_SUB_ROWS rows (sizes within a chunk differ by at most one; ss_tri_subs), SS_TRI_SUB_GROUP of them swept
+ * in step: each row's elimination waits for the previous row's division, so one sweep at a time runs at the
+ * division's latency. A group's rows (8 x 512 x 40 bytes in double) stay in cache between its sweeps. Every
+ * sub-partition leaves its first and last rows in the reduced system, which the reduced task solves whole (2 rows
+ * per sub-partition of every chunk). On the 16 cores of the H200 machine a further solve of n = 1e6 went from
+ * 4.6-4.7 ms (one sweep a chunk) to 2.9-3.1 ms; a bare Thomas sweep, 4 in step a core, needs 0.42-0.45 ms
+ * (bench/NOTES.md, session 55). */
+#define SS_TRI_SUB_ROWS 512
+#define SS_TRI_SUB_GROUP 8
 struct ss_tri_chunk {
     int n, kl, ku, diag_row;   /* as ss_tridiag_args */
     int c, nchunks;            /* this chunk, of how many */
@@ -36,19 +45,32 @@ struct ss_tri_chunk {
     double min_dominance;
     int worker;                /* where it runs (chunk c on CPU worker c) */
 };
-/* per chunk, the reduce task's output: entries of the working precision */
-#define SS_TRI_RED_A 0          /* the first row, reduced: coupled to the previous chunk's last and its own last */
+/* n rows cut into p pieces whose sizes differ by at most one (the chunks; a chunk's sub-partitions): piece c's
+ * first row and row count */
+static inline int ss_tri_piece_first(int n, int p, int c) { return c * (n / p) + (c < n % p ? c : n % p); }
+static inline int ss_tri_piece_rows(int n, int p, int c) { return n / p + (c < n % p); }
+/* the sub-partitions of a chunk of `rows` rows (each has at least 3 rows: tri_chunk_count's chunks have thousands) */
+static inline int ss_tri_subs(int rows) { return rows / SS_TRI_SUB_ROWS > 1 ? rows / SS_TRI_SUB_ROWS : 1; }
+
+/* per chunk, the reduce task's output, entries of the working precision: */
+#define SS_TRI_RED_DOM 0        /* the chunk's smallest row dominance */
+#define SS_TRI_RED_BAD 1        /* 1: a zero pivot or a non-finite entry */
+/* then per sub-partition k, from SS_TRI_RED_SUB(k, nrhs): its first row reduced (coupled to the previous
+ * sub-partition's last row and its own last), its last row reduced (coupled to its own first and the next one's
+ * first), then per column j the first row's right-hand side (SS_TRI_RED_RHS + 2j) and the last row's (+ 1) */
+#define SS_TRI_RED_SUB(k, nrhs) (2 + (k) * (6 + 2 * (nrhs)))
+#define SS_TRI_RED_A 0
 #define SS_TRI_RED_B 1
 #define SS_TRI_RED_C 2
-#define SS_TRI_RED_AL 3         /* the last row, reduced: coupled to its own first and the next chunk's first */
+#define SS_TRI_RED_AL 3
 #define SS_TRI_RED_BE 4
 #define SS_TRI_RED_CE 5
-#define SS_TRI_RED_DOM 6        /* the chunk's smallest row dominance */
-#define SS_TRI_RED_BAD 7        /* 1: a zero pivot or a non-finite entry */
-#define SS_TRI_RED_RHS 8        /* then per column j: the first row's right-hand side (8 + 2j), the last row's (9 + 2j) */
-#define SS_TRI_RED_COUNT(nrhs) (8 + 2 * (nrhs))
-/* per chunk, the reduced solve's output: [0] 1 if the matrix is usable, then per column j x_first (1 + 2j), x_last (2 + 2j) */
-#define SS_TRI_SOL_COUNT(nrhs) (1 + 2 * (nrhs))
+#define SS_TRI_RED_RHS 6
+#define SS_TRI_RED_COUNT(subs, nrhs) SS_TRI_RED_SUB(subs, nrhs)
+/* per chunk, the reduced solve's output: [0] 1 if the matrix is usable, then per sub-partition k and column j its
+ * first row's unknown (SS_TRI_SOL_FIRST(k, j, nrhs)) and its last row's (+ 1) */
+#define SS_TRI_SOL_FIRST(k, j, nrhs) (1 + 2 * ((k) * (nrhs) + (j)))
+#define SS_TRI_SOL_COUNT(subs, nrhs) (1 + 2 * (subs) * (nrhs))
 /* per chunk, the back task's output: per column j max |b - A x| (2j) and max |b| (2j + 1) over its rows */
 #define SS_TRI_STAT_COUNT(nrhs) (2 * (nrhs) > 0 ? 2 * (nrhs) : 1)
 

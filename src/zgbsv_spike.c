@@ -548,7 +548,7 @@ static void tri_chunks_setup(struct spike *s, int p, int whole, int row0)   /* r
     s->tri_band_c = xcalloc(p, sizeof *s->tri_band_c);
     s->tri_chunk = xcalloc(p, sizeof *s->tri_chunk);
     for (int c = 0; c < p; c++) {
-        const int first = c * (n / p) + ss_min(c, n % p), rows = n / p + (c < n % p);
+        const int first = ss_tri_piece_first(n, p, c), rows = ss_tri_piece_rows(n, p, c);
         const int col0 = ss_max(0, first - 1), last = ss_min(n - 1, first + rows);   /* a column beyond its rows each side */
         s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row, .c = c, .nchunks = p,
                                                  .first = first, .rows = rows, .col0 = col0, .min_dominance = SS_TRI_MIN_DOMINANCE,
@@ -582,14 +582,22 @@ static void tri_setup(struct spike *s, int checked)
 static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, int nrhs, starsolve_complex64_t *save, int *usable,
                            starsolve_complex64_t *stat)
 {
-    const int p = s->tri_chunks, R = SS_TRI_RED_COUNT(nrhs), S = SS_TRI_SOL_COUNT(nrhs), T = SS_TRI_STAT_COUNT(nrhs);
+    const int p = s->tri_chunks, T = SS_TRI_STAT_COUNT(nrhs);
+    int maxrows = 0;
+    size_t scratch_bytes = 0;   /* the largest chunk's sub-partitions need not be the longest (ss_tri_subs) */
+    for (int c = 0; c < p; c++) {
+        maxrows = ss_max(maxrows, s->tri_chunk[c].rows);
+        const size_t bytes = ss_ztri_chunk_scratch_bytes(s->tri_chunk[c].rows, nrhs);
+        scratch_bytes = bytes > scratch_bytes ? bytes : scratch_bytes;
+    }
+    /* every chunk's red and sol the size of the largest one's (the most sub-partitions) */
+    const int R = SS_TRI_RED_COUNT(ss_tri_subs(maxrows), nrhs), S = SS_TRI_SOL_COUNT(ss_tri_subs(maxrows), nrhs);
     starsolve_complex64_t *red = xcalloc((size_t)p * R, sizeof *red), *sol = xcalloc((size_t)p * S, sizeof *sol);
     starpu_data_handle_t *hred = xcalloc(p, sizeof *hred), *hsol = xcalloc(p, sizeof *hsol), *hb = xcalloc(p, sizeof *hb);
-    starpu_data_handle_t *hsave = xcalloc(p, sizeof *hsave), *hstat = xcalloc(p, sizeof *hstat), scratch = NULL;
-    int maxrows = 0;
+    starpu_data_handle_t *hsave = xcalloc(p, sizeof *hsave), *hstat = xcalloc(p, sizeof *hstat);
+    starpu_data_handle_t scratch = nrhs > 0 ? ss_scratch_buffer(scratch_bytes) : NULL;
     for (int c = 0; c < p; c++) {
         const struct ss_tri_chunk *k = &s->tri_chunk[c];
-        maxrows = ss_max(maxrows, k->rows);
         hred[c] = ss_register_vector(red + (size_t)c * R, R, sizeof *red);
         hsol[c] = ss_register_vector(sol + (size_t)c * S, S, sizeof *sol);
         if (nrhs > 0) {
@@ -606,15 +614,13 @@ static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, i
     struct ss_tri_chunk k0 = s->tri_chunk[0];
     k0.nrhs = nrhs;
     insert_ztri_reduced(&k0, hred, hsol);
-    if (nrhs > 0) {
-        scratch = ss_scratch_buffer(4 * (size_t)maxrows * sizeof *B);
+    if (nrhs > 0)
         for (int c = 0; c < p; c++) {
             struct ss_tri_chunk k = s->tri_chunk[c];
             k.nrhs = nrhs;
             insert_ztri_back(&k, s->tri_band_c[c], hb[c], hsol[c > 0 ? c - 1 : c], hsol[c], hsol[c + 1 < p ? c + 1 : c], hsave[c], hstat[c],
                              scratch);
         }
-    }
     for (int c = 0; c < p; c++) {   /* with coherency: each waits for its tasks, and the results come home */
         starpu_data_unregister(hred[c]);
         starpu_data_unregister(hsol[c]);
@@ -789,12 +795,21 @@ static int zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, 
         tri_setup(s, tri == 1);
         if (tri == 2 || tri_check(s)) {
             /* bench/spike.sh reads this line: on a GPU the partition method's level 0, on CPUs the chunks or one sweep */
-            const int gpu = s->tri_chunks == 0 && s->tri_worker >= 0 && n > SS_TRI_DIRECT;
-            const int parts = gpu ? n / SS_TRI_PART : ss_max(1, s->tri_chunks), tasks = ss_max(1, s->tri_chunks);
+            const int gpu = s->tri_chunks == 0 && s->tri_worker >= 0 && n > SS_TRI_DIRECT, tasks = ss_max(1, s->tri_chunks);
+            int parts = gpu ? n / SS_TRI_PART : 1, least = n / parts, most = least + (n % parts > 0);
+            if (s->tri_chunks > 0) {   /* the chunks' sub-partitions (codelets/tridiag_result.h) */
+                parts = 0, least = n, most = 0;
+                for (int c = 0; c < s->tri_chunks; c++) {
+                    const int rows = s->tri_chunk[c].rows, subs = ss_tri_subs(rows);
+                    parts += subs;
+                    least = ss_min(least, rows / subs);
+                    most = ss_max(most, rows / subs + (rows % subs > 0));
+                }
+            }
             if (ss_ctx.verbose)
                 fprintf(stderr, "starsolve: %s: tridiagonal path, %d task%s on %s: %d partitions of %d..%d rows in %d chunks\n", me, tasks,
-                        tasks > 1 ? "s a stage" : "", s->tri_chunks > 0 ? "CPUs" : s->tri_worker >= 0 ? "a GPU" : "a CPU", parts, n / parts,
-                        n / parts + (n % parts > 0), tasks);
+                        tasks > 1 ? "s a stage" : "", s->tri_chunks > 0 ? "CPUs" : s->tri_worker >= 0 ? "a GPU" : "a CPU", parts, least,
+                        most, tasks);
             *factors = &s->head;
             return 0;
         }

@@ -311,22 +311,23 @@ static void split_bicgstab_fails(void)
 /* A NaN in A or an Inf in B: no BiCGStab iterate passes its test and the banded LU's solution is
  * not finite, so info n + 1, never 0 (gbsv alone would return 0). Both ways into the banded LU:
  * after BiCGStab (a dominant A) and from the start (d = 0.1). */
-static void spike_not_finite(int k)
+static void spike_not_finite(int k, int n)
 {
-    const int n = 1201, ldab = 3 * k + 1;
+    const int ldab = 3 * k + 1;
     const double dominance[2] = { 10, 0.1 };
     for (int d = 0; d < 2; d++)
-        for (int where = 0; where < 2; where++) {
+        for (int where = 0; where < 3; where++) {
             starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *X = testing_alloc((size_t)n * sizeof *X);
             gen_zband(n, k, k, dominance[d], AB, ldab, 41);
             gen_zmatrix(n, 1, X, n, 42);
-            if (where == 0)
-                AB[2 * k + (size_t)600 * ldab] = NAN;   /* A(600, 600) */
+            const int row = where == 2 ? n / 2 : n / 2 + n / 7;   /* where == 2: the first row of the chunks' second half */
+            if (where != 1)
+                AB[2 * k + (size_t)row * ldab] = NAN;   /* A(row, row) */
             else
-                X[700] = INFINITY;
+                X[n / 2 + 99] = INFINITY;
             int iters = 0, info = starsolve_zgbsv_spike(n, k, k, 1, AB, ldab, X, n, &iters);
-            TEST_CHECK(info == n + 1, "zgbsv_spike K=%d d=%g with %s: info %d (want n+1 = %d), iters %d", k, dominance[d],
-                       where == 0 ? "a NaN in A" : "an Inf in B", info, n + 1, iters);
+            TEST_CHECK(info == n + 1, "zgbsv_spike n=%d K=%d d=%g with %s: info %d (want n+1 = %d), iters %d", n, k, dominance[d],
+                       where != 1 ? "a NaN in A" : "an Inf in B", info, n + 1, iters);
             free(AB); free(X);
         }
 }
@@ -501,9 +502,10 @@ int test_zspike(void)
     spike_too_small(5, 2, 3);
     spike_no_fallback();
     spike_long_partitions();
-    spike_not_finite(2);
+    spike_not_finite(2, 1201);
     spike_tridiag_goal();
-    spike_not_finite(1);   /* the tridiagonal path: it declines a NaN in A, and an Inf in B misses its residual goal */
+    spike_not_finite(1, 1201);   /* the tridiagonal path: it declines a NaN in A, and an Inf in B misses its residual goal */
+    spike_not_finite(1, 100003);   /* the same on CPU workers' chunks */
     /* the tridiagonal path (one task; on a GPU the partition method, codelets/tridiag_layout.h): the direct
      * level alone (n <= 64), one level and several (n = 100003: 3 levels), several right-hand sides, the band
      * as whole columns and as its rows alone (odd psize: spare rows); below its dominance, the general path */
@@ -513,6 +515,9 @@ int test_zspike(void)
     spike_case(65, 1, 0, 1, 1, 1, 1);
     spike_case(100003, 1, 1, 1, 2, 0, 1);
     spike_case(100003, 0, 1, 10, 1, 1, 1);
+    spike_case(100003, 1, 0, 10, 3, 0, 1);   /* on CPU workers, chunks (16384 rows at least) of sub-partitions */
+    spike_case(100003, 1, 1, 100, 1, 0, 1);
+    spike_case(100003, 1, 1, 0.9, 1, 0, 1);   /* the chunks' check finds it below the tridiagonal path's dominance */
     spike_case(1201, 1, 1, 0.9, 2, 0, 1);
     /* the split API: one factorization, several solves */
     split_case(2003, 32, 32, 1, 300, 1);       /* n not a multiple of psize */
