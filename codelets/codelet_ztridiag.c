@@ -152,10 +152,10 @@ static struct ztri_band ztri_chunk_band(const struct ss_tri_chunk *a, void *buff
 
 /* A group of up to SS_TRI_SUB_GROUP sub-partitions of a chunk, from sub-partition k0 on: their first rows s[] and
  * row counts m[] (m and m + 1: their sweeps run in step, the longer ones one row more) */
-struct ztri_group { int k0, w, mmax, s[SS_TRI_SUB_GROUP], m[SS_TRI_SUB_GROUP]; };
+struct ztri_group { int w, mmax, s[SS_TRI_SUB_GROUP], m[SS_TRI_SUB_GROUP]; };
 static struct ztri_group ztri_group_at(const struct ss_tri_chunk *a, int subs, int k0)
 {
-    struct ztri_group g = { .k0 = k0, .w = ss_min(SS_TRI_SUB_GROUP, subs - k0) };
+    struct ztri_group g = { .w = ss_min(SS_TRI_SUB_GROUP, subs - k0) };
     for (int kk = 0; kk < g.w; kk++) {
         g.s[kk] = a->first + ss_tri_piece_first(a->rows, subs, k0 + kk);
         g.m[kk] = ss_tri_piece_rows(a->rows, subs, k0 + kk);
@@ -235,7 +235,7 @@ static void ztri_reduce_cpu(void *buffers[], void *cl_arg)
             for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
                 c[kk] = ztri_chain_start;
             for (int t = 1; t < g.mmax - 1; t++)   /* interior row s + t of each sub-partition */
-#pragma GCC unroll 8
+SS_TRI_SUB_GROUP_UNROLL
                 for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
                     if (kk < g.w && t < g.m[kk] - 1) {
                         const int i = g.s[kk] + t;
@@ -362,7 +362,7 @@ static void ztri_back_cpu(void *buffers[], void *cl_arg)
             }
             /* downward over the interior rows from x_s (row s + 1's right-hand side less a x_s) */
             for (int t = 0; t < g.mmax - 2; t++)
-#pragma GCC unroll 8
+SS_TRI_SUB_GROUP_UNROLL
                 for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
                     if (kk < g.w && t < g.m[kk] - 2) {
                         const int i = g.s[kk] + 1 + t;
@@ -389,7 +389,7 @@ static void ztri_back_cpu(void *buffers[], void *cl_arg)
                 x2[kk] = xe[kk];
             }
             for (int r = 1; r < g.mmax - 2; r++)   /* interior row t = m - 3 - r */
-#pragma GCC unroll 8
+SS_TRI_SUB_GROUP_UNROLL
                 for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
                     if (kk < g.w && r < g.m[kk] - 2) {
                         const int t = g.m[kk] - 3 - r, i = g.s[kk] + 1 + t;
