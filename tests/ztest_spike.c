@@ -320,7 +320,7 @@ static void spike_not_finite(int k, int n)
             starsolve_complex64_t *AB = testing_alloc((size_t)ldab * n * sizeof *AB), *X = testing_alloc((size_t)n * sizeof *X);
             gen_zband(n, k, k, dominance[d], AB, ldab, 41);
             gen_zmatrix(n, 1, X, n, 42);
-            const int row = where == 2 ? n / 2 : n / 2 + n / 7;   /* where == 2: the first row of the chunks' second half */
+            const int row = where == 2 ? n / 2 : n / 2 + n / 7;   /* where == 2: the middle row, the first chunk's last of 2 */
             if (where != 1)
                 AB[2 * k + (size_t)row * ldab] = NAN;   /* A(row, row) */
             else
