@@ -157,8 +157,8 @@ static struct ztri_group ztri_group_at(const struct ss_tri_chunk *a, int subs, i
 {
     struct ztri_group g = { .w = ss_min(SS_TRI_SUB_GROUP, subs - k0) };
     for (int kk = 0; kk < g.w; kk++) {
-        g.s[kk] = a->first + ss_tri_piece_first(a->rows, subs, k0 + kk);
-        g.m[kk] = ss_tri_piece_rows(a->rows, subs, k0 + kk);
+        g.s[kk] = a->first + ss_spike_part_first(k0 + kk, a->rows / subs, a->rows % subs);
+        g.m[kk] = ss_spike_part_size(k0 + kk, a->rows / subs, a->rows % subs);
         g.mmax = ss_max(g.mmax, g.m[kk]);
     }
     return g;
@@ -272,7 +272,7 @@ static void ztri_reduced_cpu(void *buffers[], void *cl_arg)
     const int p = a->nchunks, nrhs = a->nrhs;
     int N = 0;
     for (int c = 0; c < p; c++)
-        N += 2 * ss_tri_subs(ss_tri_piece_rows(a->n, p, c));
+        N += 2 * ss_tri_subs(ss_spike_part_size(c, a->n / p, a->n % p));
     /* per row r of the reduced system: its sub-partition's entries (row r / 2's), and the elimination */
     const starsolve_complex64_t **ent = malloc((size_t)N / 2 * sizeof *ent);
     starsolve_complex64_t *up = malloc((size_t)N * sizeof *up), *inv = malloc((size_t)N * sizeof *inv), *y = malloc((size_t)N * sizeof *y);
@@ -281,7 +281,7 @@ static void ztri_reduced_cpu(void *buffers[], void *cl_arg)
     for (int c = 0, q = 0; c < p; c++) {
         const starsolve_complex64_t *red = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[c]);
         usable &= creal(red[SS_TRI_RED_BAD]) == 0 && creal(red[SS_TRI_RED_DOM]) >= a->min_dominance;
-        for (int k = 0; k < ss_tri_subs(ss_tri_piece_rows(a->n, p, c)); k++)
+        for (int k = 0; k < ss_tri_subs(ss_spike_part_size(c, a->n / p, a->n % p)); k++)
             ent[q++] = red + SS_TRI_RED_SUB(k, nrhs);
     }
     /* row 2q: sub-partition q's first row (sub-, main, superdiagonal: A, B, C), 2q + 1 its last (AL, BE, CE) */
@@ -301,7 +301,7 @@ static void ztri_reduced_cpu(void *buffers[], void *cl_arg)
             y[r] -= up[r] * y[r + 1];
         for (int c = 0, r = 0; c < p; c++) {
             starsolve_complex64_t *sol = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[p + c]);
-            for (int k = 0; k < ss_tri_subs(ss_tri_piece_rows(a->n, p, c)); k++, r += 2) {
+            for (int k = 0; k < ss_tri_subs(ss_spike_part_size(c, a->n / p, a->n % p)); k++, r += 2) {
                 sol[SS_TRI_SOL_FIRST(k, j, nrhs)] = y[r];
                 sol[SS_TRI_SOL_FIRST(k, j, nrhs) + 1] = y[r + 1];
             }
@@ -348,7 +348,7 @@ static void ztri_back_cpu(void *buffers[], void *cl_arg)
     if (creal(sol[0]) == 0)
         return;
     /* the unknowns across the chunk's ends: the previous chunk's last row, the next chunk's first */
-    const int prev_subs = a->c > 0 ? ss_tri_subs(ss_tri_piece_rows(a->n, a->nchunks, a->c - 1)) : 0;
+    const int prev_subs = a->c > 0 ? ss_tri_subs(ss_spike_part_size(a->c - 1, a->n / a->nchunks, a->n % a->nchunks)) : 0;
     for (int j = 0; j < nrhs; j++) {
         starsolve_complex64_t *b = B - first + (size_t)j * ldb, *sv = save - first + (size_t)j * lds;   /* b[row], sv[row] */
         double rmax = 0, bmax = 0, nonfinite = 0;
@@ -543,9 +543,8 @@ void insert_ztri_reduce(const struct ss_tri_chunk *a, starpu_data_handle_t band,
     insert_chunk_task(&cl_ztri_reduce, a, d, B ? 3 : 2, 8.0 * a->rows * (a->nrhs + 1));
 }
 
-size_t ss_ztri_chunk_scratch_bytes(int rows, int nrhs)
+size_t ss_ztri_chunk_scratch_bytes(int rows)   /* the back task sweeps one column at a time */
 {
-    (void)nrhs;   /* one column at a time */
     return 2 * (size_t)SS_TRI_SUB_GROUP * (rows / ss_tri_subs(rows) + 1) * sizeof(starsolve_complex64_t);
 }
 

@@ -46,10 +46,8 @@ struct ss_tri_chunk {
     double min_dominance;
     int worker;                /* where it runs (chunk c on CPU worker c) */
 };
-/* n rows cut into p pieces whose sizes differ by at most one (the chunks; a chunk's sub-partitions): piece c's
- * first row and row count */
-static inline int ss_tri_piece_first(int n, int p, int c) { return c * (n / p) + (c < n % p ? c : n % p); }
-static inline int ss_tri_piece_rows(int n, int p, int c) { return n / p + (c < n % p); }
+/* The chunks, and a chunk's sub-partitions, cut n rows into p pieces whose sizes differ by at most one, as SPIKE's
+ * partitions (codelets/spike_layout.h: ss_spike_part_first(c, n / p, n % p), ss_spike_part_size). */
 /* the sub-partitions of a chunk of `rows` rows (each has at least 3 rows: tri_chunk_count's chunks have thousands) */
 static inline int ss_tri_subs(int rows) { return rows / SS_TRI_SUB_ROWS > 1 ? rows / SS_TRI_SUB_ROWS : 1; }
 

@@ -548,7 +548,7 @@ static void tri_chunks_setup(struct spike *s, int p, int whole, int row0)   /* r
     s->tri_band_c = xcalloc(p, sizeof *s->tri_band_c);
     s->tri_chunk = xcalloc(p, sizeof *s->tri_chunk);
     for (int c = 0; c < p; c++) {
-        const int first = ss_tri_piece_first(n, p, c), rows = ss_tri_piece_rows(n, p, c);
+        const int first = ss_spike_part_first(c, n / p, n % p), rows = ss_spike_part_size(c, n / p, n % p);
         const int col0 = ss_max(0, first - 1), last = ss_min(n - 1, first + rows);   /* a column beyond its rows each side */
         s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row, .c = c, .nchunks = p,
                                                  .first = first, .rows = rows, .col0 = col0, .min_dominance = SS_TRI_MIN_DOMINANCE,
@@ -587,7 +587,7 @@ static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, i
     size_t scratch_bytes = 0;   /* the largest chunk's sub-partitions need not be the longest (ss_tri_subs) */
     for (int c = 0; c < p; c++) {
         maxrows = ss_max(maxrows, s->tri_chunk[c].rows);
-        const size_t bytes = ss_ztri_chunk_scratch_bytes(s->tri_chunk[c].rows, nrhs);
+        const size_t bytes = ss_ztri_chunk_scratch_bytes(s->tri_chunk[c].rows);
         scratch_bytes = bytes > scratch_bytes ? bytes : scratch_bytes;
     }
     /* every chunk's red and sol the size of the largest one's (the most sub-partitions) */
