@@ -46,9 +46,9 @@ struct ss_tri_chunk {
     double min_dominance;
     int worker;                /* where it runs (chunk c on CPU worker c) */
 };
-/* The chunks, and a chunk's sub-partitions, cut n rows into p pieces whose sizes differ by at most one, as SPIKE's
- * partitions (codelets/spike_layout.h: ss_spike_part_first(c, n / p, n % p), ss_spike_part_size). */
-/* the sub-partitions of a chunk of `rows` rows (each has at least 3 rows: tri_chunk_count's chunks have thousands) */
+/* The sub-partitions of a chunk of `rows` rows (each has at least 3 rows: tri_chunk_count's chunks have thousands).
+ * Chunks and sub-partitions alike cut their rows into pieces whose sizes differ by at most one, as SPIKE's
+ * partitions do (codelets/spike_layout.h: ss_spike_part_first(c, n / p, n % p), ss_spike_part_size). */
 static inline int ss_tri_subs(int rows) { return rows / SS_TRI_SUB_ROWS > 1 ? rows / SS_TRI_SUB_ROWS : 1; }
 
 /* per chunk, the reduce task's output, entries of the working precision: */
