@@ -141,7 +141,7 @@ static void ztridiag_check_cpu(void *buffers[], void *cl_arg) { ztridiag_cpu(buf
  * sub-partitions' first and last rows coupled only to each other and to the neighbouring sub-partitions' last
  * and first, as tridiag.cu's forward kernel does per partition), reduced (one task: the 2 rows of every
  * sub-partition by Thomas), back (per chunk: the interior rows, the residual of every row, b saved before x
- * overwrites it). The sweeps run SS_TRI_SUB_GROUP sub-partitions at a time, interleaved (tridiag_result.h). */
+ * overwrites it). The sweeps run ZTRI_LANES sub-partitions at a time, as the lanes of vectors (below). */
 
 /* the chunk's band: its handle covers columns col0 .. first + rows (one past its rows on each side where there is one) */
 static struct ztri_band ztri_chunk_band(const struct ss_tri_chunk *a, void *buffer)
@@ -150,15 +150,134 @@ static struct ztri_band ztri_chunk_band(const struct ss_tri_chunk *a, void *buff
                                a->n, a->kl, a->ku, a->col0 };
 }
 
-/* A group of up to SS_TRI_SUB_GROUP sub-partitions of a chunk, from sub-partition k0 on: their first rows s[] and
- * row counts m[] (m and m + 1: their sweeps run in step, the longer ones one row more) */
-struct ztri_group { int w, mmax, s[SS_TRI_SUB_GROUP], m[SS_TRI_SUB_GROUP]; };
+/* A group's sweeps run its sub-partitions as the lanes of vectors (GCC's vector extension): every row of a sweep waits
+ * on the previous row's division, and ZTRI_LANES sub-partitions share that wait, in one register each quantity. Real
+ * precisions take 4 lanes: the tasks have an AVX2 clone, which the CPU picks at run time where it has AVX2
+ * (ZTRI_VECTOR_TASK); elsewhere GCC runs a 4-double vector as two SSE2 halves. A complex sub-partition runs alone
+ * (ZTRI_LANES 1: its division is a library call anyway). Kept as 4 sets of scalars, the state spilled to the stack
+ * every row: on 2 cores (AMD EPYC, in cache, bench/NOTES.md session 56) the reduce task took 11-15 ns a row and the
+ * back task 14-16; as AVX2 lanes 2-3 and 6-7 (the SSE2 clone: 7 and 18-21). Each lane walks its own rows; in a group
+ * whose sub-partitions differ by one row, the longer ones take their last step alone (the step of every lane, the
+ * others' undone or never read). */
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+#define ZTRI_LANES 1
+typedef starsolve_complex64_t ztri_lanes;   /* a value of each lane */
+typedef double ztri_rlanes;                 /* a real value of each lane */
+#else
+#define ZTRI_LANES 4
+/* the helpers below pass 32-byte vectors by value: all inlined, so the ABI note GCC gives without AVX does not apply */
+#pragma GCC diagnostic ignored "-Wpsabi"
+/* aligned as its element: the back task's scratch holds them, whose alignment StarPU does not promise */
+typedef starsolve_complex64_t ztri_lanes __attribute__((vector_size(ZTRI_LANES * sizeof(starsolve_complex64_t)), aligned(sizeof(starsolve_complex64_t))));
+typedef ztri_lanes ztri_rlanes;
+typedef __typeof__((ztri_rlanes){ 0 } < (ztri_rlanes){ 0 }) ztri_mask;   /* a comparison's lanes: all bits set where true */
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ZTRI_VECTOR_TASK __attribute__((target_clones("arch=x86-64-v3", "default"))) static void
+#else
+#define ZTRI_VECTOR_TASK static void
+#endif
+/* the sweeps, inlined in each clone of the tasks; lo_on, hi_on, has_b are constants where the tasks call them for the
+ * common case (a sub- and a superdiagonal, a right-hand side), so that the compiler drops the tests there */
+#define ZTRI_SWEEP static inline __attribute__((always_inline)) void
+
+static inline starsolve_complex64_t ztri_lane(ztri_lanes v, int kk)
+{
+#if ZTRI_LANES > 1
+    return v[kk];
+#else
+    (void)kk;
+    return v;
+#endif
+}
+static inline double ztri_rlane(ztri_rlanes v, int kk)
+{
+#if ZTRI_LANES > 1
+    return v[kk];
+#else
+    (void)kk;
+    return v;
+#endif
+}
+static inline void ztri_set_lane(ztri_lanes *v, int kk, starsolve_complex64_t x)
+{
+#if ZTRI_LANES > 1
+    (*v)[kk] = x;
+#else
+    (void)kk;
+    *v = x;
+#endif
+}
+static inline void ztri_set_rlane(ztri_rlanes *v, int kk, double x)
+{
+#if ZTRI_LANES > 1
+    (*v)[kk] = x;
+#else
+    (void)kk;
+    *v = x;
+#endif
+}
+static inline ztri_lanes ztri_splat(starsolve_complex64_t x)
+{
+    ztri_lanes v;
+    for (int kk = 0; kk < ZTRI_LANES; kk++)
+        ztri_set_lane(&v, kk, x);
+    return v;
+}
+/* lane kk's value at p[kk][o] */
+static inline ztri_lanes ztri_gather(const starsolve_complex64_t *const p[], ptrdiff_t o)
+{
+    ztri_lanes v;
+    for (int kk = 0; kk < ZTRI_LANES; kk++)
+        ztri_set_lane(&v, kk, p[kk][o]);
+    return v;
+}
+/* lane kk's value at p[kk][o[kk]] */
+static inline ztri_lanes ztri_gather_at(const starsolve_complex64_t *const p[], const ptrdiff_t o[])
+{
+    ztri_lanes v;
+    for (int kk = 0; kk < ZTRI_LANES; kk++)
+        ztri_set_lane(&v, kk, p[kk][o[kk]]);
+    return v;
+}
+static inline ztri_rlanes ztri_abs(ztri_lanes v)
+{
+#if ZTRI_LANES > 1
+    return (ztri_rlanes)((ztri_mask)v & ~(ztri_mask)(-(ztri_rlanes){ 0 }));   /* the sign bit cleared */
+#else
+    return cabs(v);
+#endif
+}
+/* 1 in the lanes where a < b, else 0 */
+static inline ztri_rlanes ztri_less(ztri_rlanes a, ztri_rlanes b)
+{
+#if ZTRI_LANES > 1
+    return (ztri_rlanes)((a < b) & (ztri_mask)((ztri_rlanes){ 0 } + 1));
+#else
+    return a < b;
+#endif
+}
+/* the larger of a and b in each lane (b where a is NaN) */
+static inline ztri_rlanes ztri_max(ztri_rlanes a, ztri_rlanes b)
+{
+#if ZTRI_LANES > 1
+    const ztri_mask m = a > b;
+    return (ztri_rlanes)((m & (ztri_mask)a) | (~m & (ztri_mask)b));
+#else
+    return a > b ? a : b;
+#endif
+}
+
+/* A group of up to ZTRI_LANES sub-partitions of a chunk, from sub-partition k0 on: their first rows s[] and
+ * row counts m[] (m and m + 1 rows: mmin and mmax) */
+struct ztri_group { int w, mmin, mmax, s[ZTRI_LANES], m[ZTRI_LANES]; };
 static struct ztri_group ztri_group_at(const struct ss_tri_chunk *a, int subs, int k0)
 {
-    struct ztri_group g = { .w = ss_min(SS_TRI_SUB_GROUP, subs - k0) };
+    struct ztri_group g = { .w = ss_min(ZTRI_LANES, subs - k0), .mmin = a->rows };
     for (int kk = 0; kk < g.w; kk++) {
         g.s[kk] = a->first + ss_spike_part_first(k0 + kk, a->rows / subs, a->rows % subs);
         g.m[kk] = ss_spike_part_size(k0 + kk, a->rows / subs, a->rows % subs);
+        g.mmin = ss_min(g.mmin, g.m[kk]);
         g.mmax = ss_max(g.mmax, g.m[kk]);
     }
     return g;
@@ -175,14 +294,14 @@ static inline void ztri_row_check(starsolve_complex64_t lo, starsolve_complex64_
         *dominance = diag / off;
 }
 
-/* row i's three entries, i an interior row of the matrix (0 < i < n - 1: no end to test) */
-static inline void ztri_row_entries(const struct ztri_band *A, int i, starsolve_complex64_t *lo, starsolve_complex64_t *di,
-                                    starsolve_complex64_t *hi)
+/* The chunk's smallest row dominance and whether an entry is not finite, row by row: the reduce task's own check
+ * only flags (ztri_reduce_step), this measures, once a flag is up */
+static void ztri_chunk_check(const struct ss_tri_chunk *a, const struct ztri_band *A, double *dominance, double *nonfinite)
 {
-    const starsolve_complex64_t *col = A->dg + (size_t)(i - A->col0) * A->ld;
-    *di = col[0];
-    *lo = A->kl ? col[1 - (ptrdiff_t)A->ld] : 0;
-    *hi = A->ku ? col[A->ld - 1] : 0;
+    *dominance = INFINITY;
+    *nonfinite = 0;
+    for (int i = a->first; i < a->first + a->rows; i++)
+        ztri_row_check(ztri_sub(A, i), ztri_dia(A, i), ztri_sup(A, i), dominance, nonfinite);
 }
 
 /* One sub-partition's interior rows s + 1 .. e - 1 eliminated downward (Thomas, no pivoting), its first and last
@@ -191,20 +310,17 @@ static inline void ztri_row_entries(const struct ztri_band *A, int i, starsolve_
  * W = pi_{e-1} u_{e-1}, pi_{s+1} = 1, pi_{k+1} = -u_k pi_k: the sweep sums them as it goes, so that one pass yields the
  * first row's and the last row's equations in x_{s-1}, x_s, x_e, x_{e+1} (the reduced system's). It starts from
  * u = 0, v = -1, pi = 1, V = y = Y = 0, so that the first row takes the same step as the others, and ends with pi = pi_e
- * (W = -pi). */
-struct ztri_chain { starsolve_complex64_t u, v, pi, V, y, Y; };
-static const struct ztri_chain ztri_chain_start = { .u = 0, .v = -1, .pi = 1, .V = 0, .y = 0, .Y = 0 };
+ * (W = -pi). bad stays 0 while every row is finite, reaches min_dominance and leaves a nonzero pivot. */
+struct ztri_reduce_lanes { ztri_lanes u, v, pi, V, y, Y; ztri_rlanes bad; };
 
-/* the sweep at interior row i, right-hand side bi; the row's check, *zero counts zero pivots */
-static inline void ztri_reduce_row(const struct ztri_band *A, struct ztri_chain *c, int i, starsolve_complex64_t bi, double *dominance,
-                                   double *nonfinite, int *zero)
+/* a step of every lane, at rows with entries lo, di, hi and right-hand sides bi */
+static inline void ztri_reduce_step(struct ztri_reduce_lanes *c, ztri_lanes lo, ztri_lanes di, ztri_lanes hi, ztri_lanes bi,
+                                    double min_dominance)
 {
-    starsolve_complex64_t lo, di, hi;
-    ztri_row_entries(A, i, &lo, &di, &hi);
-    ztri_row_check(lo, di, hi, dominance, nonfinite);
-    const starsolve_complex64_t pivot = di - lo * c->u;
-    *zero += pivot == 0;
-    const starsolve_complex64_t inv = 1 / pivot;
+    const ztri_rlanes off = ztri_abs(lo) + ztri_abs(hi), diag = ztri_abs(di);
+    const ztri_lanes inv = 1 / (di - lo * c->u);
+    /* 0 x is NaN for an infinite or NaN x: an entry not finite, or a zero pivot's inverse */
+    c->bad += 0 * (off + diag + creal(inv)) + ztri_less(diag, min_dominance * off);
     c->u = hi * inv;
     c->v = -lo * c->v * inv;
     c->y = (bi - lo * c->y) * inv;
@@ -213,10 +329,71 @@ static inline void ztri_reduce_row(const struct ztri_band *A, struct ztri_chain 
     c->pi = -c->u * c->pi;
 }
 
+/* Each lane's pointers at its sub-partition's first interior row s + 1: its diagonal entry and, b not NULL, b (lanes
+ * past the group's end: the group's first sub-partition's, or *sink where sink is not NULL: rows of zeros to write to) */
+static inline void ztri_lane_rows(const struct ztri_band *A, starsolve_complex64_t *b, starsolve_complex64_t *sink,
+                                  const struct ztri_group *g, const starsolve_complex64_t *col[], starsolve_complex64_t *bp[])
+{
+    for (int kk = 0; kk < ZTRI_LANES; kk++) {
+        const int i = g->s[kk < g->w ? kk : 0] + 1;
+        col[kk] = A->dg + (ptrdiff_t)(i - A->col0) * (ptrdiff_t)A->ld;
+        bp[kk] = !b ? NULL : kk >= g->w && sink ? sink : b + i;
+    }
+}
+
+/* The offsets that take the longer sub-partitions' lanes t rows further and leave the others at their first row */
+static inline void ztri_longer_rows(const struct ztri_group *g, int t, ptrdiff_t ld, int longer[], ptrdiff_t off[], ptrdiff_t boff[])
+{
+    for (int kk = 0; kk < ZTRI_LANES; kk++) {
+        longer[kk] = kk < g->w && g->m[kk] > g->mmin;
+        off[kk] = longer[kk] ? t * ld : 0;
+        boff[kk] = longer[kk] ? t : 0;
+    }
+}
+
+/* The group's interior rows; b[row] the column's right-hand side (has_b 0: zero) */
+ZTRI_SWEEP ztri_reduce_sweep(const struct ztri_band *A, const starsolve_complex64_t *b, const struct ztri_group *g,
+                             struct ztri_reduce_lanes *c, double min_dominance, const int lo_on, const int hi_on, const int has_b)
+{
+    const ptrdiff_t ld = (ptrdiff_t)A->ld;
+    const starsolve_complex64_t *col[ZTRI_LANES];
+    starsolve_complex64_t *bp[ZTRI_LANES];   /* read only here */
+    ztri_lane_rows(A, has_b ? (starsolve_complex64_t *)b : NULL, NULL, g, col, bp);
+    const starsolve_complex64_t *const *bq = (const starsolve_complex64_t *const *)bp;
+    const ztri_lanes zero = ztri_splat(0);
+    for (int t = 0; t < g->mmin - 2; t++) {
+        const ptrdiff_t o = t * ld;
+        ztri_reduce_step(c, lo_on ? ztri_gather(col, o + 1 - ld) : zero, ztri_gather(col, o), hi_on ? ztri_gather(col, o + ld - 1) : zero,
+                         has_b ? ztri_gather(bq, t) : zero, min_dominance);
+    }
+    if (g->mmax > g->mmin) {   /* the longer sub-partitions' last row; the other lanes step at their first row, undone */
+        int longer[ZTRI_LANES];
+        ptrdiff_t o[ZTRI_LANES], ob[ZTRI_LANES], olo[ZTRI_LANES], ohi[ZTRI_LANES];
+        ztri_longer_rows(g, g->mmin - 2, ld, longer, o, ob);
+        for (int kk = 0; kk < ZTRI_LANES; kk++) {
+            olo[kk] = o[kk] + 1 - ld;
+            ohi[kk] = o[kk] + ld - 1;
+        }
+        const struct ztri_reduce_lanes before = *c;
+        ztri_reduce_step(c, lo_on ? ztri_gather_at(col, olo) : zero, ztri_gather_at(col, o), hi_on ? ztri_gather_at(col, ohi) : zero,
+                         has_b ? ztri_gather_at(bq, ob) : zero, min_dominance);
+        for (int kk = 0; kk < ZTRI_LANES; kk++)
+            if (!longer[kk]) {
+                ztri_set_lane(&c->u, kk, ztri_lane(before.u, kk));
+                ztri_set_lane(&c->v, kk, ztri_lane(before.v, kk));
+                ztri_set_lane(&c->pi, kk, ztri_lane(before.pi, kk));
+                ztri_set_lane(&c->V, kk, ztri_lane(before.V, kk));
+                ztri_set_lane(&c->y, kk, ztri_lane(before.y, kk));
+                ztri_set_lane(&c->Y, kk, ztri_lane(before.Y, kk));
+                ztri_set_rlane(&c->bad, kk, ztri_rlane(before.bad, kk));
+            }
+    }
+}
+
 /* buffers: 0 the chunk's band (R), 1 its rows of B (R; absent when nrhs is 0), then red (W, SS_TRI_RED_COUNT).
  * Per group and column (none for the check task: a zero right-hand side) one sweep of its sub-partitions in step;
  * with several columns the matrix's part is swept again for each (its coefficients come out the same). */
-static void ztri_reduce_cpu(void *buffers[], void *cl_arg)
+ZTRI_VECTOR_TASK ztri_reduce_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_tri_chunk *a = cl_arg;
     const struct ztri_band A = ztri_chunk_band(a, buffers[0]);
@@ -225,23 +402,19 @@ static void ztri_reduce_cpu(void *buffers[], void *cl_arg)
     const size_t ldb = nrhs ? STARPU_MATRIX_GET_LD(buffers[1]) : 0;
     starsolve_complex64_t *red = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[nrhs ? 2 : 1]);
     const int subs = ss_tri_subs(a->rows);
-    double dominance = INFINITY, nonfinite = 0;
-    int zero = 0;
-    for (int k0 = 0; k0 < subs; k0 += SS_TRI_SUB_GROUP) {
+    double bad = 0, dominance = INFINITY, nonfinite = 0;   /* the end rows' check: row by row */
+    for (int k0 = 0; k0 < subs; k0 += ZTRI_LANES) {
         const struct ztri_group g = ztri_group_at(a, subs, k0);
         for (int j = 0; j < ss_max(nrhs, 1); j++) {
             const starsolve_complex64_t *b = nrhs ? B - first + (size_t)j * ldb : NULL;   /* b[row]: B holds rows first.. */
-            struct ztri_chain c[SS_TRI_SUB_GROUP];
-            for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
-                c[kk] = ztri_chain_start;
-            for (int t = 1; t < g.mmax - 1; t++)   /* interior row s + t of each sub-partition */
-SS_TRI_SUB_GROUP_UNROLL
-                for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
-                    if (kk < g.w && t < g.m[kk] - 1) {
-                        const int i = g.s[kk] + t;
-                        ztri_reduce_row(&A, &c[kk], i, b ? b[i] : 0, &dominance, &nonfinite, &zero);
-                    }
+            struct ztri_reduce_lanes c = { .u = ztri_splat(0), .v = ztri_splat(-1), .pi = ztri_splat(1), .V = ztri_splat(0),
+                                           .y = ztri_splat(0), .Y = ztri_splat(0), .bad = ztri_splat(0) };
+            if (A.kl && A.ku && b)
+                ztri_reduce_sweep(&A, b, &g, &c, a->min_dominance, 1, 1, 1);
+            else
+                ztri_reduce_sweep(&A, b, &g, &c, a->min_dominance, A.kl, A.ku, b != NULL);
             for (int kk = 0; kk < g.w; kk++) {
+                bad += ztri_rlane(c.bad, kk);
                 starsolve_complex64_t *r = red + SS_TRI_RED_SUB(k0 + kk, nrhs);
                 const int s = g.s[kk], e = s + g.m[kk] - 1;
                 const starsolve_complex64_t as = ztri_sub(&A, s), ds = ztri_dia(&A, s), cs = ztri_sup(&A, s);
@@ -250,18 +423,26 @@ SS_TRI_SUB_GROUP_UNROLL
                 if (j == 0) {
                     ztri_row_check(as, ds, cs, &dominance, &nonfinite);
                     ztri_row_check(ae, de, ce, &dominance, &nonfinite);
-                    r[SS_TRI_RED_A] = as; r[SS_TRI_RED_B] = ds - cs * c[kk].V; r[SS_TRI_RED_C] = cs * c[kk].pi;
-                    r[SS_TRI_RED_AL] = -ae * c[kk].v; r[SS_TRI_RED_BE] = de - ae * c[kk].u; r[SS_TRI_RED_CE] = ce;
+                    r[SS_TRI_RED_A] = as;
+                    r[SS_TRI_RED_B] = ds - cs * ztri_lane(c.V, kk);
+                    r[SS_TRI_RED_C] = cs * ztri_lane(c.pi, kk);
+                    r[SS_TRI_RED_AL] = -ae * ztri_lane(c.v, kk);
+                    r[SS_TRI_RED_BE] = de - ae * ztri_lane(c.u, kk);
+                    r[SS_TRI_RED_CE] = ce;
                 }
                 if (b) {
-                    r[SS_TRI_RED_RHS + 2 * j] = b[s] - cs * c[kk].Y;
-                    r[SS_TRI_RED_RHS + 2 * j + 1] = b[e] - ae * c[kk].y;
+                    r[SS_TRI_RED_RHS + 2 * j] = b[s] - cs * ztri_lane(c.Y, kk);
+                    r[SS_TRI_RED_RHS + 2 * j + 1] = b[e] - ae * ztri_lane(c.y, kk);
                 }
             }
         }
     }
+    /* a flag from the sweeps: measure every row (the smallest dominance goes in gbtrf's message); a zero pivot in a
+     * dominant chunk stays bad */
+    if (bad != 0)
+        ztri_chunk_check(a, &A, &dominance, &nonfinite);
     red[SS_TRI_RED_DOM] = dominance;
-    red[SS_TRI_RED_BAD] = zero > 0 || nonfinite != 0;
+    red[SS_TRI_RED_BAD] = bad != 0 || nonfinite != 0;
 }
 
 /* buffers: red_0 .. red_{p-1} (R), then sol_0 .. sol_{p-1} (W): the reduced system (every sub-partition's first
@@ -313,16 +494,128 @@ static void ztri_reduced_cpu(void *buffers[], void *cl_arg)
     free(ent); free(up); free(inv); free(y);
 }
 
-/* row i's residual b_i - a_i,i-1 xm - a_ii x - a_i,i+1 xn (entries lo, di, hi), its size into *rmax and |b_i| into
- * *bmax (*nonfinite NaN when either is not finite) */
-static inline void ztri_residual_of(starsolve_complex64_t lo, starsolve_complex64_t di, starsolve_complex64_t hi, starsolve_complex64_t bi,
-                                    starsolve_complex64_t xm, starsolve_complex64_t x, starsolve_complex64_t xn, double *rmax,
-                                    double *bmax, double *nonfinite)
+/* The back task's lanes (as the reduce task's): the downward sweep from x_s, whose eliminated rows x_i + U x_{i+1} = Y go
+ * to the scratch, then upward x_i = Y - U x_{i+1} from x_e with each row's residual as soon as its neighbours are known
+ * (x, x1, x2: x_i, x_{i+1}, x_{i+2}), b saved and x stored; per lane the largest |b - A x| and |b| of the column,
+ * nonfinite NaN when either is not finite */
+struct ztri_back_lanes { ztri_lanes u, y, x1, x2; ztri_rlanes rmax, bmax, nonfinite; };
+
+static inline void ztri_back_down_step(struct ztri_back_lanes *c, ztri_lanes lo, ztri_lanes di, ztri_lanes hi, ztri_lanes bi,
+                                       ztri_lanes *UY)
 {
-    const double rm = cabs(bi - lo * xm - di * x - hi * xn), bm = cabs(bi);
-    *nonfinite += 0 * (rm + bm);
-    *rmax = rm > *rmax ? rm : *rmax;
-    *bmax = bm > *bmax ? bm : *bmax;
+    const ztri_lanes inv = 1 / (di - lo * c->u);
+    UY[0] = c->u = hi * inv;
+    UY[1] = c->y = (bi - lo * c->y) * inv;
+}
+
+/* the residuals b - lo xm - di x - hi xn into the lanes' sizes */
+static inline void ztri_back_residual(struct ztri_back_lanes *c, ztri_lanes lo, ztri_lanes di, ztri_lanes hi, ztri_lanes bi,
+                                      ztri_lanes xm, ztri_lanes x, ztri_lanes xn)
+{
+    const ztri_rlanes rm = ztri_abs(bi - lo * xm - di * x - hi * xn), bm = ztri_abs(bi);
+    c->nonfinite += 0 * (rm + bm);
+    c->rmax = ztri_max(rm, c->rmax);
+    c->bmax = ztri_max(bm, c->bmax);
+}
+
+/* every lane's step up at interior row i = s + 1 + t: x_i, then row i + 1's residual (its entries lo, di, hi and b_{i+1}),
+ * b_{i+1} saved and x_{i+1} stored */
+static inline void ztri_back_up_step(struct ztri_back_lanes *c, const ztri_lanes *UY, int t, ztri_lanes lo, ztri_lanes di, ztri_lanes hi,
+                                     ztri_lanes bi, starsolve_complex64_t *const bp[], starsolve_complex64_t *const svp[])
+{
+    const ztri_lanes x = UY[2 * t + 1] - UY[2 * t] * c->x1;
+    ztri_back_residual(c, lo, di, hi, bi, x, c->x1, c->x2);
+    for (int kk = 0; kk < ZTRI_LANES; kk++) {
+        svp[kk][t + 1] = ztri_lane(bi, kk);
+        bp[kk][t + 1] = ztri_lane(c->x1, kk);
+    }
+    c->x2 = c->x1;
+    c->x1 = x;
+}
+
+/* lane kk's superdiagonal entry of its row at col[kk] + o[kk] (row[kk]), zero at the matrix's last row, whose
+ * superdiagonal lies past the band */
+static inline ztri_lanes ztri_gather_hi(const struct ztri_band *A, const starsolve_complex64_t *const col[], const ptrdiff_t o[],
+                                        const int row[])
+{
+    ztri_lanes v;
+    for (int kk = 0; kk < ZTRI_LANES; kk++)
+        ztri_set_lane(&v, kk, A->ku && row[kk] < A->n - 1 ? col[kk][o[kk] + (ptrdiff_t)A->ld - 1] : 0);
+    return v;
+}
+
+/* The group's interior rows for one column (b[row], sv[row]); UY: [2 t] U and [2 t + 1] Y of the lanes' interior rows
+ * s + 1 + t; sink: a sub-partition's rows of zeros, where the lanes past the group's end (which repeat its first
+ * sub-partition's rows of the band) read and write b. Takes x1 = x_e, x2 = x_{e+1}; ends with x1 = x_{s+1},
+ * x2 = x_{s+2} and every row's residual but rows s and s + 1. */
+ZTRI_SWEEP ztri_back_sweep(const struct ztri_band *A, starsolve_complex64_t *b, starsolve_complex64_t *sv, const struct ztri_group *g,
+                           struct ztri_back_lanes *c, ztri_lanes *UY, starsolve_complex64_t *sink, const int lo_on, const int hi_on)
+{
+    const ptrdiff_t ld = (ptrdiff_t)A->ld;
+    const starsolve_complex64_t *col[ZTRI_LANES];
+    starsolve_complex64_t *bp[ZTRI_LANES], *svp[ZTRI_LANES];   /* each lane's b and save at its row s + 1 */
+    ztri_lane_rows(A, b, sink, g, col, bp);
+    const starsolve_complex64_t *const *bq = (const starsolve_complex64_t *const *)bp;
+    for (int kk = 0; kk < ZTRI_LANES; kk++)
+        svp[kk] = kk < g->w ? sv + g->s[kk] + 1 : sink;
+    const ztri_lanes zero = ztri_splat(0);
+    int longer[ZTRI_LANES] = { 0 }, row[ZTRI_LANES];
+    ptrdiff_t o[ZTRI_LANES] = { 0 }, ob[ZTRI_LANES] = { 0 }, olo[ZTRI_LANES];
+    const int tail = g->mmax > g->mmin;   /* the longer sub-partitions' last interior row, t = mmin - 2 */
+    for (int t = 0; t < g->mmin - 2; t++) {
+        const ptrdiff_t ot = t * ld;
+        ztri_back_down_step(c, lo_on ? ztri_gather(col, ot + 1 - ld) : zero, ztri_gather(col, ot), hi_on ? ztri_gather(col, ot + ld - 1) : zero,
+                            ztri_gather(bq, t), UY + 2 * t);
+    }
+    if (tail) {   /* the other lanes step at their first row: their slot at mmin - 2 is never read */
+        ztri_longer_rows(g, g->mmin - 2, ld, longer, o, ob);
+        for (int kk = 0; kk < ZTRI_LANES; kk++) {
+            olo[kk] = o[kk] + 1 - ld;
+            row[kk] = g->s[kk < g->w ? kk : 0] + 1 + (longer[kk] ? g->mmin - 2 : 0);
+        }
+        ztri_back_down_step(c, lo_on ? ztri_gather_at(col, olo) : zero, ztri_gather_at(col, o), hi_on ? ztri_gather_hi(A, col, o, row) : zero,
+                            ztri_gather_at(bq, ob), UY + 2 * (g->mmin - 2));
+    }
+    /* upward: the longer lanes' row e - 1 (and row e's residual) first, then every lane from t = mmin - 3 down, row i + 1's
+     * residual at row i = s + 1 + t; a row e may be the matrix's last */
+    if (tail) {
+        const struct ztri_back_lanes before = *c;
+        const int t = g->mmin - 2;
+        for (int kk = 0; kk < ZTRI_LANES; kk++) {   /* row i + 1 = e of the longer lanes */
+            o[kk] += ld;
+            olo[kk] += ld;
+            ob[kk] += longer[kk];
+            row[kk]++;
+        }
+        const ztri_lanes x = UY[2 * t + 1] - UY[2 * t] * c->x1, bi = ztri_gather_at(bq, ob);
+        ztri_back_residual(c, lo_on ? ztri_gather_at(col, olo) : zero, ztri_gather_at(col, o), hi_on ? ztri_gather_hi(A, col, o, row) : zero, bi,
+                           x, c->x1, c->x2);
+        for (int kk = 0; kk < ZTRI_LANES; kk++)
+            if (longer[kk]) {
+                svp[kk][t + 1] = ztri_lane(bi, kk);
+                bp[kk][t + 1] = ztri_lane(c->x1, kk);
+                ztri_set_lane(&c->x2, kk, ztri_lane(c->x1, kk));
+                ztri_set_lane(&c->x1, kk, ztri_lane(x, kk));
+            } else {
+                ztri_set_rlane(&c->rmax, kk, ztri_rlane(before.rmax, kk));
+                ztri_set_rlane(&c->bmax, kk, ztri_rlane(before.bmax, kk));
+                ztri_set_rlane(&c->nonfinite, kk, ztri_rlane(before.nonfinite, kk));
+            }
+    }
+    int t = g->mmin - 3;
+    if (t >= 0) {   /* row i + 1 = e of the shorter lanes */
+        for (int kk = 0; kk < ZTRI_LANES; kk++) {
+            o[kk] = (t + 1) * ld;
+            row[kk] = g->s[kk < g->w ? kk : 0] + 2 + t;
+        }
+        ztri_back_up_step(c, UY, t, lo_on ? ztri_gather(col, o[0] + 1 - ld) : zero, ztri_gather(col, o[0]),
+                          hi_on ? ztri_gather_hi(A, col, o, row) : zero, ztri_gather(bq, t + 1), bp, svp);
+    }
+    for (t--; t >= 0; t--) {
+        const ptrdiff_t ot = (t + 1) * ld;   /* row i + 1 */
+        ztri_back_up_step(c, UY, t, lo_on ? ztri_gather(col, ot + 1 - ld) : zero, ztri_gather(col, ot),
+                          hi_on ? ztri_gather(col, ot + ld - 1) : zero, ztri_gather(bq, t + 1), bp, svp);
+    }
 }
 
 /* buffers: 0 the chunk's band (R), 1 its rows of B (RW), 2 sol of the previous chunk (R; its own for chunk 0),
@@ -330,7 +623,7 @@ static inline void ztri_residual_of(starsolve_complex64_t lo, starsolve_complex6
  * 7 scratch (ss_ztri_chunk_scratch_bytes): each sub-partition's interior rows by Thomas from its first and last
  * unknowns (the reduced system's), the residual of every row as x comes back up; nothing written to B when the
  * reduced task found the matrix not usable */
-static void ztri_back_cpu(void *buffers[], void *cl_arg)
+ZTRI_VECTOR_TASK ztri_back_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_tri_chunk *a = cl_arg;
     const struct ztri_band A = ztri_chunk_band(a, buffers[0]);
@@ -342,9 +635,9 @@ static void ztri_back_cpu(void *buffers[], void *cl_arg)
     starsolve_complex64_t *save = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[5]);
     const size_t lds = STARPU_MATRIX_GET_LD(buffers[5]);
     starsolve_complex64_t *stat = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
-    const int nrhs = a->nrhs, subs = ss_tri_subs(a->rows), M = a->rows / subs + 1, first = a->first;
-    /* [kk * M + t] for interior row s + 1 + t of the group's sub-partition kk: the eliminated row x_i + U x_{i+1} = Y */
-    starsolve_complex64_t *U = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[7]), *Y = U + (size_t)SS_TRI_SUB_GROUP * M;
+    const int nrhs = a->nrhs, subs = ss_tri_subs(a->rows), first = a->first, M = a->rows / subs + 1;   /* M: a sub-partition's rows, at most */
+    ztri_lanes *UY = (ztri_lanes *)STARPU_VECTOR_GET_PTR(buffers[7]);   /* aligned: StarPU's allocations are */
+    starsolve_complex64_t *sink = (starsolve_complex64_t *)(UY + 2 * (size_t)M);
     if (creal(sol[0]) == 0)
         return;
     /* the unknowns across the chunk's ends: the previous chunk's last row, the next chunk's first */
@@ -352,68 +645,38 @@ static void ztri_back_cpu(void *buffers[], void *cl_arg)
     for (int j = 0; j < nrhs; j++) {
         starsolve_complex64_t *b = B - first + (size_t)j * ldb, *sv = save - first + (size_t)j * lds;   /* b[row], sv[row] */
         double rmax = 0, bmax = 0, nonfinite = 0;
-        for (int k0 = 0; k0 < subs; k0 += SS_TRI_SUB_GROUP) {
+        for (int k0 = 0; k0 < subs; k0 += ZTRI_LANES) {
             const struct ztri_group g = ztri_group_at(a, subs, k0);
-            starsolve_complex64_t u[SS_TRI_SUB_GROUP], y[SS_TRI_SUB_GROUP], xs[SS_TRI_SUB_GROUP], xe[SS_TRI_SUB_GROUP];
-            for (int kk = 0; kk < g.w; kk++) {
-                u[kk] = 0;
-                y[kk] = xs[kk] = sol[SS_TRI_SOL_FIRST(k0 + kk, j, nrhs)];
-                xe[kk] = sol[SS_TRI_SOL_FIRST(k0 + kk, j, nrhs) + 1];
+            struct ztri_back_lanes c = { .u = ztri_splat(0), .y = ztri_splat(0), .x1 = ztri_splat(0), .x2 = ztri_splat(0), .rmax = ztri_splat(0), .bmax = ztri_splat(0), .nonfinite = ztri_splat(0) };
+            for (int kk = 0; kk < ZTRI_LANES; kk++) {
+                const int k = k0 + (kk < g.w ? kk : 0);
+                ztri_set_lane(&c.y, kk, sol[SS_TRI_SOL_FIRST(k, j, nrhs)]);   /* x_s: row s + 1's right-hand side less a x_s */
+                ztri_set_lane(&c.x1, kk, sol[SS_TRI_SOL_FIRST(k, j, nrhs) + 1]);   /* x_e */
+                ztri_set_lane(&c.x2, kk, k + 1 < subs ? sol[SS_TRI_SOL_FIRST(k + 1, j, nrhs)]   /* x_{e+1} */
+                                         : a->c + 1 < a->nchunks ? next[SS_TRI_SOL_FIRST(0, j, nrhs)] : 0);
             }
-            /* downward over the interior rows from x_s (row s + 1's right-hand side less a x_s) */
-            for (int t = 0; t < g.mmax - 2; t++)
-SS_TRI_SUB_GROUP_UNROLL
-                for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
-                    if (kk < g.w && t < g.m[kk] - 2) {
-                        const int i = g.s[kk] + 1 + t;
-                        starsolve_complex64_t lo, di, hi;
-                        ztri_row_entries(&A, i, &lo, &di, &hi);
-                        const starsolve_complex64_t inv = 1 / (di - lo * u[kk]);
-                        u[kk] = hi * inv;
-                        y[kk] = (b[i] - lo * y[kk]) * inv;
-                        U[kk * M + t] = u[kk];
-                        Y[kk * M + t] = y[kk];
-                    }
-            /* upward: x_i = Y - U x_{i+1} from x_e, and row i + 1's residual once x_i is known (x1, x2: x_{i+1}, x_{i+2}),
-             * b saved and x stored; row e's (its superdiagonal may lie past the matrix) and the first rows' apart */
-            starsolve_complex64_t x1[SS_TRI_SUB_GROUP], x2[SS_TRI_SUB_GROUP];
-            for (int kk = 0; kk < g.w; kk++) {
-                const int k = k0 + kk, e = g.s[kk] + g.m[kk] - 1;
-                const starsolve_complex64_t after = k + 1 < subs ? sol[SS_TRI_SOL_FIRST(k + 1, j, nrhs)]
-                                                  : a->c + 1 < a->nchunks ? next[SS_TRI_SOL_FIRST(0, j, nrhs)] : 0;
-                const starsolve_complex64_t x = Y[kk * M + g.m[kk] - 3] - U[kk * M + g.m[kk] - 3] * xe[kk];   /* row e - 1 */
-                ztri_residual_of(ztri_sub(&A, e), ztri_dia(&A, e), ztri_sup(&A, e), b[e], x, xe[kk], after, &rmax, &bmax, &nonfinite);
-                sv[e] = b[e];
-                b[e] = xe[kk];
-                x1[kk] = x;
-                x2[kk] = xe[kk];
-            }
-            for (int r = 1; r < g.mmax - 2; r++)   /* interior row t = m - 3 - r */
-SS_TRI_SUB_GROUP_UNROLL
-                for (int kk = 0; kk < SS_TRI_SUB_GROUP; kk++)
-                    if (kk < g.w && r < g.m[kk] - 2) {
-                        const int t = g.m[kk] - 3 - r, i = g.s[kk] + 1 + t;
-                        const starsolve_complex64_t x = Y[kk * M + t] - U[kk * M + t] * x1[kk];
-                        starsolve_complex64_t lo, di, hi;
-                        ztri_row_entries(&A, i + 1, &lo, &di, &hi);
-                        ztri_residual_of(lo, di, hi, b[i + 1], x, x1[kk], x2[kk], &rmax, &bmax, &nonfinite);
-                        sv[i + 1] = b[i + 1];
-                        b[i + 1] = x1[kk];
-                        x2[kk] = x1[kk];
-                        x1[kk] = x;
-                    }
+            const ztri_lanes xs = c.y;
+            if (g.w < ZTRI_LANES)
+                memset(sink, 0, (size_t)M * sizeof *sink);
+            if (A.kl && A.ku)
+                ztri_back_sweep(&A, b, sv, &g, &c, UY, sink, 1, 1);
+            else
+                ztri_back_sweep(&A, b, sv, &g, &c, UY, sink, A.kl, A.ku);
             for (int kk = 0; kk < g.w; kk++) {   /* rows s + 1 and s */
                 const int k = k0 + kk, s = g.s[kk];
                 const starsolve_complex64_t before = k > 0 ? sol[SS_TRI_SOL_FIRST(k - 1, j, nrhs) + 1]
                                                    : a->c > 0 ? prev[SS_TRI_SOL_FIRST(prev_subs - 1, j, nrhs) + 1] : 0;
-                starsolve_complex64_t lo, di, hi;
-                ztri_row_entries(&A, s + 1, &lo, &di, &hi);
-                ztri_residual_of(lo, di, hi, b[s + 1], xs[kk], x1[kk], x2[kk], &rmax, &bmax, &nonfinite);
-                ztri_residual_of(ztri_sub(&A, s), ztri_dia(&A, s), ztri_sup(&A, s), b[s], before, xs[kk], x1[kk], &rmax, &bmax, &nonfinite);
+                const starsolve_complex64_t x0 = ztri_lane(xs, kk), x1 = ztri_lane(c.x1, kk), x2 = ztri_lane(c.x2, kk);
+                double r1 = cabs(b[s + 1] - ztri_sub(&A, s + 1) * x0 - ztri_dia(&A, s + 1) * x1 - ztri_sup(&A, s + 1) * x2);
+                double r0 = cabs(b[s] - ztri_sub(&A, s) * before - ztri_dia(&A, s) * x0 - ztri_sup(&A, s) * x1);
+                const double b1 = cabs(b[s + 1]), b0 = cabs(b[s]);
+                nonfinite += ztri_rlane(c.nonfinite, kk) + 0 * (r0 + r1 + b0 + b1);
+                rmax = fmax(rmax, fmax(ztri_rlane(c.rmax, kk), fmax(r0, r1)));
+                bmax = fmax(bmax, fmax(ztri_rlane(c.bmax, kk), fmax(b0, b1)));
                 sv[s + 1] = b[s + 1];
-                b[s + 1] = x1[kk];
+                b[s + 1] = x1;
                 sv[s] = b[s];
-                b[s] = xs[kk];
+                b[s] = x0;
             }
         }
         stat[2 * j] = nonfinite != 0 ? INFINITY : rmax;
@@ -543,9 +806,9 @@ void insert_ztri_reduce(const struct ss_tri_chunk *a, starpu_data_handle_t band,
     insert_chunk_task(&cl_ztri_reduce, a, d, B ? 3 : 2, 8.0 * a->rows * (a->nrhs + 1));
 }
 
-size_t ss_ztri_chunk_scratch_bytes(int rows)   /* the back task sweeps one column at a time */
+size_t ss_ztri_chunk_scratch_bytes(int rows)   /* the back task sweeps one column at a time: UY and sink (ztri_back_sweep) */
 {
-    return 2 * (size_t)SS_TRI_SUB_GROUP * (rows / ss_tri_subs(rows) + 1) * sizeof(starsolve_complex64_t);
+    return (2 * (size_t)ZTRI_LANES + 1) * (rows / ss_tri_subs(rows) + 1) * sizeof(starsolve_complex64_t);
 }
 
 void insert_ztri_reduced(const struct ss_tri_chunk *a, const starpu_data_handle_t *red, const starpu_data_handle_t *sol)

@@ -27,16 +27,11 @@ struct ss_tridiag_args {
 
 /* The tridiagonal path on CPU workers alone, cut into chunks of rows (one per worker; codelets/codelet_ztridiag.c):
  * what each chunk task is told. Inside a chunk, the partition method runs on sub-partitions of about
- * SS_TRI_SUB_ROWS rows (sizes within a chunk differ by at most one; ss_tri_subs), SS_TRI_SUB_GROUP of them swept
- * in step: each row's elimination waits for the previous row's division, so one sweep at a time runs at the
- * division's latency. A group's rows (4 x 512 x 40 bytes in double) stay in cache between its sweeps. Every
- * sub-partition leaves its first and last rows in the reduced system, which the reduced task solves whole (2 rows
- * per sub-partition of every chunk). On the 16 cores of the H200 machine a further solve of n = 1e6 went from
- * 4.6-4.7 ms (one sweep a chunk) to 2.8-3.1 ms, 4 in step a little faster than 8 (fewer values a step to keep in
- * registers); a bare Thomas sweep, 4 in step a core, needs 0.42-0.45 ms (bench/NOTES.md, session 55). */
+ * SS_TRI_SUB_ROWS rows (sizes within a chunk differ by at most one; ss_tri_subs), several of them swept in step as
+ * the lanes of vectors (codelet_ztridiag.c: ZTRI_LANES): each row's elimination waits for the previous row's
+ * division, so one sweep at a time runs at the division's latency. Every sub-partition leaves its first and last
+ * rows in the reduced system, which the reduced task solves whole (2 rows per sub-partition of every chunk). */
 #define SS_TRI_SUB_ROWS 512
-#define SS_TRI_SUB_GROUP 4
-#define SS_TRI_SUB_GROUP_UNROLL _Pragma("GCC unroll 4")   /* the loops over a group's sub-partitions, unrolled */
 struct ss_tri_chunk {
     int n, kl, ku, diag_row;   /* as ss_tridiag_args */
     int c, nchunks;            /* this chunk, of how many */
