@@ -268,13 +268,13 @@ static inline ztri_rlanes ztri_max(ztri_rlanes a, ztri_rlanes b)
 #endif
 }
 
-/* A group of up to ZTRI_LANES sub-partitions of a chunk, from sub-partition k0 on: their first rows s[] and
- * row counts m[] (m and m + 1 rows: mmin and mmax) */
-struct ztri_group { int w, mmin, mmax, s[ZTRI_LANES], m[ZTRI_LANES]; };
+/* The group of ZTRI_LANES sub-partitions of a chunk from sub-partition k0 on (ss_tri_subs makes a multiple of 4 of
+ * them): their first rows s[] and row counts m[] (m and m + 1 rows: mmin and mmax) */
+struct ztri_group { int mmin, mmax, s[ZTRI_LANES], m[ZTRI_LANES]; };
 static struct ztri_group ztri_group_at(const struct ss_tri_chunk *a, int subs, int k0)
 {
-    struct ztri_group g = { .w = ss_min(ZTRI_LANES, subs - k0), .mmin = a->rows };
-    for (int kk = 0; kk < g.w; kk++) {
+    struct ztri_group g = { .mmin = a->rows };
+    for (int kk = 0; kk < ZTRI_LANES; kk++) {
         g.s[kk] = a->first + ss_spike_part_first(k0 + kk, a->rows / subs, a->rows % subs);
         g.m[kk] = ss_spike_part_size(k0 + kk, a->rows / subs, a->rows % subs);
         g.mmin = ss_min(g.mmin, g.m[kk]);
@@ -329,15 +329,14 @@ static inline void ztri_reduce_step(struct ztri_reduce_lanes *c, ztri_lanes lo, 
     c->pi = -c->u * c->pi;
 }
 
-/* Each lane's pointers at its sub-partition's first interior row s + 1: its diagonal entry and, b not NULL, b (lanes
- * past the group's end: the group's first sub-partition's, or *sink where sink is not NULL: rows of zeros to write to) */
-static inline void ztri_lane_rows(const struct ztri_band *A, starsolve_complex64_t *b, starsolve_complex64_t *sink,
-                                  const struct ztri_group *g, const starsolve_complex64_t *col[], starsolve_complex64_t *bp[])
+/* Each lane's pointers at its sub-partition's first interior row s + 1: its diagonal entry and, b not NULL, b */
+static inline void ztri_lane_rows(const struct ztri_band *A, starsolve_complex64_t *b, const struct ztri_group *g,
+                                  const starsolve_complex64_t *col[], starsolve_complex64_t *bp[])
 {
     for (int kk = 0; kk < ZTRI_LANES; kk++) {
-        const int i = g->s[kk < g->w ? kk : 0] + 1;
+        const int i = g->s[kk] + 1;
         col[kk] = A->dg + (ptrdiff_t)(i - A->col0) * (ptrdiff_t)A->ld;
-        bp[kk] = !b ? NULL : kk >= g->w && sink ? sink : b + i;
+        bp[kk] = b ? b + i : NULL;
     }
 }
 
@@ -345,7 +344,7 @@ static inline void ztri_lane_rows(const struct ztri_band *A, starsolve_complex64
 static inline void ztri_longer_rows(const struct ztri_group *g, int t, ptrdiff_t ld, int longer[], ptrdiff_t off[], ptrdiff_t boff[])
 {
     for (int kk = 0; kk < ZTRI_LANES; kk++) {
-        longer[kk] = kk < g->w && g->m[kk] > g->mmin;
+        longer[kk] = g->m[kk] > g->mmin;
         off[kk] = longer[kk] ? t * ld : 0;
         boff[kk] = longer[kk] ? t : 0;
     }
@@ -358,7 +357,7 @@ ZTRI_SWEEP ztri_reduce_sweep(const struct ztri_band *A, const starsolve_complex6
     const ptrdiff_t ld = (ptrdiff_t)A->ld;
     const starsolve_complex64_t *col[ZTRI_LANES];
     starsolve_complex64_t *bp[ZTRI_LANES];   /* read only here */
-    ztri_lane_rows(A, has_b ? (starsolve_complex64_t *)b : NULL, NULL, g, col, bp);
+    ztri_lane_rows(A, has_b ? (starsolve_complex64_t *)b : NULL, g, col, bp);
     const starsolve_complex64_t *const *bq = (const starsolve_complex64_t *const *)bp;
     const ztri_lanes zero = ztri_splat(0);
     for (int t = 0; t < g->mmin - 2; t++) {
@@ -390,30 +389,30 @@ ZTRI_SWEEP ztri_reduce_sweep(const struct ztri_band *A, const starsolve_complex6
     }
 }
 
-/* buffers: 0 the chunk's band (R), 1 its rows of B (R; absent when nrhs is 0), then red (W, SS_TRI_RED_COUNT).
+/* buffers: 0 the chunk's band (R); reads its rows of B, writes its red (SS_TRI_RED_COUNT entries).
  * Per group and column (none for the check task: a zero right-hand side) one sweep of its sub-partitions in step;
  * with several columns the matrix's part is swept again for each (its coefficients come out the same). */
 ZTRI_VECTOR_TASK ztri_reduce_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_tri_chunk *a = cl_arg;
     const struct ztri_band A = ztri_chunk_band(a, buffers[0]);
-    const int nrhs = a->nrhs, first = a->first;
-    const starsolve_complex64_t *B = nrhs ? (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]) : NULL;
-    const size_t ldb = nrhs ? STARPU_MATRIX_GET_LD(buffers[1]) : 0;
-    starsolve_complex64_t *red = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[nrhs ? 2 : 1]);
+    const int nrhs = a->nrhs;
+    const starsolve_complex64_t *B = nrhs ? (const starsolve_complex64_t *)a->B : NULL;   /* B[row]: the whole matrix's rows */
+    const size_t ldb = a->ldb;
+    starsolve_complex64_t *red = (starsolve_complex64_t *)a->red + (size_t)a->c * a->red_stride;
     const int subs = ss_tri_subs(a->rows);
     double bad = 0, dominance = INFINITY, nonfinite = 0;   /* the end rows' check: row by row */
     for (int k0 = 0; k0 < subs; k0 += ZTRI_LANES) {
         const struct ztri_group g = ztri_group_at(a, subs, k0);
         for (int j = 0; j < ss_max(nrhs, 1); j++) {
-            const starsolve_complex64_t *b = nrhs ? B - first + (size_t)j * ldb : NULL;   /* b[row]: B holds rows first.. */
+            const starsolve_complex64_t *b = nrhs ? B + (size_t)j * ldb : NULL;
             struct ztri_reduce_lanes c = { .u = ztri_splat(0), .v = ztri_splat(-1), .pi = ztri_splat(1), .V = ztri_splat(0),
                                            .y = ztri_splat(0), .Y = ztri_splat(0), .bad = ztri_splat(0) };
             if (A.kl && A.ku && b)
                 ztri_reduce_sweep(&A, b, &g, &c, a->min_dominance, 1, 1, 1);
             else
                 ztri_reduce_sweep(&A, b, &g, &c, a->min_dominance, A.kl, A.ku, b != NULL);
-            for (int kk = 0; kk < g.w; kk++) {
+            for (int kk = 0; kk < ZTRI_LANES; kk++) {
                 bad += ztri_rlane(c.bad, kk);
                 starsolve_complex64_t *r = red + SS_TRI_RED_SUB(k0 + kk, nrhs);
                 const int s = g.s[kk], e = s + g.m[kk] - 1;
@@ -445,7 +444,7 @@ ZTRI_VECTOR_TASK ztri_reduce_cpu(void *buffers[], void *cl_arg)
     red[SS_TRI_RED_BAD] = bad != 0 || nonfinite != 0;
 }
 
-/* buffers: red_0 .. red_{p-1} (R), then sol_0 .. sol_{p-1} (W): the reduced system (every sub-partition's first
+/* no buffers: reads every chunk's red, writes every chunk's sol: the reduced system (every sub-partition's first
  * and last rows, in order) by Thomas, per column */
 static void ztri_reduced_cpu(void *buffers[], void *cl_arg)
 {
@@ -460,7 +459,7 @@ static void ztri_reduced_cpu(void *buffers[], void *cl_arg)
     STARPU_ASSERT_MSG(ent && up && inv && y, "starsolve: tridiagonal reduced system: out of memory");
     int usable = 1;
     for (int c = 0, q = 0; c < p; c++) {
-        const starsolve_complex64_t *red = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[c]);
+        const starsolve_complex64_t *red = (const starsolve_complex64_t *)a->red + (size_t)c * a->red_stride;
         usable &= creal(red[SS_TRI_RED_BAD]) == 0 && creal(red[SS_TRI_RED_DOM]) >= a->min_dominance;
         for (int k = 0; k < ss_tri_subs(ss_spike_part_size(c, a->n / p, a->n % p)); k++)
             ent[q++] = red + SS_TRI_RED_SUB(k, nrhs);
@@ -481,7 +480,7 @@ static void ztri_reduced_cpu(void *buffers[], void *cl_arg)
         for (int r = N - 2; r >= 0; r--)
             y[r] -= up[r] * y[r + 1];
         for (int c = 0, r = 0; c < p; c++) {
-            starsolve_complex64_t *sol = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[p + c]);
+            starsolve_complex64_t *sol = (starsolve_complex64_t *)a->sol + (size_t)c * a->sol_stride;
             for (int k = 0; k < ss_tri_subs(ss_spike_part_size(c, a->n / p, a->n % p)); k++, r += 2) {
                 sol[SS_TRI_SOL_FIRST(k, j, nrhs)] = y[r];
                 sol[SS_TRI_SOL_FIRST(k, j, nrhs) + 1] = y[r + 1];
@@ -490,7 +489,7 @@ static void ztri_reduced_cpu(void *buffers[], void *cl_arg)
     }
 #undef RED
     for (int c = 0; c < p; c++)
-        ((starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[p + c]))[0] = usable;
+        ((starsolve_complex64_t *)a->sol)[(size_t)c * a->sol_stride] = usable;
     free(ent); free(up); free(inv); free(y);
 }
 
@@ -545,19 +544,18 @@ static inline ztri_lanes ztri_gather_hi(const struct ztri_band *A, const starsol
 }
 
 /* The group's interior rows for one column (b[row], sv[row]); UY: [2 t] U and [2 t + 1] Y of the lanes' interior rows
- * s + 1 + t; sink: a sub-partition's rows of zeros, where the lanes past the group's end (which repeat its first
- * sub-partition's rows of the band) read and write b. Takes x1 = x_e, x2 = x_{e+1}; ends with x1 = x_{s+1},
- * x2 = x_{s+2} and every row's residual but rows s and s + 1. */
+ * s + 1 + t. Takes x1 = x_e, x2 = x_{e+1}; ends with x1 = x_{s+1}, x2 = x_{s+2} and every row's residual but rows s
+ * and s + 1. */
 ZTRI_SWEEP ztri_back_sweep(const struct ztri_band *A, starsolve_complex64_t *b, starsolve_complex64_t *sv, const struct ztri_group *g,
-                           struct ztri_back_lanes *c, ztri_lanes *UY, starsolve_complex64_t *sink, const int lo_on, const int hi_on)
+                           struct ztri_back_lanes *c, ztri_lanes *UY, const int lo_on, const int hi_on)
 {
     const ptrdiff_t ld = (ptrdiff_t)A->ld;
     const starsolve_complex64_t *col[ZTRI_LANES];
     starsolve_complex64_t *bp[ZTRI_LANES], *svp[ZTRI_LANES];   /* each lane's b and save at its row s + 1 */
-    ztri_lane_rows(A, b, sink, g, col, bp);
+    ztri_lane_rows(A, b, g, col, bp);
     const starsolve_complex64_t *const *bq = (const starsolve_complex64_t *const *)bp;
     for (int kk = 0; kk < ZTRI_LANES; kk++)
-        svp[kk] = kk < g->w ? sv + g->s[kk] + 1 : sink;
+        svp[kk] = sv + g->s[kk] + 1;
     const ztri_lanes zero = ztri_splat(0);
     int longer[ZTRI_LANES] = { 0 }, row[ZTRI_LANES];
     ptrdiff_t o[ZTRI_LANES] = { 0 }, ob[ZTRI_LANES] = { 0 }, olo[ZTRI_LANES];
@@ -571,7 +569,7 @@ ZTRI_SWEEP ztri_back_sweep(const struct ztri_band *A, starsolve_complex64_t *b, 
         ztri_longer_rows(g, g->mmin - 2, ld, longer, o, ob);
         for (int kk = 0; kk < ZTRI_LANES; kk++) {
             olo[kk] = o[kk] + 1 - ld;
-            row[kk] = g->s[kk < g->w ? kk : 0] + 1 + (longer[kk] ? g->mmin - 2 : 0);
+            row[kk] = g->s[kk] + 1 + (longer[kk] ? g->mmin - 2 : 0);
         }
         ztri_back_down_step(c, lo_on ? ztri_gather_at(col, olo) : zero, ztri_gather_at(col, o), hi_on ? ztri_gather_hi(A, col, o, row) : zero,
                             ztri_gather_at(bq, ob), UY + 2 * (g->mmin - 2));
@@ -606,7 +604,7 @@ ZTRI_SWEEP ztri_back_sweep(const struct ztri_band *A, starsolve_complex64_t *b, 
     if (t >= 0) {   /* row i + 1 = e of the shorter lanes */
         for (int kk = 0; kk < ZTRI_LANES; kk++) {
             o[kk] = (t + 1) * ld;
-            row[kk] = g->s[kk < g->w ? kk : 0] + 2 + t;
+            row[kk] = g->s[kk] + 2 + t;
         }
         ztri_back_up_step(c, UY, t, lo_on ? ztri_gather(col, o[0] + 1 - ld) : zero, ztri_gather(col, o[0]),
                           hi_on ? ztri_gather_hi(A, col, o, row) : zero, ztri_gather(bq, t + 1), bp, svp);
@@ -618,51 +616,52 @@ ZTRI_SWEEP ztri_back_sweep(const struct ztri_band *A, starsolve_complex64_t *b, 
     }
 }
 
-/* buffers: 0 the chunk's band (R), 1 its rows of B (RW), 2 sol of the previous chunk (R; its own for chunk 0),
- * 3 its sol (R), 4 sol of the next chunk (R; its own for the last), 5 its rows of save (W: b), 6 stat (W),
- * 7 scratch (ss_ztri_chunk_scratch_bytes): each sub-partition's interior rows by Thomas from its first and last
- * unknowns (the reduced system's), the residual of every row as x comes back up; nothing written to B when the
- * reduced task found the matrix not usable */
+/* buffers: 0 the chunk's band (R), 1 scratch (ss_ztri_chunk_scratch_bytes); reads the sol of the chunk and its
+ * neighbours, overwrites its rows of B with x after saving b in save, writes its stat: each sub-partition's interior
+ * rows by Thomas from its first and last unknowns (the reduced system's), the residual of every row as x comes back
+ * up; nothing written when the reduced task found the matrix not usable */
 ZTRI_VECTOR_TASK ztri_back_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_tri_chunk *a = cl_arg;
     const struct ztri_band A = ztri_chunk_band(a, buffers[0]);
-    starsolve_complex64_t *B = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
-    const size_t ldb = STARPU_MATRIX_GET_LD(buffers[1]);
-    const starsolve_complex64_t *prev = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
-    const starsolve_complex64_t *sol = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
-    const starsolve_complex64_t *next = (const starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[4]);
-    starsolve_complex64_t *save = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[5]);
-    const size_t lds = STARPU_MATRIX_GET_LD(buffers[5]);
-    starsolve_complex64_t *stat = (starsolve_complex64_t *)STARPU_VECTOR_GET_PTR(buffers[6]);
-    const int nrhs = a->nrhs, subs = ss_tri_subs(a->rows), first = a->first, M = a->rows / subs + 1;   /* M: a sub-partition's rows, at most */
-    ztri_lanes *UY = (ztri_lanes *)STARPU_VECTOR_GET_PTR(buffers[7]);   /* aligned: StarPU's allocations are */
-    starsolve_complex64_t *sink = (starsolve_complex64_t *)(UY + 2 * (size_t)M);
+    starsolve_complex64_t *B = (starsolve_complex64_t *)a->B, *save = (starsolve_complex64_t *)a->save;   /* [row]: the whole matrix's rows */
+    const size_t ldb = a->ldb, lds = a->lds;
+    const starsolve_complex64_t *sol = (const starsolve_complex64_t *)a->sol + (size_t)a->c * a->sol_stride;
+    const starsolve_complex64_t *prev = a->c > 0 ? sol - a->sol_stride : sol, *next = a->c + 1 < a->nchunks ? sol + a->sol_stride : sol;
+    starsolve_complex64_t *stat = (starsolve_complex64_t *)a->stat + (size_t)a->c * SS_TRI_STAT_COUNT(a->nrhs);
+    const int nrhs = a->nrhs, subs = ss_tri_subs(a->rows);
+    ztri_lanes *UY = (ztri_lanes *)STARPU_VECTOR_GET_PTR(buffers[1]);
     if (creal(sol[0]) == 0)
         return;
     /* the unknowns across the chunk's ends: the previous chunk's last row, the next chunk's first */
     const int prev_subs = a->c > 0 ? ss_tri_subs(ss_spike_part_size(a->c - 1, a->n / a->nchunks, a->n % a->nchunks)) : 0;
-    for (int j = 0; j < nrhs; j++) {
-        starsolve_complex64_t *b = B - first + (size_t)j * ldb, *sv = save - first + (size_t)j * lds;   /* b[row], sv[row] */
-        double rmax = 0, bmax = 0, nonfinite = 0;
-        for (int k0 = 0; k0 < subs; k0 += ZTRI_LANES) {
-            const struct ztri_group g = ztri_group_at(a, subs, k0);
-            struct ztri_back_lanes c = { .u = ztri_splat(0), .y = ztri_splat(0), .x1 = ztri_splat(0), .x2 = ztri_splat(0), .rmax = ztri_splat(0), .bmax = ztri_splat(0), .nonfinite = ztri_splat(0) };
+    /* per column its largest |b - A x| and |b| (stat), and NaN when either is not finite */
+    double *nonfinite = calloc((size_t)nrhs, sizeof *nonfinite);
+    STARPU_ASSERT_MSG(nonfinite, "starsolve: tridiagonal chunks: out of memory");
+    for (int j = 0; j < 2 * nrhs; j++)
+        stat[j] = 0;
+    /* the groups from the chunk's end: the reduce task, on this core, read them last, so that they may still be in
+     * its cache; every column of a group while its rows are */
+    for (int k0 = subs - ZTRI_LANES; k0 >= 0; k0 -= ZTRI_LANES) {
+        const struct ztri_group g = ztri_group_at(a, subs, k0);
+        for (int j = 0; j < nrhs; j++) {
+            starsolve_complex64_t *b = B + (size_t)j * ldb, *sv = save + (size_t)j * lds;
+            struct ztri_back_lanes c = { .u = ztri_splat(0), .y = ztri_splat(0), .x1 = ztri_splat(0), .x2 = ztri_splat(0),
+                                         .rmax = ztri_splat(0), .bmax = ztri_splat(0), .nonfinite = ztri_splat(0) };
             for (int kk = 0; kk < ZTRI_LANES; kk++) {
-                const int k = k0 + (kk < g.w ? kk : 0);
+                const int k = k0 + kk;
                 ztri_set_lane(&c.y, kk, sol[SS_TRI_SOL_FIRST(k, j, nrhs)]);   /* x_s: row s + 1's right-hand side less a x_s */
                 ztri_set_lane(&c.x1, kk, sol[SS_TRI_SOL_FIRST(k, j, nrhs) + 1]);   /* x_e */
                 ztri_set_lane(&c.x2, kk, k + 1 < subs ? sol[SS_TRI_SOL_FIRST(k + 1, j, nrhs)]   /* x_{e+1} */
                                          : a->c + 1 < a->nchunks ? next[SS_TRI_SOL_FIRST(0, j, nrhs)] : 0);
             }
             const ztri_lanes xs = c.y;
-            if (g.w < ZTRI_LANES)
-                memset(sink, 0, (size_t)M * sizeof *sink);
             if (A.kl && A.ku)
-                ztri_back_sweep(&A, b, sv, &g, &c, UY, sink, 1, 1);
+                ztri_back_sweep(&A, b, sv, &g, &c, UY, 1, 1);
             else
-                ztri_back_sweep(&A, b, sv, &g, &c, UY, sink, A.kl, A.ku);
-            for (int kk = 0; kk < g.w; kk++) {   /* rows s + 1 and s */
+                ztri_back_sweep(&A, b, sv, &g, &c, UY, A.kl, A.ku);
+            double rmax = creal(stat[2 * j]), bmax = creal(stat[2 * j + 1]);
+            for (int kk = 0; kk < ZTRI_LANES; kk++) {   /* rows s + 1 and s */
                 const int k = k0 + kk, s = g.s[kk];
                 const starsolve_complex64_t before = k > 0 ? sol[SS_TRI_SOL_FIRST(k - 1, j, nrhs) + 1]
                                                    : a->c > 0 ? prev[SS_TRI_SOL_FIRST(prev_subs - 1, j, nrhs) + 1] : 0;
@@ -670,7 +669,7 @@ ZTRI_VECTOR_TASK ztri_back_cpu(void *buffers[], void *cl_arg)
                 double r1 = cabs(b[s + 1] - ztri_sub(&A, s + 1) * x0 - ztri_dia(&A, s + 1) * x1 - ztri_sup(&A, s + 1) * x2);
                 double r0 = cabs(b[s] - ztri_sub(&A, s) * before - ztri_dia(&A, s) * x0 - ztri_sup(&A, s) * x1);
                 const double b1 = cabs(b[s + 1]), b0 = cabs(b[s]);
-                nonfinite += ztri_rlane(c.nonfinite, kk) + 0 * (r0 + r1 + b0 + b1);
+                nonfinite[j] += ztri_rlane(c.nonfinite, kk) + 0 * (r0 + r1 + b0 + b1);
                 rmax = fmax(rmax, fmax(ztri_rlane(c.rmax, kk), fmax(r0, r1)));
                 bmax = fmax(bmax, fmax(ztri_rlane(c.bmax, kk), fmax(b0, b1)));
                 sv[s + 1] = b[s + 1];
@@ -678,10 +677,14 @@ ZTRI_VECTOR_TASK ztri_back_cpu(void *buffers[], void *cl_arg)
                 sv[s] = b[s];
                 b[s] = x0;
             }
+            stat[2 * j] = rmax;
+            stat[2 * j + 1] = bmax;
         }
-        stat[2 * j] = nonfinite != 0 ? INFINITY : rmax;
-        stat[2 * j + 1] = nonfinite != 0 ? INFINITY : bmax;
     }
+    for (int j = 0; j < nrhs; j++)
+        if (nonfinite[j] != 0)
+            stat[2 * j] = stat[2 * j + 1] = INFINITY;
+    free(nonfinite);
 }
 
 #ifdef STARSOLVE_USE_CUDA
@@ -788,46 +791,37 @@ static struct starpu_codelet cl_ztri_reduced = { .where = STARPU_CPU, .cpu_funcs
 static struct starpu_codelet cl_ztri_back = { .where = STARPU_CPU, .cpu_funcs = { ztri_back_cpu }, .nbuffers = STARPU_VARIABLE_NBUFFERS,
                                               .model = &model_ztri_back, .name = "ztri_back", .callback_func = ss_trace_task_done };
 
-static void insert_chunk_task(struct starpu_codelet *cl, const struct ss_tri_chunk *args, struct starpu_data_descr *d, int nd, double flops)
+/* a chunk task, built and not submitted (its caller declares its dependencies first) */
+static struct starpu_task *chunk_task(struct starpu_codelet *cl, const struct ss_tri_chunk *args, struct starpu_data_descr *d, int nd,
+                                      double flops)
 {
     struct ss_tri_chunk *a = malloc(sizeof *a);   /* StarPU frees it with the task (STARPU_CL_ARGS) */
     STARPU_ASSERT_MSG(a, "starsolve: tridiagonal chunks: out of memory");
     *a = *args;
-    int ret = ss_task_insert(cl, STARPU_CL_ARGS, a, sizeof *a, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_EXECUTE_ON_WORKER, a->worker,
-                             STARPU_NAME, cl->name, STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
-    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert %s", cl->name);
+    struct starpu_task *task = starpu_task_build(cl, STARPU_CL_ARGS, a, sizeof *a, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_EXECUTE_ON_WORKER,
+                                                 a->worker, STARPU_NAME, cl->name, STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
+    STARPU_ASSERT_MSG(task, "starsolve: tridiagonal chunks: starpu_task_build %s failed", cl->name);
+    return task;
 }
 
-void insert_ztri_reduce(const struct ss_tri_chunk *a, starpu_data_handle_t band, starpu_data_handle_t B, starpu_data_handle_t red)
+struct starpu_task *ss_ztri_reduce_task(const struct ss_tri_chunk *a, starpu_data_handle_t band)
 {
-    struct starpu_data_descr d[3] = { { band, STARPU_R }, { B, STARPU_R }, { red, STARPU_W } };
-    if (!B)
-        d[1] = d[2];
-    insert_chunk_task(&cl_ztri_reduce, a, d, B ? 3 : 2, 8.0 * a->rows * (a->nrhs + 1));
+    struct starpu_data_descr d[1] = { { band, STARPU_R } };
+    return chunk_task(&cl_ztri_reduce, a, d, 1, 8.0 * a->rows * (a->nrhs + 1));
 }
 
-size_t ss_ztri_chunk_scratch_bytes(int rows)   /* the back task sweeps one column at a time: UY and sink (ztri_back_sweep) */
+size_t ss_ztri_chunk_scratch_bytes(int rows)   /* the back task sweeps one column at a time: UY (ztri_back_sweep) */
 {
-    return (2 * (size_t)ZTRI_LANES + 1) * (rows / ss_tri_subs(rows) + 1) * sizeof(starsolve_complex64_t);
+    return 2 * (size_t)ZTRI_LANES * (rows / ss_tri_subs(rows) + 1) * sizeof(starsolve_complex64_t);
 }
 
-void insert_ztri_reduced(const struct ss_tri_chunk *a, const starpu_data_handle_t *red, const starpu_data_handle_t *sol)
+struct starpu_task *ss_ztri_reduced_task(const struct ss_tri_chunk *a)
 {
-    struct starpu_data_descr *d = malloc(2 * (size_t)a->nchunks * sizeof *d);
-    STARPU_ASSERT_MSG(d, "starsolve: tridiagonal chunks: out of memory");
-    for (int c = 0; c < a->nchunks; c++) {
-        d[c] = (struct starpu_data_descr){ red[c], STARPU_R };
-        d[a->nchunks + c] = (struct starpu_data_descr){ sol[c], STARPU_W };
-    }
-    insert_chunk_task(&cl_ztri_reduced, a, d, 2 * a->nchunks, 16.0 * a->nchunks * (a->nrhs + 1));
-    free(d);
+    return chunk_task(&cl_ztri_reduced, a, NULL, 0, 16.0 * a->nchunks * (a->nrhs + 1));
 }
 
-void insert_ztri_back(const struct ss_tri_chunk *a, starpu_data_handle_t band, starpu_data_handle_t B, starpu_data_handle_t sol_prev,
-                      starpu_data_handle_t sol, starpu_data_handle_t sol_next, starpu_data_handle_t save, starpu_data_handle_t stat,
-                      starpu_data_handle_t scratch)
+struct starpu_task *ss_ztri_back_task(const struct ss_tri_chunk *a, starpu_data_handle_t band, starpu_data_handle_t scratch)
 {
-    struct starpu_data_descr d[8] = { { band, STARPU_R }, { B, STARPU_RW }, { sol_prev, STARPU_R }, { sol, STARPU_R }, { sol_next, STARPU_R },
-                                      { save, STARPU_W }, { stat, STARPU_W }, { scratch, STARPU_SCRATCH } };
-    insert_chunk_task(&cl_ztri_back, a, d, 8, 20.0 * a->rows * a->nrhs);
+    struct starpu_data_descr d[2] = { { band, STARPU_R }, { scratch, STARPU_SCRATCH } };
+    return chunk_task(&cl_ztri_back, a, d, 2, 20.0 * a->rows * a->nrhs);
 }

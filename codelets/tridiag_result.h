@@ -30,8 +30,10 @@ struct ss_tridiag_args {
  * SS_TRI_SUB_ROWS rows (sizes within a chunk differ by at most one; ss_tri_subs), several of them swept in step as
  * the lanes of vectors (codelet_ztridiag.c: ZTRI_LANES): each row's elimination waits for the previous row's
  * division, so one sweep at a time runs at the division's latency. Every sub-partition leaves its first and last
- * rows in the reduced system, which the reduced task solves whole (2 rows per sub-partition of every chunk). */
-#define SS_TRI_SUB_ROWS 512
+ * rows in the reduced system, which the reduced task solves whole (2 rows per sub-partition of every chunk), one row
+ * after the other: with 512-row sub-partitions it took 88 us of a 1.2 ms call at n = 1e6 on the H200 machine's 16
+ * cores; 2048 rows cut it fourfold on 2 cores, the sweeps as fast (bench/NOTES.md, session 56). */
+#define SS_TRI_SUB_ROWS 2048
 struct ss_tri_chunk {
     int n, kl, ku, diag_row;   /* as ss_tridiag_args */
     int c, nchunks;            /* this chunk, of how many */
@@ -40,11 +42,24 @@ struct ss_tri_chunk {
     int nrhs;                  /* the columns of B (0: the check, reduce and reduced tasks only) */
     double min_dominance;
     int worker;                /* where it runs (chunk c on CPU worker c) */
+    /* the call's arrays, every chunk's, in host memory: the chunk tasks run on CPU workers alone, so they take
+     * pointers rather than handles (a handle costs a registration and an unregistration a call: bench/NOTES.md,
+     * session 56), and the caller orders them with explicit dependencies */
+    void *B, *save;            /* n x nrhs, leading dimensions ldb and lds (B NULL: the check) */
+    size_t ldb, lds;
+    void *red, *sol, *stat;    /* chunk c's at red + c red_stride, sol + c sol_stride, stat + c SS_TRI_STAT_COUNT(nrhs) */
+    int red_stride, sol_stride;
 };
-/* The sub-partitions of a chunk of `rows` rows (each has at least 3 rows: tri_chunk_count's chunks have thousands).
- * Chunks and sub-partitions alike cut their rows into pieces whose sizes differ by at most one, as SPIKE's
- * partitions do (codelets/spike_layout.h: ss_spike_part_first(c, n / p, n % p), ss_spike_part_size). */
-static inline int ss_tri_subs(int rows) { return rows / SS_TRI_SUB_ROWS > 1 ? rows / SS_TRI_SUB_ROWS : 1; }
+/* The sub-partitions of a chunk of `rows` rows (rows >= 12: each has at least 3 rows; tri_chunk_count's chunks have
+ * thousands): a multiple of 4, as the real precisions' tasks sweep 4 at a time (codelet_ztridiag.c: ZTRI_LANES, a
+ * divisor of 4), so that every group is full. Chunks and sub-partitions alike cut their rows into pieces whose sizes
+ * differ by at most one, as SPIKE's partitions do (codelets/spike_layout.h: ss_spike_part_first(c, n / p, n % p),
+ * ss_spike_part_size). */
+static inline int ss_tri_subs(int rows)
+{
+    const int quads = rows / (4 * SS_TRI_SUB_ROWS);
+    return 4 * (quads > 1 ? quads : 1);
+}
 
 /* per chunk, the reduce task's output, entries of the working precision: */
 #define SS_TRI_RED_DOM 0        /* the chunk's smallest row dominance */

@@ -93,7 +93,7 @@ struct spike {
     size_t tri_work_bytes;
     /* on CPU workers alone (tri_chunk_count): chunks of rows, each with its band handle and its task arguments */
     int tri_chunks;
-    starpu_data_handle_t *tri_band_c;
+    starpu_data_handle_t *tri_band_c, tri_scratch;   /* tri_scratch: the back tasks' (ss_ztri_chunk_scratch_bytes) */
     struct ss_tri_chunk *tri_chunk;
     struct ss_tridiag_result tri_result;
     void *Fmem;
@@ -556,6 +556,12 @@ static void tri_chunks_setup(struct spike *s, int p, int whole, int row0)   /* r
         s->tri_band_c[c] = ss_register_matrix(AB + row0 + (size_t)col0 * s->ldab, s->ldab, whole ? s->ldab : s->kl + s->ku + 1,
                                               last - col0 + 1, sizeof *AB);
     }
+    size_t scratch_bytes = 0;   /* the largest chunk's sub-partitions need not be the longest (ss_tri_subs) */
+    for (int c = 0; c < p; c++) {
+        const size_t bytes = ss_ztri_chunk_scratch_bytes(s->tri_chunk[c].rows);
+        scratch_bytes = bytes > scratch_bytes ? bytes : scratch_bytes;
+    }
+    s->tri_scratch = ss_scratch_buffer(scratch_bytes);
 }
 
 static void tri_setup(struct spike *s, int checked)
@@ -578,65 +584,60 @@ static void tri_setup(struct spike *s, int checked)
 }
 
 /* The chunks' tasks for one solve (nrhs 0: the check, reduce and reduced only), waited for; *usable from the
- * reduced task, stat (SS_TRI_STAT_COUNT(nrhs) per chunk) from the back tasks */
+ * reduced task, stat (SS_TRI_STAT_COUNT(nrhs) per chunk) from the back tasks. The tasks take the call's arrays as
+ * pointers (struct ss_tri_chunk) and their order from explicit dependencies, all declared before any is submitted
+ * (a finished task may be gone): reduced after every reduce, each back after reduced. */
 static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, int nrhs, starsolve_complex64_t *save, int *usable,
                            starsolve_complex64_t *stat)
 {
-    const int p = s->tri_chunks, T = SS_TRI_STAT_COUNT(nrhs);
+    const int p = s->tri_chunks;
     int maxrows = 0;
-    size_t scratch_bytes = 0;   /* the largest chunk's sub-partitions need not be the longest (ss_tri_subs) */
-    for (int c = 0; c < p; c++) {
+    for (int c = 0; c < p; c++)
         maxrows = ss_max(maxrows, s->tri_chunk[c].rows);
-        const size_t bytes = ss_ztri_chunk_scratch_bytes(s->tri_chunk[c].rows);
-        scratch_bytes = bytes > scratch_bytes ? bytes : scratch_bytes;
-    }
     /* every chunk's red and sol the size of the largest one's (the most sub-partitions) */
     const int R = SS_TRI_RED_COUNT(ss_tri_subs(maxrows), nrhs), S = SS_TRI_SOL_COUNT(ss_tri_subs(maxrows), nrhs);
     starsolve_complex64_t *red = xcalloc((size_t)p * R, sizeof *red), *sol = xcalloc((size_t)p * S, sizeof *sol);
-    starpu_data_handle_t *hred = xcalloc(p, sizeof *hred), *hsol = xcalloc(p, sizeof *hsol), *hb = xcalloc(p, sizeof *hb);
-    starpu_data_handle_t *hsave = xcalloc(p, sizeof *hsave), *hstat = xcalloc(p, sizeof *hstat);
-    starpu_data_handle_t scratch = nrhs > 0 ? ss_scratch_buffer(scratch_bytes) : NULL;
-    for (int c = 0; c < p; c++) {
-        const struct ss_tri_chunk *k = &s->tri_chunk[c];
-        hred[c] = ss_register_vector(red + (size_t)c * R, R, sizeof *red);
-        hsol[c] = ss_register_vector(sol + (size_t)c * S, S, sizeof *sol);
-        if (nrhs > 0) {
-            hb[c] = ss_register_matrix(B + k->first, ldb, k->rows, nrhs, sizeof *B);
-            hsave[c] = ss_register_matrix(save + k->first, s->n, k->rows, nrhs, sizeof *save);
-            hstat[c] = ss_register_vector(stat + (size_t)c * T, T, sizeof *stat);
-        }
-    }
+    struct starpu_task **reduce = xcalloc(p, sizeof *reduce), **back = xcalloc(p, sizeof *back), *reduced;
     for (int c = 0; c < p; c++) {
         struct ss_tri_chunk k = s->tri_chunk[c];
         k.nrhs = nrhs;
-        insert_ztri_reduce(&k, s->tri_band_c[c], nrhs > 0 ? hb[c] : NULL, hred[c]);
-    }
-    struct ss_tri_chunk k0 = s->tri_chunk[0];
-    k0.nrhs = nrhs;
-    insert_ztri_reduced(&k0, hred, hsol);
-    if (nrhs > 0)
-        for (int c = 0; c < p; c++) {
-            struct ss_tri_chunk k = s->tri_chunk[c];
-            k.nrhs = nrhs;
-            insert_ztri_back(&k, s->tri_band_c[c], hb[c], hsol[c > 0 ? c - 1 : c], hsol[c], hsol[c + 1 < p ? c + 1 : c], hsave[c], hstat[c],
-                             scratch);
-        }
-    for (int c = 0; c < p; c++) {   /* with coherency: each waits for its tasks, and the results come home */
-        starpu_data_unregister(hred[c]);
-        starpu_data_unregister(hsol[c]);
+        k.B = nrhs > 0 ? B : NULL;
+        k.ldb = (size_t)ldb;
+        k.save = save;
+        k.lds = (size_t)s->n;
+        k.red = red;
+        k.sol = sol;
+        k.stat = stat;
+        k.red_stride = R;
+        k.sol_stride = S;
+        reduce[c] = ss_ztri_reduce_task(&k, s->tri_band_c[c]);
+        if (c == 0)
+            reduced = ss_ztri_reduced_task(&k);
         if (nrhs > 0) {
-            starpu_data_unregister(hb[c]);
-            starpu_data_unregister(hsave[c]);
-            starpu_data_unregister(hstat[c]);
+            back[c] = ss_ztri_back_task(&k, s->tri_band_c[c], s->tri_scratch);
+            back[c]->detach = 0;   /* waited for below */
+            starpu_task_declare_deps_array(back[c], 1, &reduced);
         }
     }
-    if (scratch)
-        starpu_data_unregister(scratch);
+    starpu_task_declare_deps_array(reduced, (unsigned)p, reduce);
+    reduced->detach = nrhs > 0;
+    for (int c = 0; c < p && nrhs > 0; c++) {
+        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(back[c]), "starpu_task_submit ztri_back");
+    }
+    STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(reduced), "starpu_task_submit ztri_reduced");
+    for (int c = 0; c < p; c++) {
+        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(reduce[c]), "starpu_task_submit ztri_reduce");
+    }
+    if (nrhs > 0) {
+        STARPU_CHECK_RETURN_VALUE(starpu_task_wait_array(back, (unsigned)p), "starpu_task_wait_array ztri_back");
+    } else {
+        STARPU_CHECK_RETURN_VALUE(starpu_task_wait(reduced), "starpu_task_wait ztri_reduced");
+    }
     *usable = creal(sol[0]) != 0;
     s->tri_result.dominance = INFINITY;
     for (int c = 0; c < p; c++)
         s->tri_result.dominance = fmin(s->tri_result.dominance, creal(red[(size_t)c * R + SS_TRI_RED_DOM]));
-    free(red); free(sol); free(hred); free(hsol); free(hb); free(hsave); free(hstat);
+    free(red); free(sol); free(reduce); free(back);
 }
 
 /* the chunks' solve: as tri_solve */
@@ -713,6 +714,7 @@ static void spike_drop(struct spike *s)
     if (s->tri && s->tri_chunks > 0) {
         for (int c = 0; c < s->tri_chunks; c++)
             starpu_data_unregister(s->tri_band_c[c]);
+        starpu_data_unregister(s->tri_scratch);
         free(s->tri_band_c); free(s->tri_chunk);
         s->tri_band_c = NULL; s->tri_chunk = NULL;
         s->tri_chunks = 0;
