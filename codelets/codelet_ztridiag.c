@@ -181,47 +181,17 @@ typedef __typeof__((ztri_rlanes){ 0 } < (ztri_rlanes){ 0 }) ztri_mask;   /* a co
  * common case (a sub- and a superdiagonal, a right-hand side), so that the compiler drops the tests there */
 #define ZTRI_SWEEP static inline __attribute__((always_inline)) void
 
-static inline starsolve_complex64_t ztri_lane(ztri_lanes v, int kk)
-{
+/* lane kk of a vector of lanes, to read or to assign (with one lane, the value itself) */
 #if ZTRI_LANES > 1
-    return v[kk];
+#define ZTRI_LANE(v, kk) ((v)[kk])
 #else
-    (void)kk;
-    return v;
+#define ZTRI_LANE(v, kk) (*((void)(kk), &(v)))
 #endif
-}
-static inline double ztri_rlane(ztri_rlanes v, int kk)
-{
-#if ZTRI_LANES > 1
-    return v[kk];
-#else
-    (void)kk;
-    return v;
-#endif
-}
-static inline void ztri_set_lane(ztri_lanes *v, int kk, starsolve_complex64_t x)
-{
-#if ZTRI_LANES > 1
-    (*v)[kk] = x;
-#else
-    (void)kk;
-    *v = x;
-#endif
-}
-static inline void ztri_set_rlane(ztri_rlanes *v, int kk, double x)
-{
-#if ZTRI_LANES > 1
-    (*v)[kk] = x;
-#else
-    (void)kk;
-    *v = x;
-#endif
-}
 static inline ztri_lanes ztri_splat(starsolve_complex64_t x)
 {
     ztri_lanes v;
     for (int kk = 0; kk < ZTRI_LANES; kk++)
-        ztri_set_lane(&v, kk, x);
+        ZTRI_LANE(v, kk) = x;
     return v;
 }
 /* lane kk's value at p[kk][o] */
@@ -229,7 +199,7 @@ static inline ztri_lanes ztri_gather(const starsolve_complex64_t *const p[], ptr
 {
     ztri_lanes v;
     for (int kk = 0; kk < ZTRI_LANES; kk++)
-        ztri_set_lane(&v, kk, p[kk][o]);
+        ZTRI_LANE(v, kk) = p[kk][o];
     return v;
 }
 /* lane kk's value at p[kk][o[kk]] */
@@ -237,7 +207,7 @@ static inline ztri_lanes ztri_gather_at(const starsolve_complex64_t *const p[], 
 {
     ztri_lanes v;
     for (int kk = 0; kk < ZTRI_LANES; kk++)
-        ztri_set_lane(&v, kk, p[kk][o[kk]]);
+        ZTRI_LANE(v, kk) = p[kk][o[kk]];
     return v;
 }
 static inline ztri_rlanes ztri_abs(ztri_lanes v)
@@ -378,13 +348,13 @@ ZTRI_SWEEP ztri_reduce_sweep(const struct ztri_band *A, const starsolve_complex6
                          has_b ? ztri_gather_at(bq, ob) : zero, min_dominance);
         for (int kk = 0; kk < ZTRI_LANES; kk++)
             if (!longer[kk]) {
-                ztri_set_lane(&c->u, kk, ztri_lane(before.u, kk));
-                ztri_set_lane(&c->v, kk, ztri_lane(before.v, kk));
-                ztri_set_lane(&c->pi, kk, ztri_lane(before.pi, kk));
-                ztri_set_lane(&c->V, kk, ztri_lane(before.V, kk));
-                ztri_set_lane(&c->y, kk, ztri_lane(before.y, kk));
-                ztri_set_lane(&c->Y, kk, ztri_lane(before.Y, kk));
-                ztri_set_rlane(&c->bad, kk, ztri_rlane(before.bad, kk));
+                ZTRI_LANE(c->u, kk) = ZTRI_LANE(before.u, kk);
+                ZTRI_LANE(c->v, kk) = ZTRI_LANE(before.v, kk);
+                ZTRI_LANE(c->pi, kk) = ZTRI_LANE(before.pi, kk);
+                ZTRI_LANE(c->V, kk) = ZTRI_LANE(before.V, kk);
+                ZTRI_LANE(c->y, kk) = ZTRI_LANE(before.y, kk);
+                ZTRI_LANE(c->Y, kk) = ZTRI_LANE(before.Y, kk);
+                ZTRI_LANE(c->bad, kk) = ZTRI_LANE(before.bad, kk);
             }
     }
 }
@@ -413,7 +383,7 @@ ZTRI_VECTOR_TASK ztri_reduce_cpu(void *buffers[], void *cl_arg)
             else
                 ztri_reduce_sweep(&A, b, &g, &c, a->min_dominance, A.kl, A.ku, b != NULL);
             for (int kk = 0; kk < ZTRI_LANES; kk++) {
-                bad += ztri_rlane(c.bad, kk);
+                bad += ZTRI_LANE(c.bad, kk);
                 starsolve_complex64_t *r = red + SS_TRI_RED_SUB(k0 + kk, nrhs);
                 const int s = g.s[kk], e = s + g.m[kk] - 1;
                 const starsolve_complex64_t as = ztri_sub(&A, s), ds = ztri_dia(&A, s), cs = ztri_sup(&A, s);
@@ -423,15 +393,15 @@ ZTRI_VECTOR_TASK ztri_reduce_cpu(void *buffers[], void *cl_arg)
                     ztri_row_check(as, ds, cs, &dominance, &nonfinite);
                     ztri_row_check(ae, de, ce, &dominance, &nonfinite);
                     r[SS_TRI_RED_A] = as;
-                    r[SS_TRI_RED_B] = ds - cs * ztri_lane(c.V, kk);
-                    r[SS_TRI_RED_C] = cs * ztri_lane(c.pi, kk);
-                    r[SS_TRI_RED_AL] = -ae * ztri_lane(c.v, kk);
-                    r[SS_TRI_RED_BE] = de - ae * ztri_lane(c.u, kk);
+                    r[SS_TRI_RED_B] = ds - cs * ZTRI_LANE(c.V, kk);
+                    r[SS_TRI_RED_C] = cs * ZTRI_LANE(c.pi, kk);
+                    r[SS_TRI_RED_AL] = -ae * ZTRI_LANE(c.v, kk);
+                    r[SS_TRI_RED_BE] = de - ae * ZTRI_LANE(c.u, kk);
                     r[SS_TRI_RED_CE] = ce;
                 }
                 if (b) {
-                    r[SS_TRI_RED_RHS + 2 * j] = b[s] - cs * ztri_lane(c.Y, kk);
-                    r[SS_TRI_RED_RHS + 2 * j + 1] = b[e] - ae * ztri_lane(c.y, kk);
+                    r[SS_TRI_RED_RHS + 2 * j] = b[s] - cs * ZTRI_LANE(c.Y, kk);
+                    r[SS_TRI_RED_RHS + 2 * j + 1] = b[e] - ae * ZTRI_LANE(c.y, kk);
                 }
             }
         }
@@ -525,8 +495,8 @@ static inline void ztri_back_up_step(struct ztri_back_lanes *c, const ztri_lanes
     const ztri_lanes x = UY[2 * t + 1] - UY[2 * t] * c->x1;
     ztri_back_residual(c, lo, di, hi, bi, x, c->x1, c->x2);
     for (int kk = 0; kk < ZTRI_LANES; kk++) {
-        svp[kk][t + 1] = ztri_lane(bi, kk);
-        bp[kk][t + 1] = ztri_lane(c->x1, kk);
+        svp[kk][t + 1] = ZTRI_LANE(bi, kk);
+        bp[kk][t + 1] = ZTRI_LANE(c->x1, kk);
     }
     c->x2 = c->x1;
     c->x1 = x;
@@ -539,7 +509,7 @@ static inline ztri_lanes ztri_gather_hi(const struct ztri_band *A, const starsol
 {
     ztri_lanes v;
     for (int kk = 0; kk < ZTRI_LANES; kk++)
-        ztri_set_lane(&v, kk, A->ku && row[kk] < A->n - 1 ? col[kk][o[kk] + (ptrdiff_t)A->ld - 1] : 0);
+        ZTRI_LANE(v, kk) = A->ku && row[kk] < A->n - 1 ? col[kk][o[kk] + (ptrdiff_t)A->ld - 1] : 0;
     return v;
 }
 
@@ -590,14 +560,14 @@ ZTRI_SWEEP ztri_back_sweep(const struct ztri_band *A, starsolve_complex64_t *b, 
                            x, c->x1, c->x2);
         for (int kk = 0; kk < ZTRI_LANES; kk++)
             if (longer[kk]) {
-                svp[kk][t + 1] = ztri_lane(bi, kk);
-                bp[kk][t + 1] = ztri_lane(c->x1, kk);
-                ztri_set_lane(&c->x2, kk, ztri_lane(c->x1, kk));
-                ztri_set_lane(&c->x1, kk, ztri_lane(x, kk));
+                svp[kk][t + 1] = ZTRI_LANE(bi, kk);
+                bp[kk][t + 1] = ZTRI_LANE(c->x1, kk);
+                ZTRI_LANE(c->x2, kk) = ZTRI_LANE(c->x1, kk);
+                ZTRI_LANE(c->x1, kk) = ZTRI_LANE(x, kk);
             } else {
-                ztri_set_rlane(&c->rmax, kk, ztri_rlane(before.rmax, kk));
-                ztri_set_rlane(&c->bmax, kk, ztri_rlane(before.bmax, kk));
-                ztri_set_rlane(&c->nonfinite, kk, ztri_rlane(before.nonfinite, kk));
+                ZTRI_LANE(c->rmax, kk) = ZTRI_LANE(before.rmax, kk);
+                ZTRI_LANE(c->bmax, kk) = ZTRI_LANE(before.bmax, kk);
+                ZTRI_LANE(c->nonfinite, kk) = ZTRI_LANE(before.nonfinite, kk);
             }
     }
     int t = g->mmin - 3;
@@ -650,10 +620,10 @@ ZTRI_VECTOR_TASK ztri_back_cpu(void *buffers[], void *cl_arg)
                                          .rmax = ztri_splat(0), .bmax = ztri_splat(0), .nonfinite = ztri_splat(0) };
             for (int kk = 0; kk < ZTRI_LANES; kk++) {
                 const int k = k0 + kk;
-                ztri_set_lane(&c.y, kk, sol[SS_TRI_SOL_FIRST(k, j, nrhs)]);   /* x_s: row s + 1's right-hand side less a x_s */
-                ztri_set_lane(&c.x1, kk, sol[SS_TRI_SOL_FIRST(k, j, nrhs) + 1]);   /* x_e */
-                ztri_set_lane(&c.x2, kk, k + 1 < subs ? sol[SS_TRI_SOL_FIRST(k + 1, j, nrhs)]   /* x_{e+1} */
-                                         : a->c + 1 < a->nchunks ? next[SS_TRI_SOL_FIRST(0, j, nrhs)] : 0);
+                ZTRI_LANE(c.y, kk) = sol[SS_TRI_SOL_FIRST(k, j, nrhs)];   /* x_s: row s + 1's right-hand side less a x_s */
+                ZTRI_LANE(c.x1, kk) = sol[SS_TRI_SOL_FIRST(k, j, nrhs) + 1];   /* x_e */
+                ZTRI_LANE(c.x2, kk) = k + 1 < subs ? sol[SS_TRI_SOL_FIRST(k + 1, j, nrhs)]   /* x_{e+1} */
+                                      : a->c + 1 < a->nchunks ? next[SS_TRI_SOL_FIRST(0, j, nrhs)] : 0;
             }
             const ztri_lanes xs = c.y;
             if (A.kl && A.ku)
@@ -665,13 +635,13 @@ ZTRI_VECTOR_TASK ztri_back_cpu(void *buffers[], void *cl_arg)
                 const int k = k0 + kk, s = g.s[kk];
                 const starsolve_complex64_t before = k > 0 ? sol[SS_TRI_SOL_FIRST(k - 1, j, nrhs) + 1]
                                                    : a->c > 0 ? prev[SS_TRI_SOL_FIRST(prev_subs - 1, j, nrhs) + 1] : 0;
-                const starsolve_complex64_t x0 = ztri_lane(xs, kk), x1 = ztri_lane(c.x1, kk), x2 = ztri_lane(c.x2, kk);
+                const starsolve_complex64_t x0 = ZTRI_LANE(xs, kk), x1 = ZTRI_LANE(c.x1, kk), x2 = ZTRI_LANE(c.x2, kk);
                 double r1 = cabs(b[s + 1] - ztri_sub(&A, s + 1) * x0 - ztri_dia(&A, s + 1) * x1 - ztri_sup(&A, s + 1) * x2);
                 double r0 = cabs(b[s] - ztri_sub(&A, s) * before - ztri_dia(&A, s) * x0 - ztri_sup(&A, s) * x1);
                 const double b1 = cabs(b[s + 1]), b0 = cabs(b[s]);
-                nonfinite[j] += ztri_rlane(c.nonfinite, kk) + 0 * (r0 + r1 + b0 + b1);
-                rmax = fmax(rmax, fmax(ztri_rlane(c.rmax, kk), fmax(r0, r1)));
-                bmax = fmax(bmax, fmax(ztri_rlane(c.bmax, kk), fmax(b0, b1)));
+                nonfinite[j] += ZTRI_LANE(c.nonfinite, kk) + 0 * (r0 + r1 + b0 + b1);
+                rmax = fmax(rmax, fmax(ZTRI_LANE(c.rmax, kk), fmax(r0, r1)));
+                bmax = fmax(bmax, fmax(ZTRI_LANE(c.bmax, kk), fmax(b0, b1)));
                 sv[s + 1] = b[s + 1];
                 b[s + 1] = x1;
                 sv[s] = b[s];
