@@ -621,12 +621,13 @@ static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, i
     }
     starpu_task_declare_deps_array(reduced, (unsigned)p, reduce);
     reduced->detach = nrhs > 0;
-    for (int c = 0; c < p && nrhs > 0; c++) {
-        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(back[c]), "starpu_task_submit ztri_back");
-    }
-    STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(reduced), "starpu_task_submit ztri_reduced");
+    /* submitted in the order of the stages: StarPU orders the accesses to a handle (the band's) as submitted */
     for (int c = 0; c < p; c++) {
         STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(reduce[c]), "starpu_task_submit ztri_reduce");
+    }
+    STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(reduced), "starpu_task_submit ztri_reduced");
+    for (int c = 0; c < p && nrhs > 0; c++) {
+        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(back[c]), "starpu_task_submit ztri_back");
     }
     if (nrhs > 0) {
         STARPU_CHECK_RETURN_VALUE(starpu_task_wait_array(back, (unsigned)p), "starpu_task_wait_array ztri_back");
