@@ -62,8 +62,9 @@ static inline int ss_tri_subs(int rows)
 }
 
 /* per chunk, the reduce task's output, entries of the working precision: */
-#define SS_TRI_RED_DOM 0        /* the chunk's smallest row dominance */
-#define SS_TRI_RED_BAD 1        /* 1: a zero pivot or a non-finite entry */
+#define SS_TRI_RED_DOM 0        /* the chunk's smallest row dominance (over every row when some row is below
+                                 * min_dominance or not finite, or a pivot zero; else over its sub-partitions' end rows) */
+#define SS_TRI_RED_BAD 1        /* 1: a zero pivot, a non-finite entry, or an interior row below min_dominance */
 /* then per sub-partition k, from SS_TRI_RED_SUB(k, nrhs): its first row reduced (coupled to the previous
  * sub-partition's last row and its own last), its last row reduced (coupled to its own first and the next one's
  * first), then per column j the first row's right-hand side (SS_TRI_RED_RHS + 2j) and the last row's (+ 1) */
