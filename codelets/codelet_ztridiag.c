@@ -143,10 +143,10 @@ static void ztridiag_check_cpu(void *buffers[], void *cl_arg) { ztridiag_cpu(buf
  * sub-partition by Thomas), back (per chunk: the interior rows, the residual of every row, b saved before x
  * overwrites it). The sweeps run ZTRI_LANES sub-partitions at a time, as the lanes of vectors (below). */
 
-/* the chunk's band: its handle covers columns col0 .. first + rows (one past its rows on each side where there is one) */
-static struct ztri_band ztri_chunk_band(const struct ss_tri_chunk *a, void *buffer)
+/* the chunk's band: columns col0 .. first + rows of the matrix's (one past its rows on each side where there is one) */
+static struct ztri_band ztri_chunk_band(const struct ss_tri_chunk *a)
 {
-    return (struct ztri_band){ (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffer) + a->diag_row, STARPU_MATRIX_GET_LD(buffer),
+    return (struct ztri_band){ (const starsolve_complex64_t *)a->band + (size_t)a->col0 * a->ldband + a->diag_row, a->ldband,
                                a->n, a->kl, a->ku, a->col0 };
 }
 
@@ -359,13 +359,13 @@ ZTRI_SWEEP ztri_reduce_sweep(const struct ztri_band *A, const starsolve_complex6
     }
 }
 
-/* buffers: 0 the chunk's band (R); reads its rows of B, writes its red (SS_TRI_RED_COUNT entries).
+/* no buffers: reads its band and its rows of B, writes its red (SS_TRI_RED_COUNT entries).
  * Per group and column (none for the check task: a zero right-hand side) one sweep of its sub-partitions in step;
  * with several columns the matrix's part is swept again for each (its coefficients come out the same). */
 ZTRI_VECTOR_TASK ztri_reduce_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_tri_chunk *a = cl_arg;
-    const struct ztri_band A = ztri_chunk_band(a, buffers[0]);
+    const struct ztri_band A = ztri_chunk_band(a);
     const int nrhs = a->nrhs;
     const starsolve_complex64_t *B = nrhs ? (const starsolve_complex64_t *)a->B : NULL;   /* B[row]: the whole matrix's rows */
     const size_t ldb = a->ldb;
@@ -586,28 +586,36 @@ ZTRI_SWEEP ztri_back_sweep(const struct ztri_band *A, starsolve_complex64_t *b, 
     }
 }
 
-/* buffers: 0 the chunk's band (R), 1 scratch (ss_ztri_chunk_scratch_bytes); reads the sol of the chunk and its
- * neighbours, overwrites its rows of B with x after saving b in save, writes its stat: each sub-partition's interior
+/* the back task's U and Y (ztri_back_sweep), one column at a time: a group's longest sub-partition */
+static size_t ztri_chunk_scratch_bytes(int rows)
+{
+    return 2 * (size_t)ZTRI_LANES * (rows / ss_tri_subs(rows) + 1) * sizeof(starsolve_complex64_t);
+}
+
+/* no buffers: reads its band and the sol of the chunk and its neighbours, overwrites its rows of B with x after saving
+ * b in save, writes its stat: each sub-partition's interior
  * rows by Thomas from its first and last unknowns (the reduced system's), the residual of every row as x comes back
  * up; nothing written when the reduced task found the matrix not usable */
 ZTRI_VECTOR_TASK ztri_back_cpu(void *buffers[], void *cl_arg)
 {
     const struct ss_tri_chunk *a = cl_arg;
-    const struct ztri_band A = ztri_chunk_band(a, buffers[0]);
+    const struct ztri_band A = ztri_chunk_band(a);
     starsolve_complex64_t *B = (starsolve_complex64_t *)a->B, *save = (starsolve_complex64_t *)a->save;   /* [row]: the whole matrix's rows */
     const size_t ldb = a->ldb, lds = a->lds;
     const starsolve_complex64_t *sol = (const starsolve_complex64_t *)a->sol + (size_t)a->c * a->sol_stride;
     const starsolve_complex64_t *prev = a->c > 0 ? sol - a->sol_stride : sol, *next = a->c + 1 < a->nchunks ? sol + a->sol_stride : sol;
     starsolve_complex64_t *stat = (starsolve_complex64_t *)a->stat + (size_t)a->c * SS_TRI_STAT_COUNT(a->nrhs);
     const int nrhs = a->nrhs, subs = ss_tri_subs(a->rows);
-    ztri_lanes *UY = (ztri_lanes *)STARPU_VECTOR_GET_PTR(buffers[1]);
     if (creal(sol[0]) == 0)
         return;
+    /* the sweep's U and Y of each interior row of a group: per worker thread, malloc reuses the freed block (glibc
+     * raises its mmap threshold to a freed mapping's size), so no page faults after a worker's first call */
+    ztri_lanes *UY = malloc(ztri_chunk_scratch_bytes(a->rows));
     /* the unknowns across the chunk's ends: the previous chunk's last row, the next chunk's first */
     const int prev_subs = a->c > 0 ? ss_tri_subs(ss_spike_part_size(a->c - 1, a->n / a->nchunks, a->n % a->nchunks)) : 0;
     /* per column its largest |b - A x| and |b| (stat), and NaN when either is not finite */
     double *nonfinite = calloc((size_t)nrhs, sizeof *nonfinite);
-    STARPU_ASSERT_MSG(nonfinite, "starsolve: tridiagonal chunks: out of memory");
+    STARPU_ASSERT_MSG(nonfinite && UY, "starsolve: tridiagonal chunks: out of memory");
     for (int j = 0; j < 2 * nrhs; j++)
         stat[j] = 0;
     /* the groups from the chunk's end: the reduce task, on this core, read them last, so that they may still be in
@@ -655,6 +663,7 @@ ZTRI_VECTOR_TASK ztri_back_cpu(void *buffers[], void *cl_arg)
         if (nonfinite[j] != 0)
             stat[2 * j] = stat[2 * j + 1] = INFINITY;
     free(nonfinite);
+    free(UY);
 }
 
 #ifdef STARSOLVE_USE_CUDA
@@ -761,37 +770,30 @@ static struct starpu_codelet cl_ztri_reduced = { .where = STARPU_CPU, .cpu_funcs
 static struct starpu_codelet cl_ztri_back = { .where = STARPU_CPU, .cpu_funcs = { ztri_back_cpu }, .nbuffers = STARPU_VARIABLE_NBUFFERS,
                                               .model = &model_ztri_back, .name = "ztri_back", .callback_func = ss_trace_task_done };
 
-/* a chunk task, built and not submitted (its caller declares its dependencies first) */
-static struct starpu_task *chunk_task(struct starpu_codelet *cl, const struct ss_tri_chunk *args, struct starpu_data_descr *d, int nd,
-                                      double flops)
+/* a chunk task, built and not submitted (its caller declares its dependencies first); no data handles: it reads and
+ * writes the call's arrays through the pointers of struct ss_tri_chunk */
+static struct starpu_task *chunk_task(struct starpu_codelet *cl, const struct ss_tri_chunk *args, double flops)
 {
     struct ss_tri_chunk *a = malloc(sizeof *a);   /* StarPU frees it with the task (STARPU_CL_ARGS) */
     STARPU_ASSERT_MSG(a, "starsolve: tridiagonal chunks: out of memory");
     *a = *args;
-    struct starpu_task *task = starpu_task_build(cl, STARPU_CL_ARGS, a, sizeof *a, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_EXECUTE_ON_WORKER,
-                                                 a->worker, STARPU_NAME, cl->name, STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
+    struct starpu_task *task = starpu_task_build(cl, STARPU_CL_ARGS, a, sizeof *a, STARPU_EXECUTE_ON_WORKER, a->worker, STARPU_NAME, cl->name,
+                                                 STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
     STARPU_ASSERT_MSG(task, "starsolve: tridiagonal chunks: starpu_task_build %s failed", cl->name);
     return task;
 }
 
-struct starpu_task *ss_ztri_reduce_task(const struct ss_tri_chunk *a, starpu_data_handle_t band)
+struct starpu_task *ss_ztri_reduce_task(const struct ss_tri_chunk *a)
 {
-    struct starpu_data_descr d[1] = { { band, STARPU_R } };
-    return chunk_task(&cl_ztri_reduce, a, d, 1, 8.0 * a->rows * (a->nrhs + 1));
-}
-
-size_t ss_ztri_chunk_scratch_bytes(int rows)   /* the back task sweeps one column at a time: UY (ztri_back_sweep) */
-{
-    return 2 * (size_t)ZTRI_LANES * (rows / ss_tri_subs(rows) + 1) * sizeof(starsolve_complex64_t);
+    return chunk_task(&cl_ztri_reduce, a, 8.0 * a->rows * (a->nrhs + 1));
 }
 
 struct starpu_task *ss_ztri_reduced_task(const struct ss_tri_chunk *a)
 {
-    return chunk_task(&cl_ztri_reduced, a, NULL, 0, 16.0 * a->nchunks * (a->nrhs + 1));
+    return chunk_task(&cl_ztri_reduced, a, 16.0 * a->nchunks * (a->nrhs + 1));
 }
 
-struct starpu_task *ss_ztri_back_task(const struct ss_tri_chunk *a, starpu_data_handle_t band, starpu_data_handle_t scratch)
+struct starpu_task *ss_ztri_back_task(const struct ss_tri_chunk *a)
 {
-    struct starpu_data_descr d[2] = { { band, STARPU_R }, { scratch, STARPU_SCRATCH } };
-    return chunk_task(&cl_ztri_back, a, d, 2, 20.0 * a->rows * a->nrhs);
+    return chunk_task(&cl_ztri_back, a, 20.0 * a->rows * a->nrhs);
 }

@@ -42,9 +42,12 @@ struct ss_tri_chunk {
     int nrhs;                  /* the columns of B (0: the check, reduce and reduced tasks only) */
     double min_dominance;
     int worker;                /* where it runs (chunk c on CPU worker c) */
-    /* the call's arrays, every chunk's, in host memory: the chunk tasks run on CPU workers alone, so they take
-     * pointers rather than handles (a handle costs a registration and an unregistration a call: bench/NOTES.md,
-     * session 56), and the caller orders them with explicit dependencies */
+    /* the band and the call's arrays, every chunk's, in host memory: the chunk tasks run on CPU workers alone, so
+     * they take pointers rather than handles (a handle costs a registration and an unregistration: on the H200
+     * machine the band's 16 chunks and the scratch took ~110-170 us of a ~1.3 ms gbsv call, bench/NOTES.md,
+     * session 57), and the caller orders them with explicit dependencies */
+    const void *band;          /* the matrix's band (LAPACK's layout) from one of its rows on: its diagonal at diag_row */
+    size_t ldband;
     void *B, *save;            /* n x nrhs, leading dimensions ldb and lds (B NULL: the check) */
     size_t ldb, lds;
     void *red, *sol, *stat;    /* chunk c's at red + c red_stride, sol + c sol_stride, stat + c SS_TRI_STAT_COUNT(nrhs) */

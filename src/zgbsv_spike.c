@@ -91,9 +91,8 @@ struct spike {
     int tri, tri_unchecked, tri_worker, tri_diag_row;   /* tri_diag_row: the band handles' row of the diagonal */
     starpu_data_handle_t tri_band, tri_work;
     size_t tri_work_bytes;
-    /* on CPU workers alone (tri_chunk_count): chunks of rows, each with its band handle and its task arguments */
+    /* on CPU workers alone (tri_chunk_count): chunks of rows, each with its task arguments (no data handles) */
     int tri_chunks;
-    starpu_data_handle_t *tri_band_c, tri_scratch;   /* tri_scratch: the back tasks' (ss_ztri_chunk_scratch_bytes) */
     struct ss_tri_chunk *tri_chunk;
     struct ss_tridiag_result tri_result;
     void *Fmem;
@@ -540,28 +539,19 @@ static int tri_chunk_count(int n)
     return p >= 2 ? p : 0;
 }
 
-static void tri_chunks_setup(struct spike *s, int p, int whole, int row0)   /* row0: the handles' first row in AB */
+static void tri_chunks_setup(struct spike *s, int p, int row0)   /* row0: the first row of AB the tasks read */
 {
-    starsolve_complex64_t *AB = (starsolve_complex64_t *)s->AB;
+    const starsolve_complex64_t *AB = (const starsolve_complex64_t *)s->AB;
     const int n = s->n;
     s->tri_chunks = p;
-    s->tri_band_c = xcalloc(p, sizeof *s->tri_band_c);
     s->tri_chunk = xcalloc(p, sizeof *s->tri_chunk);
     for (int c = 0; c < p; c++) {
         const int first = ss_spike_part_first(c, n / p, n % p), rows = ss_spike_part_size(c, n / p, n % p);
-        const int col0 = ss_max(0, first - 1), last = ss_min(n - 1, first + rows);   /* a column beyond its rows each side */
+        const int col0 = ss_max(0, first - 1);   /* from a column before its rows where there is one */
         s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row, .c = c, .nchunks = p,
                                                  .first = first, .rows = rows, .col0 = col0, .min_dominance = SS_TRI_MIN_DOMINANCE,
-                                                 .worker = chunk_worker(c) };
-        s->tri_band_c[c] = ss_register_matrix(AB + row0 + (size_t)col0 * s->ldab, s->ldab, whole ? s->ldab : s->kl + s->ku + 1,
-                                              last - col0 + 1, sizeof *AB);
+                                                 .worker = chunk_worker(c), .band = AB + row0, .ldband = (size_t)s->ldab };
     }
-    size_t scratch_bytes = 0;   /* the largest chunk's sub-partitions need not be the longest (ss_tri_subs) */
-    for (int c = 0; c < p; c++) {
-        const size_t bytes = ss_ztri_chunk_scratch_bytes(s->tri_chunk[c].rows);
-        scratch_bytes = bytes > scratch_bytes ? bytes : scratch_bytes;
-    }
-    s->tri_scratch = ss_scratch_buffer(scratch_bytes);
 }
 
 static void tri_setup(struct spike *s, int checked)
@@ -573,7 +563,7 @@ static void tri_setup(struct spike *s, int checked)
     s->tri_diag_row = s->kl + s->ku - row0;
     const int p = tri_chunk_count(s->n);
     if (p > 0) {
-        tri_chunks_setup(s, p, whole, row0);
+        tri_chunks_setup(s, p, row0);
         return;
     }
     s->pinA = ss_pin_host(AB, (size_t)s->ldab * s->n * sizeof *AB);
@@ -610,11 +600,11 @@ static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, i
         k.stat = stat;
         k.red_stride = R;
         k.sol_stride = S;
-        reduce[c] = ss_ztri_reduce_task(&k, s->tri_band_c[c]);
+        reduce[c] = ss_ztri_reduce_task(&k);
         if (c == 0)
             reduced = ss_ztri_reduced_task(&k);
         if (nrhs > 0) {
-            back[c] = ss_ztri_back_task(&k, s->tri_band_c[c], s->tri_scratch);
+            back[c] = ss_ztri_back_task(&k);
             back[c]->detach = 0;   /* waited for below */
             starpu_task_declare_deps_array(back[c], 1, &reduced);
         }
@@ -710,14 +700,12 @@ static int tri_solve(struct spike *s, starsolve_complex64_t *B, int ldb, int nrh
 /* Let go of SPIKE's data and the band's page-locking (the fallback's LU needs neither) */
 static void spike_drop(struct spike *s)
 {
-    if (s->registered || s->tri)
+    const int chunks = s->tri && s->tri_chunks > 0;   /* their tasks all waited for already (tri_chunks_run) */
+    if (s->registered || (s->tri && !chunks))
         starpu_task_wait_for_all();
-    if (s->tri && s->tri_chunks > 0) {
-        for (int c = 0; c < s->tri_chunks; c++)
-            starpu_data_unregister(s->tri_band_c[c]);
-        starpu_data_unregister(s->tri_scratch);
-        free(s->tri_band_c); free(s->tri_chunk);
-        s->tri_band_c = NULL; s->tri_chunk = NULL;
+    if (chunks) {
+        free(s->tri_chunk);
+        s->tri_chunk = NULL;
         s->tri_chunks = 0;
         s->tri = 0;
     } else if (s->tri) {
