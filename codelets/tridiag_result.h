@@ -43,9 +43,10 @@ struct ss_tri_chunk {
     double min_dominance;
     int worker;                /* where it runs (chunk c on CPU worker c) */
     /* the band and the call's arrays, every chunk's, in host memory: the chunk tasks run on CPU workers alone, so
-     * they take pointers rather than handles (a handle costs a registration and an unregistration: on the H200
-     * machine the band's 16 chunks and the scratch took ~110-170 us of a ~1.3 ms gbsv call, bench/NOTES.md,
-     * session 57), and the caller orders them with explicit dependencies */
+     * they take pointers rather than handles (a handle costs a registration and an unregistration: with a handle
+     * per chunk's band and a scratch handle, a gbsv call at n = 1e6 on the H200 machine's 16 workers took 1.09-1.17
+     * ms, without them 0.90-0.97; bench/NOTES.md, session 57), and the caller orders them with explicit
+     * dependencies */
     const void *band;          /* the matrix's band (LAPACK's layout) from one of its rows on: its diagonal at diag_row */
     size_t ldband;
     void *B, *save;            /* n x nrhs, leading dimensions ldb and lds (B NULL: the check) */
