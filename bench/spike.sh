@@ -84,8 +84,11 @@ if [ -n "$k1" ] && [ "$ngpus" != 0 ]; then
     [ $? -eq 0 ] || { status=1; echo "# K=1: cusparse_ref failed:"; echo "$gout" | tail -3 | sed 's/^/#   /'; }
     gw=$(echo "$gout" | sed -n 's/.*best with copies \([0-9.]*\) s, without \([0-9.]*\) s.*/\1/p')
     ga=$(echo "$gout" | sed -n 's/.*best with copies \([0-9.]*\) s, without \([0-9.]*\) s.*/\2/p')
-    # gtsv2 is one solve: against it, one starsolve_dgbsv_spike call (the driver without -resolve), best of the runs
-    one=$("$spike" -n "$n" -k 1 -dd "$dd" -ngpus "$ngpus" -niter "$niter" -check --csv 2>/dev/null | awk -F, 'NR > 1 && $10 > 0 { print $10 }' | sort -g | head -1)
+    # gtsv2 is one solve: against it, one starsolve_dgbsv_spike call (the driver without -resolve), best of the runs;
+    # without -check (the K = 1 row above checked the same calls): the check runs multithreaded OpenBLAS between the
+    # timed calls, whose threads then spin beside the CPU workers that solve K = 1 on a machine with many cores
+    # (session 57: 1.24 ms a call with -check, 0.88-0.91 without)
+    one=$("$spike" -n "$n" -k 1 -dd "$dd" -ngpus "$ngpus" -niter "$niter" --csv 2>/dev/null | awk -F, 'NR > 1 && $10 > 0 { print $10 }' | sort -g | head -1)
     echo "# K=1: cuSPARSE gtsv2 (pinned host arrays) against one dgbsv_spike call (gbsv_s) and gbtrf + gbtrs (spike_s);"
     echo "#      copies/gbsv > 1 means SPIKE is faster (issue 7's target: >= 1)"
     printf "%14s %14s %12s %12s %12s %14s %14s %16s\n" gtsv2_copies_s gtsv2_alone_s gbsv_s spike_s solve_s copies/gbsv copies/spike alone/solve

@@ -135,13 +135,14 @@ static void ztridiag_cpu(void *buffers[], void *cl_arg, int has_b)
 static void ztridiag_solve_cpu(void *buffers[], void *cl_arg) { ztridiag_cpu(buffers, cl_arg, 1); }
 static void ztridiag_check_cpu(void *buffers[], void *cl_arg) { ztridiag_cpu(buffers, cl_arg, 0); }
 
-/* ---- on CPU workers alone: chunks of rows, one task each (the partition method at chunk size) -------------
+/* ---- on CPU workers: chunks of rows, one task each (the partition method at chunk size) ------------------
  * One task on one core solved n = 1e6 in 50 ms on the H100 machine's cores against 86 ms for LAPACK's dgbsv
- * (bench/NOTES.md, session 36); the chunks' three stages use them all: reduce (per chunk, each of its
+ * (bench/NOTES.md, session 36); chunks on every CPU worker go through three stages: reduce (per chunk, each of its
  * sub-partitions' first and last rows coupled only to each other and to the neighbouring sub-partitions' last
- * and first, as tridiag.cu's forward kernel does per partition), reduced (one task: the 2 rows of every
- * sub-partition by Thomas), back (per chunk: the interior rows, the residual of every row, b saved before x
- * overwrites it). The sweeps run ZTRI_LANES sub-partitions at a time, as the lanes of vectors (below). */
+ * and first, as tridiag.cu's forward kernel does per partition), reduced (once: the 2 rows of every sub-partition
+ * by Thomas), back (per chunk: the interior rows, the residual of every row, b saved before x overwrites it). A
+ * chunk's task runs all three (ztri_chunk_cpu). The sweeps run ZTRI_LANES sub-partitions at a time, as the lanes
+ * of vectors (below). */
 
 /* the chunk's band: columns col0 .. first + rows of the matrix's (one past its rows on each side where there is one) */
 static struct ztri_band ztri_chunk_band(const struct ss_tri_chunk *a)
@@ -359,12 +360,11 @@ ZTRI_SWEEP ztri_reduce_sweep(const struct ztri_band *A, const starsolve_complex6
     }
 }
 
-/* no buffers: reads its band and its rows of B, writes its red (SS_TRI_RED_COUNT entries).
- * Per group and column (none for the check task: a zero right-hand side) one sweep of its sub-partitions in step;
+/* The reduce stage of a chunk: reads its band and its rows of B, writes its red (SS_TRI_RED_COUNT entries).
+ * Per group and column (none for the check: a zero right-hand side) one sweep of its sub-partitions in step;
  * with several columns the matrix's part is swept again for each (its coefficients come out the same). */
-ZTRI_VECTOR_TASK ztri_reduce_cpu(void *buffers[], void *cl_arg)
+ZTRI_VECTOR_TASK ztri_chunk_reduce(const struct ss_tri_chunk *a)
 {
-    const struct ss_tri_chunk *a = cl_arg;
     const struct ztri_band A = ztri_chunk_band(a);
     const int nrhs = a->nrhs;
     const starsolve_complex64_t *B = nrhs ? (const starsolve_complex64_t *)a->B : NULL;   /* B[row]: the whole matrix's rows */
@@ -414,11 +414,10 @@ ZTRI_VECTOR_TASK ztri_reduce_cpu(void *buffers[], void *cl_arg)
     red[SS_TRI_RED_BAD] = bad != 0 || nonfinite != 0;
 }
 
-/* no buffers: reads every chunk's red, writes every chunk's sol: the reduced system (every sub-partition's first
- * and last rows, in order) by Thomas, per column */
-static void ztri_reduced_cpu(void *buffers[], void *cl_arg)
+/* reads every chunk's red, writes every chunk's sol: the reduced system (every sub-partition's first and last rows,
+ * in order) by Thomas, per column */
+static void ztri_reduced(const struct ss_tri_chunk *a)
 {
-    const struct ss_tri_chunk *a = cl_arg;
     const int p = a->nchunks, nrhs = a->nrhs;
     int N = 0;
     for (int c = 0; c < p; c++)
@@ -592,13 +591,12 @@ static size_t ztri_chunk_scratch_bytes(int rows)
     return 2 * (size_t)ZTRI_LANES * (rows / ss_tri_subs(rows) + 1) * sizeof(starsolve_complex64_t);
 }
 
-/* no buffers: reads its band and the sol of the chunk and its neighbours, overwrites its rows of B with x after saving
- * b in save, writes its stat: each sub-partition's interior
+/* The back stage of a chunk: reads its band and the sol of the chunk and its neighbours, overwrites its rows of B
+ * with x after saving b in save, writes its stat: each sub-partition's interior
  * rows by Thomas from its first and last unknowns (the reduced system's), the residual of every row as x comes back
- * up; nothing written when the reduced task found the matrix not usable */
-ZTRI_VECTOR_TASK ztri_back_cpu(void *buffers[], void *cl_arg)
+ * up; nothing written when the reduced system found the matrix not usable */
+ZTRI_VECTOR_TASK ztri_chunk_back(const struct ss_tri_chunk *a)
 {
-    const struct ss_tri_chunk *a = cl_arg;
     const struct ztri_band A = ztri_chunk_band(a);
     starsolve_complex64_t *B = (starsolve_complex64_t *)a->B, *save = (starsolve_complex64_t *)a->save;   /* [row]: the whole matrix's rows */
     const size_t ldb = a->ldb, lds = a->lds;
@@ -750,50 +748,46 @@ void insert_ztridiag(const struct ss_tridiag_args *args, int worker, starpu_data
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert %s", cl->name);
 }
 
-/* ---- the chunk tasks (CPU workers alone) ---- */
+/* ---- the chunk tasks (CPU workers) ---- */
 static uint32_t footprint_tri_chunk(struct starpu_task *task)
 {
     const struct ss_tri_chunk *a = task->cl_arg;
     return starpu_hash_crc32c_be((uint32_t)a->rows, starpu_hash_crc32c_be((uint32_t)a->nrhs, starpu_hash_crc32c_be((uint32_t)a->nchunks, 0)));
 }
-static struct starpu_perfmodel model_ztri_reduce = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_ztri_reduce",
-                                                     .footprint = footprint_tri_chunk };
-static struct starpu_perfmodel model_ztri_reduced = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_ztri_reduced",
-                                                      .footprint = footprint_tri_chunk };
-static struct starpu_perfmodel model_ztri_back = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_ztri_back",
-                                                   .footprint = footprint_tri_chunk };
-/* CPU only: with CUDA workers the tridiagonal path is one task (above) */
-static struct starpu_codelet cl_ztri_reduce = { .where = STARPU_CPU, .cpu_funcs = { ztri_reduce_cpu }, .nbuffers = STARPU_VARIABLE_NBUFFERS,
-                                                .model = &model_ztri_reduce, .name = "ztri_reduce", .callback_func = ss_trace_task_done };
-static struct starpu_codelet cl_ztri_reduced = { .where = STARPU_CPU, .cpu_funcs = { ztri_reduced_cpu }, .nbuffers = STARPU_VARIABLE_NBUFFERS,
-                                                 .model = &model_ztri_reduced, .name = "ztri_reduced", .callback_func = ss_trace_task_done };
-static struct starpu_codelet cl_ztri_back = { .where = STARPU_CPU, .cpu_funcs = { ztri_back_cpu }, .nbuffers = STARPU_VARIABLE_NBUFFERS,
-                                              .model = &model_ztri_back, .name = "ztri_back", .callback_func = ss_trace_task_done };
+static struct starpu_perfmodel model_ztri_chunk = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_ztri_chunk",
+                                                    .footprint = footprint_tri_chunk };
 
-/* a chunk task, built and not submitted (its caller declares its dependencies first); no data handles: it reads and
- * writes the call's arrays through the pointers of struct ss_tri_chunk */
-static struct starpu_task *chunk_task(struct starpu_codelet *cl, const struct ss_tri_chunk *args, double flops)
+/* no buffers: a chunk's three stages (struct ss_tri_sync: every chunk task of the call runs at once, each on its
+ * CPU worker): its reduce sweeps; then the reduced system, solved by the last task to finish its sweeps while the
+ * others wait for it; then its back sweeps (none for the check) */
+static void ztri_chunk_cpu(void *buffers[], void *cl_arg)
+{
+    const struct ss_tri_chunk *a = cl_arg;
+    (void)buffers;
+    ztri_chunk_reduce(a);
+    if (ss_tri_sync_arrive(a->sync)) {
+        ztri_reduced(a);
+        ss_tri_sync_reduced(a->sync);
+    } else {
+        ss_tri_sync_wait_reduced(a->sync);
+    }
+    if (a->nrhs > 0)
+        ztri_chunk_back(a);
+    ss_tri_sync_chunk_done(a->sync);
+}
+static struct starpu_codelet cl_ztri_chunk = { .where = STARPU_CPU, .cpu_funcs = { ztri_chunk_cpu }, .nbuffers = 0,
+                                               .model = &model_ztri_chunk, .name = "ztri_chunk", .callback_func = ss_trace_task_done };
+
+/* chunk a->c's task (no data handles: it reads and writes the call's arrays through the pointers of struct
+ * ss_tri_chunk), to submit with the call's other chunks after ss_tri_sync_create */
+struct starpu_task *ss_ztri_chunk_task(const struct ss_tri_chunk *args)
 {
     struct ss_tri_chunk *a = malloc(sizeof *a);   /* StarPU frees it with the task (STARPU_CL_ARGS) */
     STARPU_ASSERT_MSG(a, "starsolve: tridiagonal chunks: out of memory");
     *a = *args;
-    struct starpu_task *task = starpu_task_build(cl, STARPU_CL_ARGS, a, sizeof *a, STARPU_EXECUTE_ON_WORKER, a->worker, STARPU_NAME, cl->name,
-                                                 STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
-    STARPU_ASSERT_MSG(task, "starsolve: tridiagonal chunks: starpu_task_build %s failed", cl->name);
+    const double flops = 8.0 * a->rows * (a->nrhs + 1) + 20.0 * a->rows * a->nrhs;
+    struct starpu_task *task = starpu_task_build(&cl_ztri_chunk, STARPU_CL_ARGS, a, sizeof *a, STARPU_EXECUTE_ON_WORKER, a->worker,
+                                                 STARPU_NAME, cl_ztri_chunk.name, STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
+    STARPU_ASSERT_MSG(task, "starsolve: tridiagonal chunks: starpu_task_build failed");
     return task;
-}
-
-struct starpu_task *ss_ztri_reduce_task(const struct ss_tri_chunk *a)
-{
-    return chunk_task(&cl_ztri_reduce, a, 8.0 * a->rows * (a->nrhs + 1));
-}
-
-struct starpu_task *ss_ztri_reduced_task(const struct ss_tri_chunk *a)
-{
-    return chunk_task(&cl_ztri_reduced, a, 16.0 * a->nchunks * (a->nrhs + 1));
-}
-
-struct starpu_task *ss_ztri_back_task(const struct ss_tri_chunk *a)
-{
-    return chunk_task(&cl_ztri_back, a, 20.0 * a->rows * a->nrhs);
 }

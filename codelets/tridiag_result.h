@@ -25,12 +25,12 @@ struct ss_tridiag_args {
     struct ss_tridiag_result *result;
 };
 
-/* The tridiagonal path on CPU workers alone, cut into chunks of rows (one per worker; codelets/codelet_ztridiag.c):
+/* The tridiagonal path on CPU workers, cut into chunks of rows (one per worker; codelets/codelet_ztridiag.c):
  * what each chunk task is told. Inside a chunk, the partition method runs on sub-partitions of about
  * SS_TRI_SUB_ROWS rows (sizes within a chunk differ by at most one; ss_tri_subs), several of them swept in step as
  * the lanes of vectors (codelet_ztridiag.c: ZTRI_LANES): each row's elimination waits for the previous row's
  * division, so one sweep at a time runs at the division's latency. Every sub-partition leaves its first and last
- * rows in the reduced system, which the reduced task solves whole (2 rows per sub-partition of every chunk), one row
+ * rows in the reduced system, which one chunk task solves whole (2 rows per sub-partition of every chunk), one row
  * after the other: with 512-row sub-partitions it took 88 us of a 1.2 ms call at n = 1e6 on the H200 machine's 16
  * cores; 2048 rows cut it fourfold on 2 cores, the sweeps as fast (bench/NOTES.md, session 56). */
 #define SS_TRI_SUB_ROWS 2048
@@ -38,22 +38,40 @@ struct ss_tri_chunk {
     int n, kl, ku, diag_row;   /* as ss_tridiag_args */
     int c, nchunks;            /* this chunk, of how many */
     int first, rows;           /* its rows (and columns) */
-    int col0;                  /* the first column its band handle covers (first - 1, or 0) */
-    int nrhs;                  /* the columns of B (0: the check, reduce and reduced tasks only) */
+    int col0;                  /* the first column its sweeps read (first - 1, or 0) */
+    int nrhs;                  /* the columns of B (0: the check, the reduce sweeps and the reduced system only) */
     double min_dominance;
     int worker;                /* where it runs (chunk c on CPU worker c) */
     /* the band and the call's arrays, every chunk's, in host memory: the chunk tasks run on CPU workers alone, so
      * they take pointers rather than handles (a handle costs a registration and an unregistration: with a handle
      * per chunk's band and a scratch handle, a gbsv call at n = 1e6 on the H200 machine's 16 workers took 1.09-1.17
-     * ms, without them 0.90-0.97; bench/NOTES.md, session 57), and the caller orders them with explicit
-     * dependencies */
+     * ms, without them 0.90-0.97; bench/NOTES.md, session 57) */
     const void *band;          /* the matrix's band (LAPACK's layout) from one of its rows on: its diagonal at diag_row */
     size_t ldband;
     void *B, *save;            /* n x nrhs, leading dimensions ldb and lds (B NULL: the check) */
     size_t ldb, lds;
     void *red, *sol, *stat;    /* chunk c's at red + c red_stride, sol + c sol_stride, stat + c SS_TRI_STAT_COUNT(nrhs) */
     int red_stride, sol_stride;
+    struct ss_tri_sync *sync;  /* where the call's chunk tasks meet between their sweeps (codelets/tridiag_sync.c) */
 };
+
+/* One call's chunk tasks (codelets/tridiag_sync.c): the caller creates the meeting point for nchunks tasks (and
+ * holds a process-wide lock: one call's chunk tasks at a time), each task arrives after its reduce sweep (1 for the
+ * last one, which solves the reduced system and says so) or waits for the reduced system, and says when it is done;
+ * the caller waits for all of them. The last to let go frees it. */
+struct ss_tri_sync;
+#ifdef __cplusplus
+extern "C" {
+#endif
+struct ss_tri_sync *ss_tri_sync_create(int nchunks);
+int ss_tri_sync_arrive(struct ss_tri_sync *y);
+void ss_tri_sync_reduced(struct ss_tri_sync *y);
+void ss_tri_sync_wait_reduced(struct ss_tri_sync *y);
+void ss_tri_sync_chunk_done(struct ss_tri_sync *y);
+void ss_tri_sync_wait_all(struct ss_tri_sync *y);
+#ifdef __cplusplus
+}
+#endif
 /* The sub-partitions of a chunk of `rows` rows (rows >= 12: each has at least 3 rows; tri_chunk_count's chunks have
  * thousands): a multiple of 4, as the real precisions' tasks sweep 4 at a time (codelet_ztridiag.c: ZTRI_LANES, a
  * divisor of 4), so that every group is full. Chunks and sub-partitions alike cut their rows into pieces whose sizes

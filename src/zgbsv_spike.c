@@ -91,7 +91,7 @@ struct spike {
     int tri, tri_unchecked, tri_worker, tri_diag_row;   /* tri_diag_row: the band handles' row of the diagonal */
     starpu_data_handle_t tri_band, tri_work;
     size_t tri_work_bytes;
-    /* on CPU workers alone (tri_chunk_count): chunks of rows, each with its task arguments (no data handles) */
+    /* on CPU workers (tri_chunk_count): chunks of rows, each with its task arguments (no data handles) */
     int tri_chunks;
     struct ss_tri_chunk *tri_chunk;
     struct ss_tridiag_result tri_result;
@@ -519,7 +519,7 @@ static int spike_lu(struct spike *s)
  * rows are all (weakly) diagonally dominant is solved by one task per solve (codelets/codelet_ztridiag.c):
  * exactly (no truncation) and without pivoting: on a GPU the partition method (codelets/cuda/tridiag.cu), on
  * one CPU worker one elimination sweep, each column's residual checked and refined in the task; on several
- * CPU workers alone, chunks of rows in three stages of tasks (tri_chunk_count). The
+ * CPU workers, chunks of rows, one task each, in three stages (tri_chunk_count). The
  * factorization keeps only the band (on the GPU, once the first task has run): recomputing the
  * elimination costs a pass over the band, less than storing and reading back its factors. A matrix less
  * dominant than SS_TRI_MIN_DOMINANCE (codelets/tridiag_result.h) goes the general way.
@@ -528,15 +528,36 @@ static int spike_lu(struct spike *s)
  * on the general path (B untouched) */
 #define TRI_DECLINED (-1000000)
 
-/* On CPU workers alone: a chunk of rows per worker, each of at least TRI_CHUNK_ROWS rows (a chunk task's work
- * stays far above a task's cost); fewer than 2 chunks: the one task. */
+/* On CPU workers: a chunk of rows per worker, each of at least TRI_CHUNK_ROWS rows (a chunk task's work stays far
+ * above a task's cost); fewer than 2 chunks: the one task. With CUDA workers as well, the chunks when there are at
+ * least TRI_CPUS_OVER_GPU CPU workers (STARSOLVE_SPIKE_TRI_CPUS, a whole number, replaces it), else the GPU's one
+ * task. The band is in host memory: the chunks' sweeps read and write ~104 bytes a row there at the host's memory
+ * bandwidth, the GPU's one task moves ~48 bytes a row over PCIe before and after its kernels. On the H200 machine
+ * (n = 1e6, one gbsv call, bench/NOTES.md, session 57) the GPU's task took 1.11-1.15 ms and the chunks on 8 CPU
+ * workers 1.31-1.52, on 11 1.06-1.12, on 14 0.88-0.91 (cuSPARSE's gtsv2 with its copies: 0.99-1.00). */
 #define TRI_CHUNK_ROWS 16384
+#define TRI_CPUS_OVER_GPU 12
 static int tri_chunk_count(int n)
 {
-    if (starpu_cuda_worker_get_count() > 0)
-        return 0;
-    int p = ss_min((int)starpu_cpu_worker_get_count(), n / TRI_CHUNK_ROWS);
+    const int ncpu = (int)starpu_cpu_worker_get_count();
+    if (starpu_cuda_worker_get_count() > 0) {
+        const char *env = getenv("STARSOLVE_SPIKE_TRI_CPUS");
+        char *end;
+        long least = env ? strtol(env, &end, 10) : 0;
+        if (!env || end == env || *end != '\0' || least < 0)
+            least = TRI_CPUS_OVER_GPU;
+        if (ncpu < least)
+            return 0;
+    }
+    int p = ss_min(ncpu, n / TRI_CHUNK_ROWS);
     return p >= 2 ? p : 0;
+}
+
+/* chunk c's CPU worker */
+static int tri_chunk_worker(int c)
+{
+    int ids[STARPU_NMAXWORKERS], count = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
+    return count > 0 ? ids[c % count] : -1;
 }
 
 static void tri_chunks_setup(struct spike *s, int p, int row0)   /* row0: the first row of AB the tasks read */
@@ -550,7 +571,7 @@ static void tri_chunks_setup(struct spike *s, int p, int row0)   /* row0: the fi
         const int col0 = ss_max(0, first - 1);   /* from a column before its rows where there is one */
         s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row, .c = c, .nchunks = p,
                                                  .first = first, .rows = rows, .col0 = col0, .min_dominance = SS_TRI_MIN_DOMINANCE,
-                                                 .worker = chunk_worker(c), .band = AB + row0, .ldband = (size_t)s->ldab };
+                                                 .worker = tri_chunk_worker(c), .band = AB + row0, .ldband = (size_t)s->ldab };
     }
 }
 
@@ -573,10 +594,9 @@ static void tri_setup(struct spike *s, int checked)
     s->tri_worker = starpu_cuda_worker_get_count() > 0 ? chunk_worker(0) : -1;   /* the GPU when there is one */
 }
 
-/* The chunks' tasks for one solve (nrhs 0: the check, reduce and reduced only), waited for; *usable from the
- * reduced task, stat (SS_TRI_STAT_COUNT(nrhs) per chunk) from the back tasks. The tasks take the call's arrays as
- * pointers (struct ss_tri_chunk) and their order from explicit dependencies, all declared before any is submitted
- * (a finished task may be gone): reduced after every reduce, each back after reduced. */
+/* The chunks' tasks for one solve (nrhs 0: the check, reduce and the reduced system only), waited for; *usable from
+ * the reduced system, stat (SS_TRI_STAT_COUNT(nrhs) per chunk) from the back sweeps. The tasks take the call's
+ * arrays as pointers (struct ss_tri_chunk) and meet between their stages at sync (codelets/tridiag_sync.c). */
 static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, int nrhs, starsolve_complex64_t *save, int *usable,
                            starsolve_complex64_t *stat)
 {
@@ -587,7 +607,8 @@ static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, i
     /* every chunk's red and sol the size of the largest one's (the most sub-partitions) */
     const int R = SS_TRI_RED_COUNT(ss_tri_subs(maxrows), nrhs), S = SS_TRI_SOL_COUNT(ss_tri_subs(maxrows), nrhs);
     starsolve_complex64_t *red = xcalloc((size_t)p * R, sizeof *red), *sol = xcalloc((size_t)p * S, sizeof *sol);
-    struct starpu_task **reduce = xcalloc(p, sizeof *reduce), **back = xcalloc(p, sizeof *back), *reduced;
+    struct starpu_task **task = xcalloc(p, sizeof *task);
+    struct ss_tri_sync *sync = ss_tri_sync_create(p);
     for (int c = 0; c < p; c++) {
         struct ss_tri_chunk k = s->tri_chunk[c];
         k.nrhs = nrhs;
@@ -600,35 +621,18 @@ static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, i
         k.stat = stat;
         k.red_stride = R;
         k.sol_stride = S;
-        reduce[c] = ss_ztri_reduce_task(&k);
-        if (c == 0)
-            reduced = ss_ztri_reduced_task(&k);
-        if (nrhs > 0) {
-            back[c] = ss_ztri_back_task(&k);
-            back[c]->detach = 0;   /* waited for below */
-            starpu_task_declare_deps_array(back[c], 1, &reduced);
-        }
+        k.sync = sync;
+        task[c] = ss_ztri_chunk_task(&k);
     }
-    starpu_task_declare_deps_array(reduced, (unsigned)p, reduce);
-    reduced->detach = nrhs > 0;
-    /* submitted in the order of the stages: StarPU orders the accesses to a handle (the band's) as submitted */
     for (int c = 0; c < p; c++) {
-        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(reduce[c]), "starpu_task_submit ztri_reduce");
+        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(task[c]), "starpu_task_submit ztri_chunk");
     }
-    STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(reduced), "starpu_task_submit ztri_reduced");
-    for (int c = 0; c < p && nrhs > 0; c++) {
-        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(back[c]), "starpu_task_submit ztri_back");
-    }
-    if (nrhs > 0) {
-        STARPU_CHECK_RETURN_VALUE(starpu_task_wait_array(back, (unsigned)p), "starpu_task_wait_array ztri_back");
-    } else {
-        STARPU_CHECK_RETURN_VALUE(starpu_task_wait(reduced), "starpu_task_wait ztri_reduced");
-    }
+    ss_tri_sync_wait_all(sync);   /* the tasks' own word that their sweeps are done, ahead of StarPU's end of them */
     *usable = creal(sol[0]) != 0;
     s->tri_result.dominance = INFINITY;
     for (int c = 0; c < p; c++)
         s->tri_result.dominance = fmin(s->tri_result.dominance, creal(red[(size_t)c * R + SS_TRI_RED_DOM]));
-    free(red); free(sol); free(reduce); free(back);
+    free(red); free(sol); free(task);
 }
 
 /* the chunks' solve: as tri_solve */
@@ -799,7 +803,7 @@ static int zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, 
             }
             if (ss_ctx.verbose)
                 fprintf(stderr, "starsolve: %s: tridiagonal path, %d task%s on %s: %d partitions of %d..%d rows in %d chunks\n", me, tasks,
-                        tasks > 1 ? "s a stage" : "", s->tri_chunks > 0 ? "CPUs" : s->tri_worker >= 0 ? "a GPU" : "a CPU", parts, least,
+                        tasks > 1 ? "s, one a chunk," : "", s->tri_chunks > 0 ? "CPUs" : s->tri_worker >= 0 ? "a GPU" : "a CPU", parts, least,
                         most, tasks);
             *factors = &s->head;
             return 0;
