@@ -140,9 +140,9 @@ static void ztridiag_check_cpu(void *buffers[], void *cl_arg) { ztridiag_cpu(buf
  * (bench/NOTES.md, session 36); chunks on every CPU worker go through three stages: reduce (per chunk, each of its
  * sub-partitions' first and last rows coupled only to each other and to the neighbouring sub-partitions' last
  * and first, as tridiag.cu's forward kernel does per partition), reduced (once: the 2 rows of every sub-partition
- * by Thomas), back (per chunk: the interior rows, the residual of every row, b saved before x overwrites it). A
- * chunk's task runs all three (ztri_chunk_cpu). The sweeps run ZTRI_LANES sub-partitions at a time, as the lanes
- * of vectors (below). */
+ * by Thomas), back (per chunk: the interior rows, the residual of every row, b saved before x overwrites it). One
+ * task per CPU worker runs all three, taking chunks in turn (ztri_chunks_cpu). The sweeps run ZTRI_LANES
+ * sub-partitions at a time, as the lanes of vectors (below). */
 
 /* the chunk's band: columns col0 .. first + rows of the matrix's (one past its rows on each side where there is one) */
 static struct ztri_band ztri_chunk_band(const struct ss_tri_chunk *a)
@@ -749,45 +749,49 @@ void insert_ztridiag(const struct ss_tridiag_args *args, int worker, starpu_data
 }
 
 /* ---- the chunk tasks (CPU workers) ---- */
-static uint32_t footprint_tri_chunk(struct starpu_task *task)
+static uint32_t footprint_tri_chunks(struct starpu_task *task)
 {
-    const struct ss_tri_chunk *a = task->cl_arg;
-    return starpu_hash_crc32c_be((uint32_t)a->rows, starpu_hash_crc32c_be((uint32_t)a->nrhs, starpu_hash_crc32c_be((uint32_t)a->nchunks, 0)));
+    const struct ss_tri_task *t = task->cl_arg;
+    const struct ss_tri_chunk *a = t->chunk;
+    return starpu_hash_crc32c_be((uint32_t)a->n, starpu_hash_crc32c_be((uint32_t)a->nrhs,
+                                 starpu_hash_crc32c_be((uint32_t)a->nchunks, starpu_hash_crc32c_be((uint32_t)t->ntasks, 0))));
 }
-static struct starpu_perfmodel model_ztri_chunk = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_ztri_chunk",
-                                                    .footprint = footprint_tri_chunk };
+static struct starpu_perfmodel model_ztri_chunks = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_ztri_chunks",
+                                                     .footprint = footprint_tri_chunks };
 
-/* no buffers: a chunk's three stages (struct ss_tri_sync: every chunk task of the call runs at once, each on its
- * CPU worker): its reduce sweeps; then the reduced system, solved by the last task to finish its sweeps while the
- * others wait for it; then its back sweeps (none for the check) */
-static void ztri_chunk_cpu(void *buffers[], void *cl_arg)
+/* no buffers: the three stages, chunks taken in turn (struct ss_tri_sync: every task of the call runs at once, each
+ * on its CPU worker): reduce sweeps; then the reduced system, solved by the last task to finish its sweeps while the
+ * others wait for it; then back sweeps (none for the check) */
+static void ztri_chunks_cpu(void *buffers[], void *cl_arg)
 {
-    const struct ss_tri_chunk *a = cl_arg;
+    const struct ss_tri_task *t = cl_arg;
     (void)buffers;
-    ztri_chunk_reduce(a);
-    if (ss_tri_sync_arrive(a->sync)) {
-        ztri_reduced(a);
-        ss_tri_sync_reduced(a->sync);
+    for (int c; (c = ss_tri_sync_next(t->sync, 0)) >= 0;)
+        ztri_chunk_reduce(&t->chunk[c]);
+    if (ss_tri_sync_arrive(t->sync)) {
+        ztri_reduced(t->chunk);
+        ss_tri_sync_reduced(t->sync);
     } else {
-        ss_tri_sync_wait_reduced(a->sync);
+        ss_tri_sync_wait_reduced(t->sync);
     }
-    if (a->nrhs > 0)
-        ztri_chunk_back(a);
-    ss_tri_sync_chunk_done(a->sync);
+    for (int c; t->chunk->nrhs > 0 && (c = ss_tri_sync_next(t->sync, 1)) >= 0;)
+        ztri_chunk_back(&t->chunk[c]);
+    ss_tri_sync_chunk_done(t->sync);
 }
-static struct starpu_codelet cl_ztri_chunk = { .where = STARPU_CPU, .cpu_funcs = { ztri_chunk_cpu }, .nbuffers = 0,
-                                               .model = &model_ztri_chunk, .name = "ztri_chunk", .callback_func = ss_trace_task_done };
+static struct starpu_codelet cl_ztri_chunks = { .where = STARPU_CPU, .cpu_funcs = { ztri_chunks_cpu }, .nbuffers = 0,
+                                                .model = &model_ztri_chunks, .name = "ztri_chunks", .callback_func = ss_trace_task_done };
 
-/* chunk a->c's task (no data handles: it reads and writes the call's arrays through the pointers of struct
- * ss_tri_chunk), to submit with the call's other chunks after ss_tri_sync_create */
-struct starpu_task *ss_ztri_chunk_task(const struct ss_tri_chunk *args)
+/* one of the call's chunk tasks (no data handles: they read and write the call's arrays through the pointers of
+ * struct ss_tri_chunk), to submit with the others after ss_tri_sync_create */
+struct starpu_task *ss_ztri_chunks_task(const struct ss_tri_task *args)
 {
-    struct ss_tri_chunk *a = malloc(sizeof *a);   /* StarPU frees it with the task (STARPU_CL_ARGS) */
-    STARPU_ASSERT_MSG(a, "starsolve: tridiagonal chunks: out of memory");
-    *a = *args;
-    const double flops = 8.0 * a->rows * (a->nrhs + 1) + 20.0 * a->rows * a->nrhs;
-    struct starpu_task *task = starpu_task_build(&cl_ztri_chunk, STARPU_CL_ARGS, a, sizeof *a, STARPU_EXECUTE_ON_WORKER, a->worker,
-                                                 STARPU_NAME, cl_ztri_chunk.name, STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
+    struct ss_tri_task *t = malloc(sizeof *t);   /* StarPU frees it with the task (STARPU_CL_ARGS) */
+    STARPU_ASSERT_MSG(t, "starsolve: tridiagonal chunks: out of memory");
+    *t = *args;
+    const struct ss_tri_chunk *a = t->chunk;
+    const double flops = (8.0 * (a->nrhs + 1) + 20.0 * a->nrhs) * a->n / t->ntasks;
+    struct starpu_task *task = starpu_task_build(&cl_ztri_chunks, STARPU_CL_ARGS, t, sizeof *t, STARPU_EXECUTE_ON_WORKER, t->worker,
+                                                 STARPU_NAME, cl_ztri_chunks.name, STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
     STARPU_ASSERT_MSG(task, "starsolve: tridiagonal chunks: starpu_task_build failed");
     return task;
 }

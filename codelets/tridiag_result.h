@@ -25,8 +25,8 @@ struct ss_tridiag_args {
     struct ss_tridiag_result *result;
 };
 
-/* The tridiagonal path on CPU workers, cut into chunks of rows (one per worker; codelets/codelet_ztridiag.c):
- * what each chunk task is told. Inside a chunk, the partition method runs on sub-partitions of about
+/* The tridiagonal path on CPU workers, cut into chunks of rows (a few per worker; codelets/codelet_ztridiag.c):
+ * what each chunk is. Inside a chunk, the partition method runs on sub-partitions of about
  * SS_TRI_SUB_ROWS rows (sizes within a chunk differ by at most one; ss_tri_subs), several of them swept in step as
  * the lanes of vectors (codelet_ztridiag.c: ZTRI_LANES): each row's elimination waits for the previous row's
  * division, so one sweep at a time runs at the division's latency. Every sub-partition leaves its first and last
@@ -41,7 +41,6 @@ struct ss_tri_chunk {
     int col0;                  /* the first column its sweeps read (first - 1, or 0) */
     int nrhs;                  /* the columns of B (0: the check, the reduce sweeps and the reduced system only) */
     double min_dominance;
-    int worker;                /* where it runs (chunk c on CPU worker c) */
     /* the band and the call's arrays, every chunk's, in host memory: the chunk tasks run on CPU workers alone, so
      * they take pointers rather than handles (a handle costs a registration and an unregistration: with a handle
      * per chunk's band and a scratch handle, a gbsv call at n = 1e6 on the H200 machine's 16 workers took 1.09-1.17
@@ -52,18 +51,27 @@ struct ss_tri_chunk {
     size_t ldb, lds;
     void *red, *sol, *stat;    /* chunk c's at red + c red_stride, sol + c sol_stride, stat + c SS_TRI_STAT_COUNT(nrhs) */
     int red_stride, sol_stride;
-    struct ss_tri_sync *sync;  /* where the call's chunk tasks meet between their sweeps (codelets/tridiag_sync.c) */
 };
 
-/* One call's chunk tasks (codelets/tridiag_sync.c): the caller creates the meeting point for nchunks tasks (and
- * holds a process-wide lock: one call's chunk tasks at a time), each task arrives after its reduce sweep (1 for the
- * last one, which solves the reduced system and says so) or waits for the reduced system, and says when it is done;
- * the caller waits for all of them. The last to let go frees it. */
+/* A call's chunk tasks, one per CPU worker used: each takes the call's chunks in turn (ss_tri_sync_next) through the
+ * stages, so that a task that starts early or runs fast sweeps more of them */
+struct ss_tri_task {
+    const struct ss_tri_chunk *chunk;   /* the call's chunks (chunk->nchunks of them) */
+    int ntasks, worker;                 /* how many tasks; where this one runs */
+    struct ss_tri_sync *sync;           /* where the tasks meet between the stages (codelets/tridiag_sync.c) */
+};
+
+/* One call's chunk tasks (codelets/tridiag_sync.c): the caller creates the meeting point for ntasks tasks over
+ * nchunks chunks (and holds a process-wide lock: one call's chunk tasks at a time); each task takes chunks for a stage
+ * (0 reduce, 1 back) until none is left (-1), arrives after its reduce sweeps (1 for the last one, which solves the
+ * reduced system and says so) or waits for the reduced system, and says when it is done; the caller waits for all
+ * of them. The last to let go frees it. */
 struct ss_tri_sync;
 #ifdef __cplusplus
 extern "C" {
 #endif
-struct ss_tri_sync *ss_tri_sync_create(int nchunks);
+struct ss_tri_sync *ss_tri_sync_create(int ntasks, int nchunks);
+int ss_tri_sync_next(struct ss_tri_sync *y, int stage);
 int ss_tri_sync_arrive(struct ss_tri_sync *y);
 void ss_tri_sync_reduced(struct ss_tri_sync *y);
 void ss_tri_sync_wait_reduced(struct ss_tri_sync *y);

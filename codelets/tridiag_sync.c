@@ -1,6 +1,7 @@
 /* The meeting point of one call's tridiagonal chunk tasks (codelets/codelet_ztridiag.c, struct ss_tri_sync):
- * each chunk task sweeps its rows (reduce), the last one to finish solves the reduced system while the others
- * wait for it, then each sweeps its rows back. One task per chunk and no StarPU dependencies between the stages:
+ * the tasks take the chunks in turn and sweep their rows (reduce), the last one to finish solves the reduced
+ * system while the others wait for it, then they take the chunks in turn again and sweep them back. One task per
+ * CPU worker and no StarPU dependencies between the stages:
  * on the H200 machine a stage's tasks started 20-160 us after the previous stage's end (StarPU releases them
  * one after the other), and StarPU's end of 14-16 tasks kept the caller waiting ~80-130 us past the last sweep
  * (bench/NOTES.md, session 57). Waiting inside a task is safe only while every task of the call gets its
@@ -14,8 +15,9 @@
 #include "tridiag_result.h"
 
 struct ss_tri_sync {
-    int nchunks;
-    int arrived;               /* chunk tasks past their reduce sweep */
+    int ntasks, nchunks;
+    int next[2];               /* per stage (reduce, back), the next chunk to take */
+    int arrived;               /* chunk tasks past their reduce sweeps */
     int ready;                 /* 1: the reduced system is solved */
     int remaining;             /* chunk tasks not finished */
     int refs;                  /* the tasks and the caller: the last to let go frees it */
@@ -25,11 +27,11 @@ struct ss_tri_sync {
 
 static pthread_mutex_t one_call = PTHREAD_MUTEX_INITIALIZER;
 
-struct ss_tri_sync *ss_tri_sync_create(int nchunks)
+struct ss_tri_sync *ss_tri_sync_create(int ntasks, int nchunks)
 {
     struct ss_tri_sync *y = malloc(sizeof *y);
     STARPU_ASSERT_MSG(y, "starsolve: tridiagonal chunks: out of memory");
-    *y = (struct ss_tri_sync){ .nchunks = nchunks, .remaining = nchunks, .refs = nchunks + 1 };
+    *y = (struct ss_tri_sync){ .ntasks = ntasks, .nchunks = nchunks, .remaining = ntasks, .refs = ntasks + 1 };
     pthread_mutex_init(&y->lock, NULL);
     pthread_cond_init(&y->done, NULL);
     pthread_mutex_lock(&one_call);
@@ -45,9 +47,15 @@ static void release(struct ss_tri_sync *y)
     }
 }
 
+int ss_tri_sync_next(struct ss_tri_sync *y, int stage)
+{
+    const int c = __atomic_fetch_add(&y->next[stage], 1, __ATOMIC_RELAXED);
+    return c < y->nchunks ? c : -1;
+}
+
 int ss_tri_sync_arrive(struct ss_tri_sync *y)
 {
-    return __atomic_add_fetch(&y->arrived, 1, __ATOMIC_ACQ_REL) == y->nchunks;
+    return __atomic_add_fetch(&y->arrived, 1, __ATOMIC_ACQ_REL) == y->ntasks;
 }
 
 void ss_tri_sync_reduced(struct ss_tri_sync *y)
@@ -55,7 +63,7 @@ void ss_tri_sync_reduced(struct ss_tri_sync *y)
     __atomic_store_n(&y->ready, 1, __ATOMIC_RELEASE);
 }
 
-/* spin: the other chunk tasks finish their sweeps within microseconds of each other unless a worker was busy */
+/* spin: the tasks finish their sweeps within a chunk's time of each other unless a worker was busy elsewhere */
 void ss_tri_sync_wait_reduced(struct ss_tri_sync *y)
 {
     for (unsigned long spins = 0; !__atomic_load_n(&y->ready, __ATOMIC_ACQUIRE); spins++) {

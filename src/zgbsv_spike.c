@@ -91,8 +91,9 @@ struct spike {
     int tri, tri_unchecked, tri_worker, tri_diag_row;   /* tri_diag_row: the band handles' row of the diagonal */
     starpu_data_handle_t tri_band, tri_work;
     size_t tri_work_bytes;
-    /* on CPU workers (tri_chunk_count): chunks of rows, each with its task arguments (no data handles) */
-    int tri_chunks;
+    /* on CPU workers (tri_task_count): tri_tasks tasks over tri_chunks chunks of rows, each chunk described without
+     * data handles */
+    int tri_tasks, tri_chunks;
     struct ss_tri_chunk *tri_chunk;
     struct ss_tridiag_result tri_result;
     void *Fmem;
@@ -519,7 +520,7 @@ static int spike_lu(struct spike *s)
  * rows are all (weakly) diagonally dominant is solved by one task per solve (codelets/codelet_ztridiag.c):
  * exactly (no truncation) and without pivoting: on a GPU the partition method (codelets/cuda/tridiag.cu), on
  * one CPU worker one elimination sweep, each column's residual checked and refined in the task; on several
- * CPU workers, chunks of rows, one task each, in three stages (tri_chunk_count). The
+ * CPU workers, chunks of rows in three stages, one task per worker taking the chunks in turn (tri_task_count). The
  * factorization keeps only the band (on the GPU, once the first task has run): recomputing the
  * elimination costs a pass over the band, less than storing and reading back its factors. A matrix less
  * dominant than SS_TRI_MIN_DOMINANCE (codelets/tridiag_result.h) goes the general way.
@@ -528,8 +529,8 @@ static int spike_lu(struct spike *s)
  * on the general path (B untouched) */
 #define TRI_DECLINED (-1000000)
 
-/* On CPU workers: a chunk of rows per worker, each of at least TRI_CHUNK_ROWS rows (a chunk task's work stays far
- * above a task's cost); fewer than 2 chunks: the one task. With CUDA workers as well, the chunks when there are at
+/* On CPU workers: a task per worker, each with at least TRI_CHUNK_ROWS rows' work (far above a task's cost); fewer
+ * than 2 tasks: the one task. With CUDA workers as well, the chunk tasks when there are at
  * least TRI_CPUS_OVER_GPU CPU workers (STARSOLVE_SPIKE_TRI_CPUS, a whole number, replaces it), else the GPU's one
  * task. The band is in host memory: the chunks' sweeps read and write ~104 bytes a row there at the host's memory
  * bandwidth, the GPU's one task moves ~48 bytes a row over PCIe before and after its kernels. On the H200 machine
@@ -537,7 +538,7 @@ static int spike_lu(struct spike *s)
  * workers 1.31-1.52, on 11 1.06-1.12, on 14 0.88-0.91 (cuSPARSE's gtsv2 with its copies: 0.99-1.00). */
 #define TRI_CHUNK_ROWS 16384
 #define TRI_CPUS_OVER_GPU 12
-static int tri_chunk_count(int n)
+static int tri_task_count(int n)
 {
     const int ncpu = (int)starpu_cpu_worker_get_count();
     if (starpu_cuda_worker_get_count() > 0) {
@@ -553,25 +554,31 @@ static int tri_chunk_count(int n)
     return p >= 2 ? p : 0;
 }
 
-/* chunk c's CPU worker */
-static int tri_chunk_worker(int c)
+/* task t's CPU worker */
+static int tri_task_worker(int t)
 {
     int ids[STARPU_NMAXWORKERS], count = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
-    return count > 0 ? ids[c % count] : -1;
+    return count > 0 ? ids[t % count] : -1;
 }
 
+/* TRI_CHUNKS_PER_TASK chunks a task, of at least TRI_MIN_CHUNK_ROWS rows (4 sub-partitions of SS_TRI_SUB_ROWS): the
+ * tasks take them in turn, so that the ones started first (the caller submits a task every ~9 us on the H200
+ * machine) or running faster sweep more. */
+#define TRI_CHUNKS_PER_TASK 4
+#define TRI_MIN_CHUNK_ROWS (4 * SS_TRI_SUB_ROWS)
 static void tri_chunks_setup(struct spike *s, int p, int row0)   /* row0: the first row of AB the tasks read */
 {
     const starsolve_complex64_t *AB = (const starsolve_complex64_t *)s->AB;
-    const int n = s->n;
-    s->tri_chunks = p;
-    s->tri_chunk = xcalloc(p, sizeof *s->tri_chunk);
-    for (int c = 0; c < p; c++) {
-        const int first = ss_spike_part_first(c, n / p, n % p), rows = ss_spike_part_size(c, n / p, n % p);
+    const int n = s->n, q = ss_max(p, ss_min(TRI_CHUNKS_PER_TASK * p, n / TRI_MIN_CHUNK_ROWS));
+    s->tri_tasks = p;
+    s->tri_chunks = q;
+    s->tri_chunk = xcalloc(q, sizeof *s->tri_chunk);
+    for (int c = 0; c < q; c++) {
+        const int first = ss_spike_part_first(c, n / q, n % q), rows = ss_spike_part_size(c, n / q, n % q);
         const int col0 = ss_max(0, first - 1);   /* from a column before its rows where there is one */
-        s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row, .c = c, .nchunks = p,
+        s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row, .c = c, .nchunks = q,
                                                  .first = first, .rows = rows, .col0 = col0, .min_dominance = SS_TRI_MIN_DOMINANCE,
-                                                 .worker = tri_chunk_worker(c), .band = AB + row0, .ldband = (size_t)s->ldab };
+                                                 .band = AB + row0, .ldband = (size_t)s->ldab };
     }
 }
 
@@ -582,7 +589,7 @@ static void tri_setup(struct spike *s, int checked)
     s->tri = 1;
     s->tri_unchecked = !checked;
     s->tri_diag_row = s->kl + s->ku - row0;
-    const int p = tri_chunk_count(s->n);
+    const int p = tri_task_count(s->n);
     if (p > 0) {
         tri_chunks_setup(s, p, row0);
         return;
@@ -600,39 +607,40 @@ static void tri_setup(struct spike *s, int checked)
 static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, int nrhs, starsolve_complex64_t *save, int *usable,
                            starsolve_complex64_t *stat)
 {
-    const int p = s->tri_chunks;
+    const int q = s->tri_chunks, p = s->tri_tasks;
     int maxrows = 0;
-    for (int c = 0; c < p; c++)
+    for (int c = 0; c < q; c++)
         maxrows = ss_max(maxrows, s->tri_chunk[c].rows);
     /* every chunk's red and sol the size of the largest one's (the most sub-partitions) */
     const int R = SS_TRI_RED_COUNT(ss_tri_subs(maxrows), nrhs), S = SS_TRI_SOL_COUNT(ss_tri_subs(maxrows), nrhs);
-    starsolve_complex64_t *red = xcalloc((size_t)p * R, sizeof *red), *sol = xcalloc((size_t)p * S, sizeof *sol);
-    struct starpu_task **task = xcalloc(p, sizeof *task);
-    struct ss_tri_sync *sync = ss_tri_sync_create(p);
-    for (int c = 0; c < p; c++) {
-        struct ss_tri_chunk k = s->tri_chunk[c];
-        k.nrhs = nrhs;
-        k.B = nrhs > 0 ? B : NULL;
-        k.ldb = (size_t)ldb;
-        k.save = save;
-        k.lds = (size_t)s->n;
-        k.red = red;
-        k.sol = sol;
-        k.stat = stat;
-        k.red_stride = R;
-        k.sol_stride = S;
-        k.sync = sync;
-        task[c] = ss_ztri_chunk_task(&k);
+    starsolve_complex64_t *red = xcalloc((size_t)q * R, sizeof *red), *sol = xcalloc((size_t)q * S, sizeof *sol);
+    struct ss_tri_chunk *chunk = xcalloc(q, sizeof *chunk);
+    for (int c = 0; c < q; c++) {
+        chunk[c] = s->tri_chunk[c];
+        chunk[c].nrhs = nrhs;
+        chunk[c].B = nrhs > 0 ? B : NULL;
+        chunk[c].ldb = (size_t)ldb;
+        chunk[c].save = save;
+        chunk[c].lds = (size_t)s->n;
+        chunk[c].red = red;
+        chunk[c].sol = sol;
+        chunk[c].stat = stat;
+        chunk[c].red_stride = R;
+        chunk[c].sol_stride = S;
     }
-    for (int c = 0; c < p; c++) {
-        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(task[c]), "starpu_task_submit ztri_chunk");
+    struct starpu_task **task = xcalloc(p, sizeof *task);
+    struct ss_tri_sync *sync = ss_tri_sync_create(p, q);
+    for (int t = 0; t < p; t++)
+        task[t] = ss_ztri_chunks_task(&(struct ss_tri_task){ .chunk = chunk, .ntasks = p, .worker = tri_task_worker(t), .sync = sync });
+    for (int t = 0; t < p; t++) {
+        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(task[t]), "starpu_task_submit ztri_chunks");
     }
     ss_tri_sync_wait_all(sync);   /* the tasks' own word that their sweeps are done, ahead of StarPU's end of them */
     *usable = creal(sol[0]) != 0;
     s->tri_result.dominance = INFINITY;
-    for (int c = 0; c < p; c++)
+    for (int c = 0; c < q; c++)
         s->tri_result.dominance = fmin(s->tri_result.dominance, creal(red[(size_t)c * R + SS_TRI_RED_DOM]));
-    free(red); free(sol); free(task);
+    free(red); free(sol); free(chunk); free(task);
 }
 
 /* the chunks' solve: as tri_solve */
@@ -710,7 +718,7 @@ static void spike_drop(struct spike *s)
     if (chunks) {
         free(s->tri_chunk);
         s->tri_chunk = NULL;
-        s->tri_chunks = 0;
+        s->tri_chunks = s->tri_tasks = 0;
         s->tri = 0;
     } else if (s->tri) {
         starpu_data_unregister(s->tri_band);
@@ -790,7 +798,7 @@ static int zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, 
         tri_setup(s, tri == 1);
         if (tri == 2 || tri_check(s)) {
             /* bench/spike.sh reads this line: on a GPU the partition method's level 0, on CPUs the chunks or one sweep */
-            const int gpu = s->tri_chunks == 0 && s->tri_worker >= 0 && n > SS_TRI_DIRECT, tasks = ss_max(1, s->tri_chunks);
+            const int gpu = s->tri_chunks == 0 && s->tri_worker >= 0 && n > SS_TRI_DIRECT, tasks = ss_max(1, s->tri_tasks);
             int parts = gpu ? n / SS_TRI_PART : 1, least = n / parts, most = least + (n % parts > 0);
             if (s->tri_chunks > 0) {   /* the chunks' sub-partitions (codelets/tridiag_result.h) */
                 parts = 0, least = n, most = 0;
@@ -803,8 +811,8 @@ static int zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, 
             }
             if (ss_ctx.verbose)
                 fprintf(stderr, "starsolve: %s: tridiagonal path, %d task%s on %s: %d partitions of %d..%d rows in %d chunks\n", me, tasks,
-                        tasks > 1 ? "s, one a chunk," : "", s->tri_chunks > 0 ? "CPUs" : s->tri_worker >= 0 ? "a GPU" : "a CPU", parts, least,
-                        most, tasks);
+                        tasks > 1 ? "s" : "", s->tri_chunks > 0 ? "CPUs" : s->tri_worker >= 0 ? "a GPU" : "a CPU", parts, least,
+                        most, ss_max(1, s->tri_chunks));
             *factors = &s->head;
             return 0;
         }
