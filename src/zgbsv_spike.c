@@ -535,7 +535,8 @@ static int spike_lu(struct spike *s)
  * task. The band is in host memory: the chunks' sweeps read and write ~104 bytes a row there at the host's memory
  * bandwidth, the GPU's one task moves ~48 bytes a row over PCIe before and after its kernels. On the H200 machine
  * (n = 1e6, one gbsv call, bench/NOTES.md, session 57) the GPU's task took 1.11-1.15 ms and the chunks on 8 CPU
- * workers 1.31-1.52, on 11 1.06-1.12, on 14 0.88-0.91 (cuSPARSE's gtsv2 with its copies: 0.99-1.00). */
+ * workers 1.31-1.52, on 11 1.06-1.12, on 14 0.88-0.91 (cuSPARSE's gtsv2 with its copies: 0.99-1.00; one task per
+ * chunk then, the chunks taken in turn since: 0.89-0.99 on 14 in later rounds, gtsv2 1.00-1.03). */
 #define TRI_CHUNK_ROWS 16384
 #define TRI_CPUS_OVER_GPU 12
 static int tri_task_count(int n)
