@@ -165,7 +165,7 @@ if wants spike; then
   stamp "spike: test_spike with one CUDA worker"
   STARSOLVE_TEST_GPUS=1 timeout 120 test_spike > "$out/test_spike-gpu.log" 2>&1
   echo "test_spike rc=$? $(tail -1 "$out/test_spike-gpu.log")"
-  # with 12 CPU workers or more the tridiagonal path runs on them (src/zgbsv_spike.c: tri_chunk_count): its GPU task too
+  # with 12 CPU workers or more the tridiagonal path runs on them (src/zgbsv_spike.c: tri_task_count): its GPU task too
   STARSOLVE_SPIKE_TRI_CPUS=100000 STARSOLVE_TEST_GPUS=1 timeout 120 test_spike > "$out/test_spike-gpu-tri.log" 2>&1
   echo "test_spike, the tridiagonal path's GPU task: rc=$? $(tail -1 "$out/test_spike-gpu-tri.log")"
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

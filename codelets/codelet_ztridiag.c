@@ -153,7 +153,7 @@ static struct ztri_band ztri_chunk_band(const struct ss_tri_chunk *a)
 
 /* A group's sweeps run its sub-partitions as the lanes of vectors (GCC's vector extension): every row of a sweep waits
  * on the previous row's division, and ZTRI_LANES sub-partitions share that wait, in one register each quantity. Real
- * precisions take 4 lanes: the tasks have an AVX2 clone, which the CPU picks at run time where it has AVX2
+ * precisions take 4 lanes: the sweeps have an AVX2 clone, which the CPU picks at run time where it has AVX2
  * (ZTRI_VECTOR_TASK); elsewhere GCC runs a 4-double vector as two SSE2 halves. A complex sub-partition runs alone
  * (ZTRI_LANES 1: its division is a library call anyway). Kept as 4 sets of scalars, the state spilled to the stack
  * every row: on 2 cores (AMD EPYC, in cache, bench/NOTES.md session 56) the reduce task took 11-15 ns a row and the
@@ -616,8 +616,8 @@ ZTRI_VECTOR_TASK ztri_chunk_back(const struct ss_tri_chunk *a)
     STARPU_ASSERT_MSG(nonfinite && UY, "starsolve: tridiagonal chunks: out of memory");
     for (int j = 0; j < 2 * nrhs; j++)
         stat[j] = 0;
-    /* the groups from the chunk's end: the reduce task, on this core, read them last, so that they may still be in
-     * its cache; every column of a group while its rows are */
+    /* the groups from the chunk's end: its reduce sweeps read them last, so that they may still be in a cache (the
+     * core's, when the same task swept it); every column of a group while its rows are */
     for (int k0 = subs - ZTRI_LANES; k0 >= 0; k0 -= ZTRI_LANES) {
         const struct ztri_group g = ztri_group_at(a, subs, k0);
         for (int j = 0; j < nrhs; j++) {

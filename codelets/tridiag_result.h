@@ -41,7 +41,7 @@ struct ss_tri_chunk {
     int col0;                  /* the first column its sweeps read (first - 1, or 0) */
     int nrhs;                  /* the columns of B (0: the check, the reduce sweeps and the reduced system only) */
     double min_dominance;
-    /* the band and the call's arrays, every chunk's, in host memory: the chunk tasks run on CPU workers alone, so
+    /* the band and the call's arrays, every chunk's, in host memory: the chunk tasks run on CPU workers only, so
      * they take pointers rather than handles (a handle costs a registration and an unregistration: with a handle
      * per chunk's band and a scratch handle, a gbsv call at n = 1e6 on the H200 machine's 16 workers took 1.09-1.17
      * ms, without them 0.90-0.97; bench/NOTES.md, session 57) */
@@ -80,7 +80,7 @@ void ss_tri_sync_wait_all(struct ss_tri_sync *y);
 #ifdef __cplusplus
 }
 #endif
-/* The sub-partitions of a chunk of `rows` rows (rows >= 12: each has at least 3 rows; tri_chunk_count's chunks have
+/* The sub-partitions of a chunk of `rows` rows (rows >= 12: each has at least 3 rows; tri_chunks_setup's chunks have
  * thousands): a multiple of 4, as the real precisions' tasks sweep 4 at a time (codelet_ztridiag.c: ZTRI_LANES, a
  * divisor of 4), so that every group is full. Chunks and sub-partitions alike cut their rows into pieces whose sizes
  * differ by at most one, as SPIKE's partitions do (codelets/spike_layout.h: ss_spike_part_first(c, n / p, n % p),
