@@ -181,11 +181,16 @@ static void partition_count(int n, int K, int *p, int *nc)
 }
 
 /* the worker of chunk c: with CUDA workers CUDA worker c (one chunk each), else CPU worker c */
-static int chunk_worker(int c)
+/* worker c (modulo their number) of a kind; -1: none */
+static int worker_of_kind(enum starpu_worker_archtype kind, int c)
 {
-    enum starpu_worker_archtype kind = starpu_cuda_worker_get_count() > 0 ? STARPU_CUDA_WORKER : STARPU_CPU_WORKER;
     int ids[STARPU_NMAXWORKERS], count = starpu_worker_get_ids_by_type(kind, ids, STARPU_NMAXWORKERS);
     return count > 0 ? ids[c % count] : -1;
+}
+
+static int chunk_worker(int c)
+{
+    return worker_of_kind(starpu_cuda_worker_get_count() > 0 ? STARPU_CUDA_WORKER : STARPU_CPU_WORKER, c);
 }
 
 static void *xcalloc(size_t count, size_t size)
@@ -555,13 +560,6 @@ static int tri_task_count(int n)
     return p >= 2 ? p : 0;
 }
 
-/* task t's CPU worker */
-static int tri_task_worker(int t)
-{
-    int ids[STARPU_NMAXWORKERS], count = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
-    return count > 0 ? ids[t % count] : -1;
-}
-
 /* TRI_CHUNKS_PER_TASK chunks a task, of at least TRI_MIN_CHUNK_ROWS rows (4 sub-partitions of SS_TRI_SUB_ROWS): the
  * tasks take them in turn, so that the ones started first (the caller submits a task every ~9 us on the H200
  * machine) or running faster sweep more. */
@@ -629,19 +627,17 @@ static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, i
         chunk[c].red_stride = R;
         chunk[c].sol_stride = S;
     }
-    struct starpu_task **task = xcalloc(p, sizeof *task);
     struct ss_tri_sync *sync = ss_tri_sync_create(p, q);
-    for (int t = 0; t < p; t++)
-        task[t] = ss_ztri_chunks_task(&(struct ss_tri_task){ .chunk = chunk, .ntasks = p, .worker = tri_task_worker(t), .sync = sync });
-    for (int t = 0; t < p; t++) {
-        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(task[t]), "starpu_task_submit ztri_chunks");
+    for (int t = 0; t < p; t++) {   /* each submitted as soon as built: the first ones start while the rest are built */
+        const struct ss_tri_task args = { .chunk = chunk, .ntasks = p, .worker = worker_of_kind(STARPU_CPU_WORKER, t), .sync = sync };
+        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(ss_ztri_chunks_task(&args)), "starpu_task_submit ztri_chunks");
     }
     ss_tri_sync_wait_all(sync);   /* the tasks' own word that their sweeps are done, ahead of StarPU's end of them */
     *usable = creal(sol[0]) != 0;
     s->tri_result.dominance = INFINITY;
     for (int c = 0; c < q; c++)
         s->tri_result.dominance = fmin(s->tri_result.dominance, creal(red[(size_t)c * R + SS_TRI_RED_DOM]));
-    free(red); free(sol); free(chunk); free(task);
+    free(red); free(sol); free(chunk);
 }
 
 /* the chunks' solve: as tri_solve */
