@@ -370,7 +370,7 @@ ZTRI_VECTOR_TASK ztri_chunk_reduce(const struct ss_tri_chunk *a)
     const starsolve_complex64_t *B = nrhs ? (const starsolve_complex64_t *)a->B : NULL;   /* B[row]: the whole matrix's rows */
     const size_t ldb = a->ldb;
     starsolve_complex64_t *red = (starsolve_complex64_t *)a->red + (size_t)a->c * a->red_stride;
-    const int subs = ss_tri_subs(a->rows);
+    const int subs = a->subs;
     double bad = 0, dominance = INFINITY, nonfinite = 0;   /* the end rows' check: row by row */
     for (int k0 = 0; k0 < subs; k0 += ZTRI_LANES) {
         const struct ztri_group g = ztri_group_at(a, subs, k0);
@@ -416,12 +416,12 @@ ZTRI_VECTOR_TASK ztri_chunk_reduce(const struct ss_tri_chunk *a)
 
 /* reads every chunk's red, writes every chunk's sol: the reduced system (every sub-partition's first and last rows,
  * in order) by Thomas, per column */
-static void ztri_reduced(const struct ss_tri_chunk *a)
+static void ztri_reduced(const struct ss_tri_chunk *a)   /* a: the call's chunks, all of them */
 {
     const int p = a->nchunks, nrhs = a->nrhs;
     int N = 0;
     for (int c = 0; c < p; c++)
-        N += 2 * ss_tri_subs(ss_spike_part_size(c, a->n / p, a->n % p));
+        N += 2 * a[c].subs;
     /* per row r of the reduced system: its sub-partition's entries (row r / 2's), and the elimination */
     const starsolve_complex64_t **ent = malloc((size_t)N / 2 * sizeof *ent);
     starsolve_complex64_t *up = malloc((size_t)N * sizeof *up), *inv = malloc((size_t)N * sizeof *inv), *y = malloc((size_t)N * sizeof *y);
@@ -430,7 +430,7 @@ static void ztri_reduced(const struct ss_tri_chunk *a)
     for (int c = 0, q = 0; c < p; c++) {
         const starsolve_complex64_t *red = (const starsolve_complex64_t *)a->red + (size_t)c * a->red_stride;
         usable &= creal(red[SS_TRI_RED_BAD]) == 0 && creal(red[SS_TRI_RED_DOM]) >= a->min_dominance;
-        for (int k = 0; k < ss_tri_subs(ss_spike_part_size(c, a->n / p, a->n % p)); k++)
+        for (int k = 0; k < a[c].subs; k++)
             ent[q++] = red + SS_TRI_RED_SUB(k, nrhs);
     }
     /* row 2q: sub-partition q's first row (sub-, main, superdiagonal: A, B, C), 2q + 1 its last (AL, BE, CE) */
@@ -450,7 +450,7 @@ static void ztri_reduced(const struct ss_tri_chunk *a)
             y[r] -= up[r] * y[r + 1];
         for (int c = 0, r = 0; c < p; c++) {
             starsolve_complex64_t *sol = (starsolve_complex64_t *)a->sol + (size_t)c * a->sol_stride;
-            for (int k = 0; k < ss_tri_subs(ss_spike_part_size(c, a->n / p, a->n % p)); k++, r += 2) {
+            for (int k = 0; k < a[c].subs; k++, r += 2) {
                 sol[SS_TRI_SOL_FIRST(k, j, nrhs)] = y[r];
                 sol[SS_TRI_SOL_FIRST(k, j, nrhs) + 1] = y[r + 1];
             }
@@ -603,14 +603,14 @@ ZTRI_VECTOR_TASK ztri_chunk_back(const struct ss_tri_chunk *a)
     const starsolve_complex64_t *sol = (const starsolve_complex64_t *)a->sol + (size_t)a->c * a->sol_stride;
     const starsolve_complex64_t *prev = a->c > 0 ? sol - a->sol_stride : sol, *next = a->c + 1 < a->nchunks ? sol + a->sol_stride : sol;
     starsolve_complex64_t *stat = (starsolve_complex64_t *)a->stat + (size_t)a->c * SS_TRI_STAT_COUNT(a->nrhs);
-    const int nrhs = a->nrhs, subs = ss_tri_subs(a->rows);
+    const int nrhs = a->nrhs, subs = a->subs;
     if (creal(sol[0]) == 0)
         return;
     /* the sweep's U and Y of each interior row of a group: per worker thread, malloc reuses the freed block (glibc
      * raises its mmap threshold to a freed mapping's size), so no page faults after a worker's first call */
     ztri_lanes *UY = malloc(ztri_chunk_scratch_bytes(a->rows));
     /* the unknowns across the chunk's ends: the previous chunk's last row, the next chunk's first */
-    const int prev_subs = a->c > 0 ? ss_tri_subs(ss_spike_part_size(a->c - 1, a->n / a->nchunks, a->n % a->nchunks)) : 0;
+    const int prev_subs = a->c > 0 ? a[-1].subs : 0;   /* a points into the call's array of chunks */
     /* per column its largest |b - A x| and |b| (stat), and NaN when either is not finite */
     double *nonfinite = calloc((size_t)nrhs, sizeof *nonfinite);
     STARPU_ASSERT_MSG(nonfinite && UY, "starsolve: tridiagonal chunks: out of memory");
@@ -793,5 +793,111 @@ struct starpu_task *ss_ztri_chunks_task(const struct ss_tri_task *args)
     struct starpu_task *task = starpu_task_build(&cl_ztri_chunks, STARPU_CL_ARGS, t, sizeof *t, STARPU_EXECUTE_ON_WORKER, t->worker,
                                                  STARPU_NAME, cl_ztri_chunks.name, STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
     STARPU_ASSERT_MSG(task, "starsolve: tridiagonal chunks: starpu_task_build failed");
+    return task;
+}
+
+/* ---- the GPU's chunk (with CUDA workers: the call's last chunk, the matrix's last rows) ----
+ * The band is in host memory. The CPU chunks read and write it there at the host's memory bandwidth (~104 bytes a row);
+ * the GPU takes its rows over PCIe (~48 bytes a row), a bandwidth of its own, so the two together beat either alone
+ * (bench/NOTES.md, session 58). The GPU's chunk is one task beside the CPU chunks' ones, meeting them at the same
+ * point (struct ss_tri_sync): it solves its own block for z = A_g^-1 e_0 and y = A_g^-1 b (tridiag.cu), so that its
+ * rows' solution is x = y - z a x_p, a being its first row's subdiagonal and x_p the previous chunk's last unknown;
+ * its first and last unknowns then satisfy two equations, which go into the reduced system as the chunk's one
+ * sub-partition: x_f + a z_0 x_p = y_0 and x_l - (z_l / z_0) x_f = y_l - (z_l / z_0) y_0. */
+#ifdef STARSOLVE_USE_CUDA
+/* the chunk's entries of the reduced system (SS_TRI_RED_*) from the GPU's ends: z_0, z_l, then per column y_0, y_l */
+static void ztri_gpu_chunk_red(const struct ss_tri_chunk *a, const starsolve_complex64_t *ends, const struct ss_tri_gpu_flags *gpu)
+{
+    const struct ztri_band A = ztri_chunk_band(a);
+    starsolve_complex64_t *red = (starsolve_complex64_t *)a->red + (size_t)a->c * a->red_stride;
+    starsolve_complex64_t *r = red + SS_TRI_RED_SUB(0, a->nrhs);
+    const int f = a->first;
+    const starsolve_complex64_t sub_first = ztri_sub(&A, f), z0 = ends[0], zl = ends[1];
+    const starsolve_complex64_t ratio = z0 != 0 ? zl / z0 : 0;
+    /* the GPU measured its first row without the subdiagonal, which couples it to the previous chunk */
+    double dominance = gpu->dominance, nonfinite = 0 * cabs(ratio) + 0 * cabs(sub_first * z0);
+    ztri_row_check(sub_first, ztri_dia(&A, f), ztri_sup(&A, f), &dominance, &nonfinite);
+    r[SS_TRI_RED_A] = sub_first * z0;
+    r[SS_TRI_RED_B] = 1;
+    r[SS_TRI_RED_C] = 0;
+    r[SS_TRI_RED_AL] = -ratio;
+    r[SS_TRI_RED_BE] = 1;
+    r[SS_TRI_RED_CE] = 0;   /* the matrix's last row */
+    for (int j = 0; j < a->nrhs; j++) {
+        r[SS_TRI_RED_RHS + 2 * j] = ends[2 + 2 * j];
+        r[SS_TRI_RED_RHS + 2 * j + 1] = ends[3 + 2 * j] - ratio * ends[2 + 2 * j];
+    }
+    red[SS_TRI_RED_DOM] = dominance;
+    red[SS_TRI_RED_BAD] = gpu->bad || nonfinite != 0 || z0 == 0;
+}
+
+static void ztri_gpu_chunk_cuda(void *buffers[], void *cl_arg)
+{
+    const struct ss_tri_task *t = cl_arg;
+    const struct ss_tri_chunk *a = &t->chunk[t->chunk->nchunks - 1];
+    void *work = (void *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    const cudaStream_t st = ss_cuda_stream();
+    const int nrhs = a->nrhs;
+    starsolve_complex64_t *ends = malloc((2 + 2 * (size_t)nrhs) * sizeof *ends), *xprev = malloc(((size_t)nrhs + 1) * sizeof *xprev);
+    STARPU_ASSERT_MSG(ends && xprev, "starsolve: tridiagonal GPU chunk: out of memory");
+    ss_cuda_tri_chunk_reduce_start(prec_tri, a, work, st);
+    /* b saved for the caller (a column that misses its goal gets b back), on this thread while the GPU works */
+    for (int j = 0; j < nrhs; j++)
+        memcpy((starsolve_complex64_t *)a->save + (size_t)j * a->lds + a->first, (const starsolve_complex64_t *)a->B + (size_t)j * a->ldb + a->first,
+               (size_t)a->rows * sizeof(starsolve_complex64_t));
+    struct ss_tri_gpu_flags flags;
+    ss_cuda_tri_chunk_reduce_end(prec_tri, a, work, st, ends, &flags);
+    ztri_gpu_chunk_red(a, ends, &flags);
+    if (ss_tri_sync_arrive(t->sync)) {
+        ztri_reduced(t->chunk);
+        ss_tri_sync_reduced(t->sync);
+    } else {
+        ss_tri_sync_wait_reduced(t->sync);
+    }
+    const starsolve_complex64_t *sol = (const starsolve_complex64_t *)a->sol + (size_t)a->c * a->sol_stride;
+    if (nrhs > 0 && creal(sol[0]) != 0) {
+        const starsolve_complex64_t *prev = sol - a->sol_stride;   /* the GPU's chunk follows at least one CPU chunk */
+        for (int j = 0; j < nrhs; j++)
+            xprev[j] = prev[SS_TRI_SOL_FIRST(a[-1].subs - 1, j, nrhs) + 1];
+        const struct ztri_band A = ztri_chunk_band(a);
+        const starsolve_complex64_t sub_first = ztri_sub(&A, a->first);
+        ss_cuda_tri_chunk_back(prec_tri, a, work, st, &sub_first, xprev, (starsolve_complex64_t *)a->stat + (size_t)a->c * SS_TRI_STAT_COUNT(nrhs));
+    }
+    free(ends); free(xprev);
+    ss_tri_sync_chunk_done(t->sync);
+}
+#endif
+
+size_t ss_ztri_gpu_chunk_work_bytes(const struct ss_tri_chunk *a)
+{
+#ifdef STARSOLVE_USE_CUDA
+    return ss_cuda_tri_chunk_work(sizeof(starsolve_complex64_t), a);
+#else
+    (void)a;
+    return 0;
+#endif
+}
+
+static struct starpu_perfmodel model_ztri_gpu_chunk = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_ztri_gpu_chunk",
+                                                        .footprint = footprint_tri_chunks };
+static struct starpu_codelet cl_ztri_gpu_chunk = {
+    .where = STARPU_CUDA,
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { ztri_gpu_chunk_cuda },   /* synchronous: it meets the CPU chunks' tasks inside */
+#endif
+    .nbuffers = 1, .modes = { STARPU_W }, .model = &model_ztri_gpu_chunk, .name = "ztri_gpu_chunk", .callback_func = ss_trace_task_done };
+
+struct starpu_task *ss_ztri_gpu_chunk_task(const struct ss_tri_task *args, starpu_data_handle_t work)
+{
+    struct ss_tri_task *t = malloc(sizeof *t);   /* StarPU frees it with the task (STARPU_CL_ARGS) */
+    STARPU_ASSERT_MSG(t, "starsolve: tridiagonal GPU chunk: out of memory");
+    *t = *args;
+    const struct ss_tri_chunk *a = &t->chunk[t->chunk->nchunks - 1];
+    const double flops = 8.0 * (2.0 * a->nrhs + 1) * a->rows;
+    /* the highest priority: the CPU chunks' tasks wait for it between their stages */
+    struct starpu_task *task = starpu_task_build(&cl_ztri_gpu_chunk, STARPU_CL_ARGS, t, sizeof *t, STARPU_W, work, STARPU_EXECUTE_ON_WORKER,
+                                                 t->worker, STARPU_PRIORITY, STARPU_MAX_PRIO, STARPU_NAME, cl_ztri_gpu_chunk.name,
+                                                 STARPU_FLOPS, SS_FLOP_SCALE * flops, 0);
+    STARPU_ASSERT_MSG(task, "starsolve: tridiagonal GPU chunk: starpu_task_build failed");
     return task;
 }

@@ -377,6 +377,18 @@ void ss_cuda_spike_update(char p, int op, int n, const void *sc, void *const *v,
 size_t ss_cuda_tridiag_work(size_t es, long n);
 void ss_cuda_tridiag_solve(char p, const struct ss_tridiag_args *a, const void *band, int ldband, int nrhs, void *B, int ldb,
                            void *work, cudaStream_t st, struct ss_tridiag_result *res);
+/* The GPU's chunk of a call of tridiagonal chunks (struct ss_tri_chunk: the matrix's last rows; tridiag.cu), on the
+ * stream, in work of ss_cuda_tri_chunk_work(element bytes, a) bytes: reduce_start uploads its band and B's rows and
+ * solves its block for z = A_g^-1 e_0 and each y_j = A_g^-1 b_j; reduce_end waits and returns z_0, z_{g-1}, then
+ * y_j's first and last entries (ends: 2 + 2 nrhs elements) and its flags; back writes x = y - z a xprev_j into B's rows
+ * (a = *sub_first: the first row's subdiagonal; xprev: the previous chunk's last unknowns) and per column max |b - A x|
+ * and max |b| into stat (2 nrhs elements), synchronised. Elements of the precision p. */
+size_t ss_cuda_tri_chunk_work(size_t es, const struct ss_tri_chunk *a);
+void ss_cuda_tri_chunk_reduce_start(char p, const struct ss_tri_chunk *a, void *work, cudaStream_t st);
+void ss_cuda_tri_chunk_reduce_end(char p, const struct ss_tri_chunk *a, void *work, cudaStream_t st, void *ends,
+                                  struct ss_tri_gpu_flags *out);
+void ss_cuda_tri_chunk_back(char p, const struct ss_tri_chunk *a, void *work, cudaStream_t st, const void *sub_first, const void *xprev,
+                            void *stat);
 /* zspike_reduce_cpu's step on the GPU: np <= SS_SPIKE_MAX_PARTIALS partial sums (device pointers) into the scalars */
 void ss_cuda_spike_reduce(char p, int op, int np, const void *const *partials, void *scalars, cudaStream_t st);
 /* Bytes rounded up so that consecutive pieces of one scratch buffer stay aligned. */

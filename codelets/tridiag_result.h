@@ -38,6 +38,8 @@ struct ss_tri_chunk {
     int n, kl, ku, diag_row;   /* as ss_tridiag_args */
     int c, nchunks;            /* this chunk, of how many */
     int first, rows;           /* its rows (and columns) */
+    int subs;                  /* its sub-partitions in red and sol: ss_tri_subs(rows) on a CPU worker; 1 for the GPU's chunk
+                                * (the last one, when the call has one: codelet_ztridiag.c, ztri_gpu_chunk_cuda) */
     int col0;                  /* the first column its sweeps read (first - 1, or 0) */
     int nrhs;                  /* the columns of B (0: the check, the reduce sweeps and the reduced system only) */
     double min_dominance;
@@ -51,6 +53,13 @@ struct ss_tri_chunk {
     size_t ldb, lds;
     void *red, *sol, *stat;    /* chunk c's at red + c red_stride, sol + c sol_stride, stat + c SS_TRI_STAT_COUNT(nrhs) */
     int red_stride, sol_stride;
+};
+
+/* What the GPU's chunk measured of its rows (codelets/cuda/tridiag.cu, ss_cuda_tri_chunk_reduce_end): the smallest row
+ * dominance (its first row's without the subdiagonal) and whether a pivot was zero or an entry not finite */
+struct ss_tri_gpu_flags {
+    double dominance;
+    int bad;
 };
 
 /* A call's chunk tasks, one per CPU worker used: each takes the call's chunks in turn (ss_tri_sync_next) through the

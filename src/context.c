@@ -634,16 +634,25 @@ void ss_request_report(starsolve_request_t *req, int info)
     pthread_mutex_unlock(&req->lock);
 }
 
+int ss_host_pinned(const void *ptr)
+{
+#ifdef STARSOLVE_USE_CUDA
+    struct cudaPointerAttributes attr;
+    if (ptr && cudaPointerGetAttributes(&attr, ptr) == cudaSuccess && attr.type == cudaMemoryTypeHost)
+        return 1;
+    cudaGetLastError();   /* a failed query must not linger as the thread's last error */
+#else
+    (void)ptr;
+#endif
+    return 0;
+}
+
 size_t ss_pin_host(void *ptr, size_t bytes)
 {
     if (!ss_ctx.pin_lapack || !ptr || bytes == 0 || starpu_cuda_worker_get_count() == 0)
         return 0;
-#ifdef STARSOLVE_USE_CUDA
-    struct cudaPointerAttributes attr;
-    if (cudaPointerGetAttributes(&attr, ptr) == cudaSuccess && attr.type == cudaMemoryTypeHost)
+    if (ss_host_pinned(ptr))
         return 0;   /* page-locked already */
-    cudaGetLastError();   /* a failed query must not linger as the thread's last error */
-#endif
     return starpu_memory_pin(ptr, bytes) == 0 ? bytes : 0;
 }
 

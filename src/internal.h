@@ -194,6 +194,8 @@ int ss_task_submit_built(struct starpu_task *task);
  * CUDA to register it again is an error). Returns the bytes pinned, for ss_unpin_host;
  * 0 when nothing was pinned. */
 size_t ss_pin_host(void *ptr, size_t bytes);
+/* 1 when ptr is in page-locked host memory (CUDA's word for it), else 0 (always 0 without CUDA) */
+int ss_host_pinned(const void *ptr);
 void ss_unpin_host(void *ptr, size_t pinned);
 
 /* The head of every precision's SPIKE factorization (src/zgbsv_spike.c), the public

@@ -91,9 +91,9 @@ struct spike {
     int tri, tri_unchecked, tri_worker, tri_diag_row;   /* tri_diag_row: the band handles' row of the diagonal */
     starpu_data_handle_t tri_band, tri_work;
     size_t tri_work_bytes;
-    /* on CPU workers (tri_task_count): tri_tasks tasks over tri_chunks chunks of rows, each chunk described without
-     * data handles */
-    int tri_tasks, tri_chunks;
+    /* chunks (tri_setup): tri_tasks tasks on CPU workers over tri_chunks chunks of rows, each chunk described without
+     * data handles; tri_gpu: the last chunk is a GPU's (CUDA worker tri_worker), beside them */
+    int tri_tasks, tri_chunks, tri_gpu;
     struct ss_tri_chunk *tri_chunk;
     struct ss_tridiag_result tri_result;
     void *Fmem;
@@ -525,7 +525,7 @@ static int spike_lu(struct spike *s)
  * rows are all (weakly) diagonally dominant is solved by one task per solve (codelets/codelet_ztridiag.c):
  * exactly (no truncation) and without pivoting: on a GPU the partition method (codelets/cuda/tridiag.cu), on
  * one CPU worker one elimination sweep, each column's residual checked and refined in the task; on several
- * CPU workers, chunks of rows in three stages, one task per worker taking the chunks in turn (tri_task_count). The
+ * CPU workers, chunks of rows in three stages, one task per worker taking the chunks in turn (tri_setup), with a GPU's chunk beside them. The
  * factorization keeps only the band (on the GPU, once the first task has run): recomputing the
  * elimination costs a pass over the band, less than storing and reading back its factors. A matrix less
  * dominant than SS_TRI_MIN_DOMINANCE (codelets/tridiag_result.h) goes the general way.
@@ -535,29 +535,29 @@ static int spike_lu(struct spike *s)
 #define TRI_DECLINED (-1000000)
 
 /* On CPU workers: a task per worker, each with at least TRI_CHUNK_ROWS rows' work (far above a task's cost); fewer
- * than 2 tasks: the one task. With CUDA workers as well, the chunk tasks when there are at
- * least TRI_CPUS_OVER_GPU CPU workers (STARSOLVE_SPIKE_TRI_CPUS, a whole number, replaces it), else the GPU's one
- * task. The band is in host memory: the chunks' sweeps read and write ~104 bytes a row there at the host's memory
- * bandwidth, the GPU's one task moves ~48 bytes a row over PCIe before and after its kernels. On the H200 machine
- * (n = 1e6, one gbsv call, bench/NOTES.md, session 57) the GPU's task took 1.11-1.15 ms and the chunks on 8 CPU
- * workers 1.31-1.52, on 11 1.06-1.12, on 14 0.88-0.91 (cuSPARSE's gtsv2 with its copies: 0.99-1.00; one task per
- * chunk then, the chunks taken in turn since: 0.89-0.99 on 14 in later rounds, gtsv2 1.00-1.03). */
+ * than 2 tasks: the one task. With CUDA workers as well, the matrix's last rows go to a GPU as a chunk of its own
+ * (codelet_ztridiag.c, ztri_gpu_chunk_cuda) beside the CPU chunks: tri_gpu_share of the rows; a share of 1, or fewer
+ * than 2 CPU tasks for the rest: the GPU's one task. The band is in host memory: the CPU chunks' sweeps read and write
+ * ~104 bytes a row there at the host's memory bandwidth, a GPU moves ~48 bytes a row over PCIe, a bandwidth of its
+ * own. On the H200 machine (n = 1e6, one gbsv call, bench/NOTES.md, session 57) the GPU's one task took 1.11-1.22 ms,
+ * the chunks on its 14 CPU workers 0.88-1.34 (cuSPARSE's gtsv2 with its copies: 0.99-1.06); both together: session 58. */
 #define TRI_CHUNK_ROWS 16384
-#define TRI_CPUS_OVER_GPU 12
-static int tri_task_count(int n)
+#define TRI_GPU_WEIGHT 6.0   /* the GPU's chunk against one CPU worker's, in rows (bench/NOTES.md, session 58) */
+#define TRI_GPU_MIN_ROWS 1024
+
+/* The share of the rows for the GPU's chunk, with CUDA workers: STARSOLVE_SPIKE_TRI_GPU_SHARE (0 .. 1) when set; else
+ * TRI_GPU_WEIGHT / (TRI_GPU_WEIGHT + CPU workers) when the band is page-locked, else 0: from pageable memory a GPU
+ * copies through a staging buffer, and page-locking the band costs more than the solve. */
+static double tri_gpu_share(const void *band, int ncpu)
 {
-    const int ncpu = (int)starpu_cpu_worker_get_count();
-    if (starpu_cuda_worker_get_count() > 0) {
-        const char *env = getenv("STARSOLVE_SPIKE_TRI_CPUS");
+    const char *env = getenv("STARSOLVE_SPIKE_TRI_GPU_SHARE");
+    if (env) {
         char *end;
-        long least = env ? strtol(env, &end, 10) : 0;
-        if (!env || end == env || *end != '\0' || least < 0)
-            least = TRI_CPUS_OVER_GPU;
-        if (ncpu < least)
-            return 0;
+        const double v = strtod(env, &end);
+        if (end != env && *end == '\0' && v >= 0 && v <= 1)
+            return v;
     }
-    int p = ss_min(ncpu, n / TRI_CHUNK_ROWS);
-    return p >= 2 ? p : 0;
+    return ss_host_pinned(band) ? TRI_GPU_WEIGHT / (TRI_GPU_WEIGHT + ncpu) : 0;
 }
 
 /* TRI_CHUNKS_PER_TASK chunks a task, of at least TRI_MIN_CHUNK_ROWS rows (4 sub-partitions of SS_TRI_SUB_ROWS): the
@@ -565,19 +565,21 @@ static int tri_task_count(int n)
  * machine) or running faster sweep more. */
 #define TRI_CHUNKS_PER_TASK 4
 #define TRI_MIN_CHUNK_ROWS (4 * SS_TRI_SUB_ROWS)
-static void tri_chunks_setup(struct spike *s, int p, int row0)   /* row0: the first row of AB the tasks read */
+/* p CPU tasks over rows 0 .. n - g - 1, the last g rows (0: none) the GPU's chunk */
+static void tri_chunks_setup(struct spike *s, int p, int g, int row0)   /* row0: the first row of AB the tasks read */
 {
     const starsolve_complex64_t *AB = (const starsolve_complex64_t *)s->AB;
-    const int n = s->n, q = ss_max(p, ss_min(TRI_CHUNKS_PER_TASK * p, n / TRI_MIN_CHUNK_ROWS));
+    const int n = s->n, m = n - g, q = ss_max(p, ss_min(TRI_CHUNKS_PER_TASK * p, m / TRI_MIN_CHUNK_ROWS)), all = q + (g > 0);
     s->tri_tasks = p;
-    s->tri_chunks = q;
-    s->tri_chunk = xcalloc(q, sizeof *s->tri_chunk);
-    for (int c = 0; c < q; c++) {
-        const int first = ss_spike_part_first(c, n / q, n % q), rows = ss_spike_part_size(c, n / q, n % q);
+    s->tri_chunks = all;
+    s->tri_gpu = g > 0;
+    s->tri_chunk = xcalloc(all, sizeof *s->tri_chunk);
+    for (int c = 0; c < all; c++) {
+        const int first = c < q ? ss_spike_part_first(c, m / q, m % q) : m, rows = c < q ? ss_spike_part_size(c, m / q, m % q) : g;
         const int col0 = ss_max(0, first - 1);   /* from a column before its rows where there is one */
-        s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row, .c = c, .nchunks = q,
-                                                 .first = first, .rows = rows, .col0 = col0, .min_dominance = SS_TRI_MIN_DOMINANCE,
-                                                 .band = AB + row0, .ldband = (size_t)s->ldab };
+        s->tri_chunk[c] = (struct ss_tri_chunk){ .n = n, .kl = s->kl, .ku = s->ku, .diag_row = s->tri_diag_row, .c = c, .nchunks = all,
+                                                 .first = first, .rows = rows, .subs = c < q ? ss_tri_subs(rows) : 1, .col0 = col0,
+                                                 .min_dominance = SS_TRI_MIN_DOMINANCE, .band = AB + row0, .ldband = (size_t)s->ldab };
     }
 }
 
@@ -588,9 +590,15 @@ static void tri_setup(struct spike *s, int checked)
     s->tri = 1;
     s->tri_unchecked = !checked;
     s->tri_diag_row = s->kl + s->ku - row0;
-    const int p = tri_task_count(s->n);
-    if (p > 0) {
-        tri_chunks_setup(s, p, row0);
+    const int ncpu = (int)starpu_cpu_worker_get_count(), gpus = starpu_cuda_worker_get_count() > 0;
+    const double share = gpus ? tri_gpu_share(AB, ncpu) : 0;
+    int g = share >= 1 ? s->n : (int)(share * s->n);
+    if (g < TRI_GPU_MIN_ROWS)
+        g = 0;
+    const int p = ss_min(ncpu, (s->n - g) / TRI_CHUNK_ROWS);
+    if (p >= 2) {
+        s->tri_worker = g > 0 ? chunk_worker(0) : -1;   /* the GPU's chunk: CUDA worker 0 */
+        tri_chunks_setup(s, p, g, row0);
         return;
     }
     s->pinA = ss_pin_host(AB, (size_t)s->ldab * s->n * sizeof *AB);
@@ -606,12 +614,12 @@ static void tri_setup(struct spike *s, int checked)
 static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, int nrhs, starsolve_complex64_t *save, int *usable,
                            starsolve_complex64_t *stat)
 {
-    const int q = s->tri_chunks, p = s->tri_tasks;
-    int maxrows = 0;
+    const int q = s->tri_chunks, p = s->tri_tasks, gpu = s->tri_gpu;
+    int maxsubs = 0;
     for (int c = 0; c < q; c++)
-        maxrows = ss_max(maxrows, s->tri_chunk[c].rows);
+        maxsubs = ss_max(maxsubs, s->tri_chunk[c].subs);
     /* every chunk's red and sol the size of the largest one's (the most sub-partitions) */
-    const int R = SS_TRI_RED_COUNT(ss_tri_subs(maxrows), nrhs), S = SS_TRI_SOL_COUNT(ss_tri_subs(maxrows), nrhs);
+    const int R = SS_TRI_RED_COUNT(maxsubs, nrhs), S = SS_TRI_SOL_COUNT(maxsubs, nrhs);
     starsolve_complex64_t *red = xcalloc((size_t)q * R, sizeof *red), *sol = xcalloc((size_t)q * S, sizeof *sol);
     struct ss_tri_chunk *chunk = xcalloc(q, sizeof *chunk);
     for (int c = 0; c < q; c++) {
@@ -627,12 +635,20 @@ static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, i
         chunk[c].red_stride = R;
         chunk[c].sol_stride = S;
     }
-    struct ss_tri_sync *sync = ss_tri_sync_create(p, q);
+    /* the CPU tasks take the CPU chunks in turn; the GPU's task (first: its copies take longest) its own, the last */
+    struct ss_tri_sync *sync = ss_tri_sync_create(p + gpu, q - gpu);
+    size_t work_bytes = gpu ? ss_ztri_gpu_chunk_work_bytes(&chunk[q - 1]) : 0;
+    starpu_data_handle_t work = gpu ? ss_work_reused(work_bytes) : NULL;   /* the previous call's, still on the GPU */
+    if (gpu) {
+        const struct ss_tri_task args = { .chunk = chunk, .ntasks = p + 1, .worker = s->tri_worker, .sync = sync };
+        STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(ss_ztri_gpu_chunk_task(&args, work)), "starpu_task_submit ztri_gpu_chunk");
+    }
     for (int t = 0; t < p; t++) {   /* each submitted as soon as built: the first ones start while the rest are built */
-        const struct ss_tri_task args = { .chunk = chunk, .ntasks = p, .worker = worker_of_kind(STARPU_CPU_WORKER, t), .sync = sync };
+        const struct ss_tri_task args = { .chunk = chunk, .ntasks = p + gpu, .worker = worker_of_kind(STARPU_CPU_WORKER, t), .sync = sync };
         STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(ss_ztri_chunks_task(&args)), "starpu_task_submit ztri_chunks");
     }
     ss_tri_sync_wait_all(sync);   /* the tasks' own word that their sweeps are done, ahead of StarPU's end of them */
+    ss_work_kept(work, work_bytes);   /* for the next call (a task that uses it waits for this one's end) */
     *usable = creal(sol[0]) != 0;
     s->tri_result.dominance = INFINITY;
     for (int c = 0; c < q; c++)
@@ -715,7 +731,7 @@ static void spike_drop(struct spike *s)
     if (chunks) {
         free(s->tri_chunk);
         s->tri_chunk = NULL;
-        s->tri_chunks = s->tri_tasks = 0;
+        s->tri_chunks = s->tri_tasks = s->tri_gpu = 0;
         s->tri = 0;
     } else if (s->tri) {
         starpu_data_unregister(s->tri_band);
@@ -795,21 +811,25 @@ static int zgbtrf_spike(int n, int kl, int ku, const starsolve_complex64_t *AB, 
         tri_setup(s, tri == 1);
         if (tri == 2 || tri_check(s)) {
             /* bench/spike.sh reads this line: on a GPU the partition method's level 0, on CPUs the chunks or one sweep */
-            const int gpu = s->tri_chunks == 0 && s->tri_worker >= 0 && n > SS_TRI_DIRECT, tasks = ss_max(1, s->tri_tasks);
+            const int gpu = s->tri_chunks == 0 && s->tri_worker >= 0 && n > SS_TRI_DIRECT, tasks = ss_max(1, s->tri_tasks + s->tri_gpu);
             int parts = gpu ? n / SS_TRI_PART : 1, least = n / parts, most = least + (n % parts > 0);
-            if (s->tri_chunks > 0) {   /* the chunks' sub-partitions (codelets/tridiag_result.h) */
+            if (s->tri_chunks > 0) {   /* the CPU chunks' sub-partitions (codelets/tridiag_result.h), the GPU's rows apart */
                 parts = 0, least = n, most = 0;
-                for (int c = 0; c < s->tri_chunks; c++) {
-                    const int rows = s->tri_chunk[c].rows, subs = ss_tri_subs(rows);
+                for (int c = 0; c < s->tri_chunks - s->tri_gpu; c++) {
+                    const int rows = s->tri_chunk[c].rows, subs = s->tri_chunk[c].subs;
                     parts += subs;
                     least = ss_min(least, rows / subs);
                     most = ss_max(most, rows / subs + (rows % subs > 0));
                 }
             }
-            if (ss_ctx.verbose)
-                fprintf(stderr, "starsolve: %s: tridiagonal path, %d task%s on %s: %d partitions of %d..%d rows in %d chunks\n", me, tasks,
-                        tasks > 1 ? "s" : "", s->tri_chunks > 0 ? "CPUs" : s->tri_worker >= 0 ? "a GPU" : "a CPU", parts, least,
-                        most, ss_max(1, s->tri_chunks));
+            if (ss_ctx.verbose) {
+                char gpu_rows[64] = "";
+                if (s->tri_gpu)
+                    snprintf(gpu_rows, sizeof gpu_rows, ", and the GPU's of rows %d..%d", s->tri_chunk[s->tri_chunks - 1].first, n - 1);
+                fprintf(stderr, "starsolve: %s: tridiagonal path, %d task%s on %s: %d partitions of %d..%d rows in %d chunks%s\n", me,
+                        tasks, tasks > 1 ? "s" : "", s->tri_gpu ? "CPUs and a GPU" : s->tri_chunks > 0 ? "CPUs" : s->tri_worker >= 0 ? "a GPU" : "a CPU",
+                        parts, least, most, ss_max(1, s->tri_chunks - s->tri_gpu), gpu_rows);
+            }
             *factors = &s->head;
             return 0;
         }

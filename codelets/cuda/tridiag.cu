@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 #include <cuComplex.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cuda_check.cuh"
 #include "batched_scalar.cuh"
@@ -539,6 +540,146 @@ void tri_solve(const struct ss_tridiag_args *a, const void *band, int ldband, in
     SS_CUDA_CHECK(cudaStreamSynchronize(st));
 }
 
+// ---- the GPU's chunk of a call of tridiagonal chunks (codelets/codelet_ztridiag.c: ztri_gpu_chunk_cuda) ----
+// The chunk is the matrix's last rows, first .. n - 1 (g of them). The GPU solves its own block A_g (those rows and
+// columns) twice over: z = A_g^-1 e_0 and y_j = A_g^-1 b_j, so that the chunk's solution is x = y - z s, with
+// s = a x_{first-1} (a: the chunk's first row's subdiagonal, x_{first-1}: the previous chunk's last unknown). The
+// chunk's first and last unknowns then satisfy two equations (the C side writes them as the chunk's one
+// sub-partition of the reduced system); once the reduced system is solved, x follows in one pass.
+// The work buffer: the solver's scratch (tridiag_layout.h), the chunk's columns of the band, z, B's rows (then x),
+// y, the ends (z_0, z_{g-1}, then y_j's first and last entries) and two flags per column (max |r|, max |b|).
+struct ChunkLayout {
+    size_t band, z, b, y, ends, cflags, total, band_elems;
+    ChunkLayout(size_t es, long g, int nrhs, size_t ld, int diag_row)
+    {
+        band_elems = (size_t)(g - 1) * ld + (size_t)diag_row + 1;   // through the diagonal of the chunk's last column
+        band = ss_tri_gpu_bytes(g, es);
+        z = band + ss_tri_align(band_elems * es);
+        b = z + ss_tri_align((size_t)g * es);
+        y = b + ss_tri_align((size_t)g * nrhs * es);
+        ends = y + ss_tri_align((size_t)g * nrhs * es);
+        cflags = ends + ss_tri_align((size_t)(2 + 2 * nrhs) * es);
+        total = cflags + ss_tri_align((size_t)(2 * nrhs + 1) * 8);
+    }
+};
+
+template <typename T> __global__ void tri_unit(long n, T *z)
+{
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x)
+        z[i] = i == 0 ? make<T>(1, 0) : zero<T>();
+}
+
+template <typename T> __global__ void tri_chunk_ends(long g, int nrhs, const T *z, const T *y, T *ends)
+{
+    for (int j = threadIdx.x; j < nrhs + 1; j += blockDim.x) {
+        const T *v = j == 0 ? z : y + (size_t)(j - 1) * g;
+        ends[2 * j] = v[0];
+        ends[2 * j + 1] = v[g - 1];
+    }
+}
+
+// x = y - z s (s = a xprev) into b's place, each row's residual b - A x (row 0's with a xprev) on the way: max |r| and
+// max |b| into f[0] and f[1]. A thread reads its neighbours' y and z, and writes only its own row of b.
+template <typename T>
+__global__ void tri_chunk_finish(Level<T> L, T *b, const T *y, const T *z, T a, T xprev, unsigned long long *f)
+{
+    const T s = mul(a, xprev);
+    double rmax = 0, bmax = 0;
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < L.N; i += (long)gridDim.x * blockDim.x) {
+        const T xi = sub(y[i], mul(z[i], s)), bi = b[i];
+        T v = sub(bi, mul(L.dia(i), xi));
+        v = sub(v, i > 0 ? mul(L.sub_(i), sub(y[i - 1], mul(z[i - 1], s))) : mul(a, xprev));
+        if (i < L.N - 1) v = sub(v, mul(L.sup(i), sub(y[i + 1], mul(z[i + 1], s))));
+        double m = mag(v), w = mag(bi);
+        rmax = fmax(rmax, isnan(m) ? INFINITY : m);
+        bmax = fmax(bmax, isnan(w) ? INFINITY : w);
+        b[i] = xi;
+    }
+    double v = block_reduce<true>(rmax), w = block_reduce<true>(bmax);
+    if (threadIdx.x == 0) { flag_max(&f[0], v); flag_max(&f[1], w); }
+}
+
+// the solver over the chunk's block, its band columns in the work buffer
+template <typename T> Solver<T> chunk_solver(const struct ss_tri_chunk *a, char *work, const ChunkLayout &lay, cudaStream_t st)
+{
+    const T *dg = (const T *)(work + lay.band) + a->diag_row;
+    const long ld = (long)a->ldband;
+    Solver<T> s;
+    s.level0.a = { a->kl > 0 ? dg : (const T *)NULL, ld, 1 - ld };
+    s.level0.b = { dg, ld, 0 };
+    s.level0.c = { a->ku > 0 ? dg : (const T *)NULL, ld, ld - 1 };
+    s.level0.N = a->rows;
+    s.work = work;
+    s.n = a->rows;
+    s.flags = (unsigned long long *)work;
+    s.st = st;
+    return s;
+}
+
+template <typename T> void chunk_reduce_start(const struct ss_tri_chunk *a, void *work, cudaStream_t st)
+{
+    const long g = a->rows;
+    const int nrhs = a->nrhs;
+    const ChunkLayout lay(sizeof(T), g, nrhs, a->ldband, a->diag_row);
+    char *w = (char *)work;
+    T *z = (T *)(w + lay.z), *b = (T *)(w + lay.b), *y = (T *)(w + lay.y);
+    SS_CUDA_CHECK(cudaMemcpyAsync(w + lay.band, (const T *)a->band + (size_t)a->first * a->ldband, lay.band_elems * sizeof(T),
+                                  cudaMemcpyHostToDevice, st));
+    if (nrhs > 0)
+        SS_CUDA_CHECK(cudaMemcpy2DAsync(b, (size_t)g * sizeof(T), (const T *)a->B + a->first, a->ldb * sizeof(T), (size_t)g * sizeof(T),
+                                        (size_t)nrhs, cudaMemcpyHostToDevice, st));
+    const Solver<T> s = chunk_solver<T>(a, w, lay, st);
+    s.flags_init();
+    tri_unit<T><<<264, 256, 0, st>>>(g, z);
+    SS_CHECK_LAUNCH("tri_unit");
+    s.solve(z, z, true, false);   // the pivots' and the rows' check with it
+    for (int j = 0; j < nrhs; j++)
+        s.solve(b + (size_t)j * g, y + (size_t)j * g, false, false);
+    tri_chunk_ends<T><<<1, 32, 0, st>>>(g, nrhs, z, y, (T *)(w + lay.ends));
+    SS_CHECK_LAUNCH("tri_chunk_ends");
+}
+
+template <typename T> void chunk_reduce_end(const struct ss_tri_chunk *a, void *work, cudaStream_t st, void *ends, struct ss_tri_gpu_flags *out)
+{
+    const ChunkLayout lay(sizeof(T), a->rows, a->nrhs, a->ldband, a->diag_row);
+    SS_CUDA_CHECK(cudaMemcpyAsync(ends, (char *)work + lay.ends, (size_t)(2 + 2 * a->nrhs) * sizeof(T), cudaMemcpyDeviceToHost, st));
+    double f[SS_TRI_FLAGS];
+    chunk_solver<T>(a, (char *)work, lay, st).flags_read(f);   // synchronises the stream
+    out->dominance = f[F_DOMINANCE];
+    out->bad = f[F_BAD] != 0;
+}
+
+// a real value into an element of the precision (host side)
+static void put_real(float *p, double v) { *p = (float)v; }
+static void put_real(double *p, double v) { *p = v; }
+static void put_real(cuFloatComplex *p, double v) { *p = make_cuFloatComplex((float)v, 0); }
+static void put_real(cuDoubleComplex *p, double v) { *p = make_cuDoubleComplex(v, 0); }
+
+template <typename T> void chunk_back(const struct ss_tri_chunk *a, void *work, cudaStream_t st, const void *sub_first, const void *xprev, void *stat)
+{
+    const long g = a->rows;
+    const int nrhs = a->nrhs;
+    const ChunkLayout lay(sizeof(T), g, nrhs, a->ldband, a->diag_row);
+    char *w = (char *)work;
+    T *z = (T *)(w + lay.z), *b = (T *)(w + lay.b), *y = (T *)(w + lay.y);
+    unsigned long long *f = (unsigned long long *)(w + lay.cflags);
+    const Solver<T> s = chunk_solver<T>(a, w, lay, st);
+    SS_CUDA_CHECK(cudaMemsetAsync(f, 0, (size_t)2 * nrhs * sizeof *f, st));
+    for (int j = 0; j < nrhs; j++) {
+        tri_chunk_finish<T><<<264, 256, 0, st>>>(s.level0, b + (size_t)j * g, y + (size_t)j * g, z, *(const T *)sub_first,
+                                                 ((const T *)xprev)[j], f + 2 * j);
+        SS_CHECK_LAUNCH("tri_chunk_finish");
+    }
+    SS_CUDA_CHECK(cudaMemcpy2DAsync((T *)a->B + a->first, a->ldb * sizeof(T), b, (size_t)g * sizeof(T), (size_t)g * sizeof(T),
+                                    (size_t)nrhs, cudaMemcpyDeviceToHost, st));
+    unsigned long long *h = (unsigned long long *)malloc((size_t)2 * nrhs * sizeof *h);
+    if (!h) ss_cuda_fail("tri_chunk: out of host memory", 0, __FILE__, __LINE__);
+    SS_CUDA_CHECK(cudaMemcpyAsync(h, f, (size_t)2 * nrhs * sizeof *h, cudaMemcpyDeviceToHost, st));
+    SS_CUDA_CHECK(cudaStreamSynchronize(st));
+    for (int j = 0; j < 2 * nrhs; j++) put_real((T *)stat + j, Solver<T>::host_double(h[j]));
+    free(h);
+}
+
 } // namespace
 
 extern "C" size_t ss_cuda_tridiag_work(size_t es, long n) { return ss_tri_gpu_bytes(n, es); }
@@ -551,5 +692,42 @@ extern "C" void ss_cuda_tridiag_solve(char p, const struct ss_tridiag_args *a, c
     case 'd': tri_solve<double>(a, band, ldband, nrhs, B, ldb, work, st, res); break;
     case 'c': tri_solve<cuFloatComplex>(a, band, ldband, nrhs, B, ldb, work, st, res); break;
     default: tri_solve<cuDoubleComplex>(a, band, ldband, nrhs, B, ldb, work, st, res); break;
+    }
+}
+
+extern "C" size_t ss_cuda_tri_chunk_work(size_t es, const struct ss_tri_chunk *a)
+{
+    return ChunkLayout(es, a->rows, a->nrhs, a->ldband, a->diag_row).total;
+}
+
+extern "C" void ss_cuda_tri_chunk_reduce_start(char p, const struct ss_tri_chunk *a, void *work, cudaStream_t st)
+{
+    switch (p) {
+    case 's': chunk_reduce_start<float>(a, work, st); break;
+    case 'd': chunk_reduce_start<double>(a, work, st); break;
+    case 'c': chunk_reduce_start<cuFloatComplex>(a, work, st); break;
+    default: chunk_reduce_start<cuDoubleComplex>(a, work, st); break;
+    }
+}
+
+extern "C" void ss_cuda_tri_chunk_reduce_end(char p, const struct ss_tri_chunk *a, void *work, cudaStream_t st, void *ends,
+                                             struct ss_tri_gpu_flags *out)
+{
+    switch (p) {
+    case 's': chunk_reduce_end<float>(a, work, st, ends, out); break;
+    case 'd': chunk_reduce_end<double>(a, work, st, ends, out); break;
+    case 'c': chunk_reduce_end<cuFloatComplex>(a, work, st, ends, out); break;
+    default: chunk_reduce_end<cuDoubleComplex>(a, work, st, ends, out); break;
+    }
+}
+
+extern "C" void ss_cuda_tri_chunk_back(char p, const struct ss_tri_chunk *a, void *work, cudaStream_t st, const void *sub_first, const void *xprev,
+                                       void *stat)
+{
+    switch (p) {
+    case 's': chunk_back<float>(a, work, st, sub_first, xprev, stat); break;
+    case 'd': chunk_back<double>(a, work, st, sub_first, xprev, stat); break;
+    case 'c': chunk_back<cuFloatComplex>(a, work, st, sub_first, xprev, stat); break;
+    default: chunk_back<cuDoubleComplex>(a, work, st, sub_first, xprev, stat); break;
     }
 }
