@@ -65,6 +65,10 @@ if wants tests; then
     env STARSOLVE_TEST_GPUS=1 ${SS_TEST_CPUS:+STARSOLVE_TEST_CPUS=$SS_TEST_CPUS} timeout 90 "$t" > "$out/$t.log" 2>&1
     echo "$t rc=$? $(tail -1 "$out/$t.log")"
   done
+  # concurrent calls with the tridiagonal path's GPU chunk (the tests' bands are pageable: it is forced)
+  env STARSOLVE_SPIKE_TRI_GPU_SHARE=0.5 STARSOLVE_TEST_GPUS=1 ${SS_TEST_CPUS:+STARSOLVE_TEST_CPUS=$SS_TEST_CPUS} timeout 90 test_threads \
+    > "$out/test_threads-tri-gpu.log" 2>&1
+  echo "test_threads, the tridiagonal path's GPU chunk forced: rc=$? $(tail -1 "$out/test_threads-tri-gpu.log")"
 fi
 
 check() {   # one driver run with -check on one GPU, its CSV's last line and rc
@@ -165,9 +169,12 @@ if wants spike; then
   stamp "spike: test_spike with one CUDA worker"
   STARSOLVE_TEST_GPUS=1 timeout 120 test_spike > "$out/test_spike-gpu.log" 2>&1
   echo "test_spike rc=$? $(tail -1 "$out/test_spike-gpu.log")"
-  # with 12 CPU workers or more the tridiagonal path runs on them (src/zgbsv_spike.c: tri_task_count): its GPU task too
-  STARSOLVE_SPIKE_TRI_CPUS=100000 STARSOLVE_TEST_GPUS=1 timeout 120 test_spike > "$out/test_spike-gpu-tri.log" 2>&1
-  echo "test_spike, the tridiagonal path's GPU task: rc=$? $(tail -1 "$out/test_spike-gpu-tri.log")"
+  # the tests' bands are pageable, so the tridiagonal path runs on the CPU chunks there (src/zgbsv_spike.c:
+  # tri_gpu_share): its GPU chunk beside them and its GPU task (share 1) forced too
+  for share in 0.5 1; do
+    STARSOLVE_SPIKE_TRI_GPU_SHARE=$share STARSOLVE_TEST_GPUS=1 timeout 120 test_spike > "$out/test_spike-gpu-tri$share.log" 2>&1
+    echo "test_spike, the tridiagonal path's GPU share $share: rc=$? $(tail -1 "$out/test_spike-gpu-tri$share.log")"
+  done
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in racecheck memcheck; do
     stamp "spike: compute-sanitizer --tool $tool, n 8000, k 4, 80 partitions on the GPU"

@@ -536,18 +536,23 @@ static int spike_lu(struct spike *s)
 
 /* On CPU workers: a task per worker, each with at least TRI_CHUNK_ROWS rows' work (far above a task's cost); fewer
  * than 2 tasks: the one task. With CUDA workers as well, the matrix's last rows go to a GPU as a chunk of its own
- * (codelet_ztridiag.c, ztri_gpu_chunk_cuda) beside the CPU chunks: tri_gpu_share of the rows; a share of 1, or fewer
+ * (codelet_ztridiag.c, ztri_gpu_chunk_cuda) beside the CPU chunks, tri_gpu_share of the rows; a share of 1, or fewer
  * than 2 CPU tasks for the rest: the GPU's one task. The band is in host memory: the CPU chunks' sweeps read and write
  * ~104 bytes a row there at the host's memory bandwidth, a GPU moves ~48 bytes a row over PCIe, a bandwidth of its
- * own. On the H200 machine (n = 1e6, one gbsv call, bench/NOTES.md, session 57) the GPU's one task took 1.11-1.22 ms,
- * the chunks on its 14 CPU workers 0.88-1.34 (cuSPARSE's gtsv2 with its copies: 0.99-1.06); both together: session 58. */
+ * own; but the GPU's chunk must have its rows up and solved before the reduced system, while the CPU chunks' back
+ * sweeps come after it. On the H200 machine (n = 1e6, one gbsv call, best of 12, bench/NOTES.md, session 58), with 14
+ * CPU workers: both 0.78-0.85 ms at a share of 0.2 (0.90-0.97 at 0.3, 1.0-1.1 at 0.45), the CPU chunks alone 0.87-0.96,
+ * the GPU's one task 1.12-1.14 (cuSPARSE's gtsv2 with its copies 1.00-1.01); with 8 CPU workers both (share 0.3) 1.09,
+ * the GPU's task 1.11; with 4 both (0.47) 1.59, the GPU's task 1.10. */
 #define TRI_CHUNK_ROWS 16384
-#define TRI_GPU_WEIGHT 6.0   /* the GPU's chunk against one CPU worker's, in rows (bench/NOTES.md, session 58) */
+#define TRI_GPU_WEIGHT 3.5       /* the GPU's chunk against one CPU worker's, in rows: a share of 0.2 beside 14 workers */
+#define TRI_GPU_LEAST_CPUS 10    /* fewer CPU workers: the GPU's one task */
 #define TRI_GPU_MIN_ROWS 1024
 
-/* The share of the rows for the GPU's chunk, with CUDA workers: STARSOLVE_SPIKE_TRI_GPU_SHARE (0 .. 1) when set; else
- * TRI_GPU_WEIGHT / (TRI_GPU_WEIGHT + CPU workers) when the band is page-locked, else 0: from pageable memory a GPU
- * copies through a staging buffer, and page-locking the band costs more than the solve. */
+/* The share of the rows for the GPU's chunk, with CUDA workers and ncpu CPU workers: STARSOLVE_SPIKE_TRI_GPU_SHARE (0 ..
+ * 1) when set; else 1 below TRI_GPU_LEAST_CPUS workers; else TRI_GPU_WEIGHT / (TRI_GPU_WEIGHT + ncpu) when the band is
+ * page-locked, 0 when it is not: from pageable memory a GPU copies through a staging buffer, and page-locking the band
+ * costs more than the solve. */
 static double tri_gpu_share(const void *band, int ncpu)
 {
     const char *env = getenv("STARSOLVE_SPIKE_TRI_GPU_SHARE");
@@ -557,6 +562,8 @@ static double tri_gpu_share(const void *band, int ncpu)
         if (end != env && *end == '\0' && v >= 0 && v <= 1)
             return v;
     }
+    if (ncpu < TRI_GPU_LEAST_CPUS)
+        return 1;
     return ss_host_pinned(band) ? TRI_GPU_WEIGHT / (TRI_GPU_WEIGHT + ncpu) : 0;
 }
 
