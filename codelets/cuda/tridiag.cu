@@ -547,7 +547,8 @@ void tri_solve(const struct ss_tridiag_args *a, const void *band, int ldband, in
 // chunk's first and last unknowns then satisfy two equations (the C side writes them as the chunk's one
 // sub-partition of the reduced system); once the reduced system is solved, x follows in one pass.
 // The work buffer: the solver's scratch (tridiag_layout.h), the chunk's columns of the band, z, B's rows (then x),
-// y, the ends (z_0, z_{g-1}, then y_j's first and last entries) and two flags per column (max |r|, max |b|).
+// y, the ends (z_0, z_{g-1}, then y_j's first and last entries, then the solver's flags: one copy back) and two flags
+// per column (max |r|, max |b|).
 struct ChunkLayout {
     size_t band, z, b, y, ends, cflags, total, band_elems;
     ChunkLayout(size_t es, long g, int nrhs, size_t ld, int diag_row)
@@ -558,7 +559,7 @@ struct ChunkLayout {
         b = z + ss_tri_align((size_t)g * es);
         y = b + ss_tri_align((size_t)g * nrhs * es);
         ends = y + ss_tri_align((size_t)g * nrhs * es);
-        cflags = ends + ss_tri_align((size_t)(2 + 2 * nrhs) * es);
+        cflags = ends + ss_tri_align((size_t)(2 + 2 * nrhs) * es + SS_TRI_FLAGS * 8);
         total = cflags + ss_tri_align((size_t)(2 * nrhs + 1) * 8);
     }
 };
@@ -569,13 +570,31 @@ template <typename T> __global__ void tri_unit(long n, T *z)
         z[i] = i == 0 ? make<T>(1, 0) : zero<T>();
 }
 
-template <typename T> __global__ void tri_chunk_ends(long g, int nrhs, const T *z, const T *y, T *ends)
+template <typename T> __global__ void tri_chunk_ends(long g, int nrhs, const T *z, const T *y, const unsigned long long *flags, T *ends)
 {
     for (int j = threadIdx.x; j < nrhs + 1; j += blockDim.x) {
         const T *v = j == 0 ? z : y + (size_t)(j - 1) * g;
         ends[2 * j] = v[0];
         ends[2 * j + 1] = v[g - 1];
     }
+    unsigned long long *f = (unsigned long long *)(ends + 2 + 2 * nrhs);   // 8-byte aligned: T is 4, 8 or 16 bytes, 2 + 2 nrhs even
+    if (threadIdx.x < SS_TRI_FLAGS) f[threadIdx.x] = flags[threadIdx.x];
+}
+
+// A second stream and an event of the calling thread on its device (a CUDA worker's thread), made once: B's rows go up
+// on it while the worker's stream solves for z.
+struct AuxStream { cudaStream_t st; cudaEvent_t ev; };
+static AuxStream aux_stream()
+{
+    static thread_local AuxStream aux[64];
+    int dev;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    AuxStream &a = aux[dev % 64];
+    if (!a.st) {
+        SS_CUDA_CHECK(cudaStreamCreateWithFlags(&a.st, cudaStreamNonBlocking));
+        SS_CUDA_CHECK(cudaEventCreateWithFlags(&a.ev, cudaEventDisableTiming));
+    }
+    return a;
 }
 
 // x = y - z s (s = a xprev) into b's place, each row's residual b - A x (row 0's with a xprev) on the way: max |r| and
@@ -625,27 +644,38 @@ template <typename T> void chunk_reduce_start(const struct ss_tri_chunk *a, void
     T *z = (T *)(w + lay.z), *b = (T *)(w + lay.b), *y = (T *)(w + lay.y);
     SS_CUDA_CHECK(cudaMemcpyAsync(w + lay.band, (const T *)a->band + (size_t)a->first * a->ldband, lay.band_elems * sizeof(T),
                                   cudaMemcpyHostToDevice, st));
-    if (nrhs > 0)
+    const AuxStream aux = aux_stream();
+    if (nrhs > 0) {   // behind the band on the copy engine, beside z's solve
         SS_CUDA_CHECK(cudaMemcpy2DAsync(b, (size_t)g * sizeof(T), (const T *)a->B + a->first, a->ldb * sizeof(T), (size_t)g * sizeof(T),
-                                        (size_t)nrhs, cudaMemcpyHostToDevice, st));
+                                        (size_t)nrhs, cudaMemcpyHostToDevice, aux.st));
+        SS_CUDA_CHECK(cudaEventRecord(aux.ev, aux.st));
+    }
     const Solver<T> s = chunk_solver<T>(a, w, lay, st);
     s.flags_init();
     tri_unit<T><<<264, 256, 0, st>>>(g, z);
     SS_CHECK_LAUNCH("tri_unit");
     s.solve(z, z, true, false);   // the pivots' and the rows' check with it
+    if (nrhs > 0)
+        SS_CUDA_CHECK(cudaStreamWaitEvent(st, aux.ev, 0));
     for (int j = 0; j < nrhs; j++)
         s.solve(b + (size_t)j * g, y + (size_t)j * g, false, false);
-    tri_chunk_ends<T><<<1, 32, 0, st>>>(g, nrhs, z, y, (T *)(w + lay.ends));
+    tri_chunk_ends<T><<<1, 32, 0, st>>>(g, nrhs, z, y, s.flags, (T *)(w + lay.ends));
     SS_CHECK_LAUNCH("tri_chunk_ends");
 }
 
 template <typename T> void chunk_reduce_end(const struct ss_tri_chunk *a, void *work, cudaStream_t st, void *ends, struct ss_tri_gpu_flags *out)
 {
     const ChunkLayout lay(sizeof(T), a->rows, a->nrhs, a->ldband, a->diag_row);
-    SS_CUDA_CHECK(cudaMemcpyAsync(ends, (char *)work + lay.ends, (size_t)(2 + 2 * a->nrhs) * sizeof(T), cudaMemcpyDeviceToHost, st));
-    double f[SS_TRI_FLAGS];
-    chunk_solver<T>(a, (char *)work, lay, st).flags_read(f);   // synchronises the stream
-    out->dominance = f[F_DOMINANCE];
+    const size_t bytes = (size_t)(2 + 2 * a->nrhs) * sizeof(T);
+    unsigned long long f[SS_TRI_FLAGS];
+    char *h = (char *)malloc(bytes + sizeof f);   // the ends, then the flags: one copy
+    if (!h) ss_cuda_fail("tri_chunk: out of host memory", 0, __FILE__, __LINE__);
+    SS_CUDA_CHECK(cudaMemcpyAsync(h, (char *)work + lay.ends, bytes + sizeof f, cudaMemcpyDeviceToHost, st));
+    SS_CUDA_CHECK(cudaStreamSynchronize(st));
+    memcpy(ends, h, bytes);
+    memcpy(f, h + bytes, sizeof f);
+    free(h);
+    out->dominance = Solver<T>::host_double(f[F_DOMINANCE]);
     out->bad = f[F_BAD] != 0;
 }
 
