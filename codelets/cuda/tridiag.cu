@@ -542,23 +542,27 @@ void tri_solve(const struct ss_tridiag_args *a, const void *band, int ldband, in
 
 // ---- the GPU's chunk of a call of tridiagonal chunks (codelets/codelet_ztridiag.c: ztri_gpu_chunk_cuda) ----
 // The chunk is the matrix's last rows, first .. n - 1 (g of them). The GPU solves its own block A_g (those rows and
-// columns) twice over: z = A_g^-1 e_0 and y_j = A_g^-1 b_j, so that the chunk's solution is x = y - z s, with
+// columns) for z = A_g^-1 e_0 and y_j = A_g^-1 b_j, so that the chunk's solution is x = y - z s, with
 // s = a x_{first-1} (a: the chunk's first row's subdiagonal, x_{first-1}: the previous chunk's last unknown). The
 // chunk's first and last unknowns then satisfy two equations (the C side writes them as the chunk's one
 // sub-partition of the reduced system); once the reduced system is solved, x follows in one pass.
-// The work buffer: the solver's scratch (tridiag_layout.h), the chunk's columns of the band, z, B's rows (then x),
-// y, the ends (z_0, z_{g-1}, then y_j's first and last entries, then the solver's flags: one copy back) and two flags
-// per column (max |r|, max |b|).
+// z and the y_j come from one solve of the block-diagonal system diag(A_g, A_g, ...) (1 + nrhs copies of the band, the
+// couplings between copies zero): the solver's levels are a chain of latency-bound kernels, run once instead of once a
+// column (bench/NOTES.md, session 58).
+// The work buffer: the solver's scratch (tridiag_layout.h), the band's copies, d = [e_0; b_1; ...] (B's rows, then x),
+// [z; y_1; ...], the ends (z_0, z_{g-1}, then y_j's first and last entries, then the solver's flags: one copy back) and
+// two flags per column (max |r|, max |b|).
 struct ChunkLayout {
-    size_t band, z, b, y, ends, cflags, total, band_elems;
+    size_t band, d, x, ends, cflags, total, band_elems, copy_elems;
     ChunkLayout(size_t es, long g, int nrhs, size_t ld, int diag_row)
     {
+        const size_t cols = 1 + (size_t)nrhs;
         band_elems = (size_t)(g - 1) * ld + (size_t)diag_row + 1;   // through the diagonal of the chunk's last column
-        band = ss_tri_gpu_bytes(g, es);
-        z = band + ss_tri_align(band_elems * es);
-        b = z + ss_tri_align((size_t)g * es);
-        y = b + ss_tri_align((size_t)g * nrhs * es);
-        ends = y + ss_tri_align((size_t)g * nrhs * es);
+        copy_elems = (size_t)g * ld;
+        band = ss_tri_gpu_bytes((long)cols * g, es);
+        d = band + ss_tri_align(cols * copy_elems * es);
+        x = d + ss_tri_align(cols * (size_t)g * es);
+        ends = x + ss_tri_align(cols * (size_t)g * es);
         cflags = ends + ss_tri_align((size_t)(2 + 2 * nrhs) * es + SS_TRI_FLAGS * 8);
         total = cflags + ss_tri_align((size_t)(2 * nrhs + 1) * 8);
     }
@@ -618,8 +622,8 @@ __global__ void tri_chunk_finish(Level<T> L, T *b, const T *y, const T *z, T a, 
     if (threadIdx.x == 0) { flag_max(&f[0], v); flag_max(&f[1], w); }
 }
 
-// the solver over the chunk's block, its band columns in the work buffer
-template <typename T> Solver<T> chunk_solver(const struct ss_tri_chunk *a, char *work, const ChunkLayout &lay, cudaStream_t st)
+// the solver over N rows of the band's copies in the work buffer (the chunk's block: N = its rows)
+template <typename T> Solver<T> chunk_solver(const struct ss_tri_chunk *a, char *work, const ChunkLayout &lay, long N, cudaStream_t st)
 {
     const T *dg = (const T *)(work + lay.band) + a->diag_row;
     const long ld = (long)a->ldband;
@@ -627,9 +631,9 @@ template <typename T> Solver<T> chunk_solver(const struct ss_tri_chunk *a, char 
     s.level0.a = { a->kl > 0 ? dg : (const T *)NULL, ld, 1 - ld };
     s.level0.b = { dg, ld, 0 };
     s.level0.c = { a->ku > 0 ? dg : (const T *)NULL, ld, ld - 1 };
-    s.level0.N = a->rows;
+    s.level0.N = N;
     s.work = work;
-    s.n = a->rows;
+    s.n = N;
     s.flags = (unsigned long long *)work;
     s.st = st;
     return s;
@@ -638,28 +642,34 @@ template <typename T> Solver<T> chunk_solver(const struct ss_tri_chunk *a, char 
 template <typename T> void chunk_reduce_start(const struct ss_tri_chunk *a, void *work, cudaStream_t st)
 {
     const long g = a->rows;
-    const int nrhs = a->nrhs;
+    const int nrhs = a->nrhs, cols = 1 + nrhs;
     const ChunkLayout lay(sizeof(T), g, nrhs, a->ldband, a->diag_row);
     char *w = (char *)work;
-    T *z = (T *)(w + lay.z), *b = (T *)(w + lay.b), *y = (T *)(w + lay.y);
-    SS_CUDA_CHECK(cudaMemcpyAsync(w + lay.band, (const T *)a->band + (size_t)a->first * a->ldband, lay.band_elems * sizeof(T),
+    T *band = (T *)(w + lay.band), *d = (T *)(w + lay.d), *x = (T *)(w + lay.x);
+    SS_CUDA_CHECK(cudaMemcpyAsync(band, (const T *)a->band + (size_t)a->first * a->ldband, lay.band_elems * sizeof(T),
                                   cudaMemcpyHostToDevice, st));
     const AuxStream aux = aux_stream();
-    if (nrhs > 0) {   // behind the band on the copy engine, beside z's solve
-        SS_CUDA_CHECK(cudaMemcpy2DAsync(b, (size_t)g * sizeof(T), (const T *)a->B + a->first, a->ldb * sizeof(T), (size_t)g * sizeof(T),
+    if (nrhs > 0) {   // behind the band on the copy engine, beside the band's copies
+        SS_CUDA_CHECK(cudaMemcpy2DAsync(d + g, (size_t)g * sizeof(T), (const T *)a->B + a->first, a->ldb * sizeof(T), (size_t)g * sizeof(T),
                                         (size_t)nrhs, cudaMemcpyHostToDevice, aux.st));
         SS_CUDA_CHECK(cudaEventRecord(aux.ev, aux.st));
     }
-    const Solver<T> s = chunk_solver<T>(a, w, lay, st);
+    for (int k = 1; k < cols; k++)
+        SS_CUDA_CHECK(cudaMemcpyAsync(band + k * lay.copy_elems, band, lay.band_elems * sizeof(T), cudaMemcpyDeviceToDevice, st));
+    for (int k = 1; k < cols; k++) {   // no coupling between copies: the subdiagonal below one, the superdiagonal above the next
+        if (a->kl > 0)
+            SS_CUDA_CHECK(cudaMemsetAsync(band + k * lay.copy_elems - a->ldband + a->diag_row + 1, 0, sizeof(T), st));
+        if (a->ku > 0)
+            SS_CUDA_CHECK(cudaMemsetAsync(band + k * lay.copy_elems + a->diag_row - 1, 0, sizeof(T), st));
+    }
+    const Solver<T> s = chunk_solver<T>(a, w, lay, cols * g, st);
     s.flags_init();
-    tri_unit<T><<<264, 256, 0, st>>>(g, z);
+    tri_unit<T><<<264, 256, 0, st>>>(g, d);
     SS_CHECK_LAUNCH("tri_unit");
-    s.solve(z, z, true, false);   // the pivots' and the rows' check with it
     if (nrhs > 0)
         SS_CUDA_CHECK(cudaStreamWaitEvent(st, aux.ev, 0));
-    for (int j = 0; j < nrhs; j++)
-        s.solve(b + (size_t)j * g, y + (size_t)j * g, false, false);
-    tri_chunk_ends<T><<<1, 32, 0, st>>>(g, nrhs, z, y, s.flags, (T *)(w + lay.ends));
+    s.solve(d, x, true, false);   // the pivots' and the rows' check with it
+    tri_chunk_ends<T><<<1, 32, 0, st>>>(g, nrhs, x, x + g, s.flags, (T *)(w + lay.ends));
     SS_CHECK_LAUNCH("tri_chunk_ends");
 }
 
@@ -691,9 +701,9 @@ template <typename T> void chunk_back(const struct ss_tri_chunk *a, void *work, 
     const int nrhs = a->nrhs;
     const ChunkLayout lay(sizeof(T), g, nrhs, a->ldband, a->diag_row);
     char *w = (char *)work;
-    T *z = (T *)(w + lay.z), *b = (T *)(w + lay.b), *y = (T *)(w + lay.y);
+    T *z = (T *)(w + lay.x), *y = z + g, *b = (T *)(w + lay.d) + g;
     unsigned long long *f = (unsigned long long *)(w + lay.cflags);
-    const Solver<T> s = chunk_solver<T>(a, w, lay, st);
+    const Solver<T> s = chunk_solver<T>(a, w, lay, g, st);
     SS_CUDA_CHECK(cudaMemsetAsync(f, 0, (size_t)2 * nrhs * sizeof *f, st));
     for (int j = 0; j < nrhs; j++) {
         tri_chunk_finish<T><<<264, 256, 0, st>>>(s.level0, b + (size_t)j * g, y + (size_t)j * g, z, *(const T *)sub_first,
