@@ -1,6 +1,6 @@
-/* The tridiagonal path of gbsv_spike (kl, ku <= 1): with CUDA workers, or a single CPU worker, one task solves
- * every column of B (this part); on several CPU workers alone, chunks of rows with three stages of tasks (the
- * part further below). One task's buffers: 0 the band (R: a matrix handle over the caller's gbsv array, the diagonal in row
+/* The tridiagonal path of gbsv_spike (kl, ku <= 1): on a GPU beside few CPU workers, or on a single CPU worker, one
+ * task solves every column of B (this part); on several CPU workers, chunks of rows with three stages in a task per
+ * worker, and with CUDA workers a GPU's chunk beside them (the parts further below). One task's buffers: 0 the band (R: a matrix handle over the caller's gbsv array, the diagonal in row
  * args->diag_row), 1 B (RW, n x nrhs; absent in the check task), 2 work (ss_ztri_work_bytes; W, not
  * SCRATCH: the factorization keeps it, so that its solves find it allocated where they run).
  * The task reports through args->result (codelets/tridiag_result.h), in the caller's memory.

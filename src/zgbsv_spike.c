@@ -525,8 +525,8 @@ static int spike_lu(struct spike *s)
  * rows are all (weakly) diagonally dominant is solved by one task per solve (codelets/codelet_ztridiag.c):
  * exactly (no truncation) and without pivoting: on a GPU the partition method (codelets/cuda/tridiag.cu), on
  * one CPU worker one elimination sweep, each column's residual checked and refined in the task; on several
- * CPU workers, chunks of rows in three stages, one task per worker taking the chunks in turn (tri_setup), with a GPU's chunk beside them. The
- * factorization keeps only the band (on the GPU, once the first task has run): recomputing the
+ * CPU workers, chunks of rows in three stages, one task per worker taking the chunks in turn (tri_setup), with CUDA
+ * workers a GPU's chunk of the last rows beside them. The factorization keeps only the band (on the GPU, once the first task has run): recomputing the
  * elimination costs a pass over the band, less than storing and reading back its factors. A matrix less
  * dominant than SS_TRI_MIN_DOMINANCE (codelets/tridiag_result.h) goes the general way.
  * starsolve_set_spike_psize does not apply here (the partitions are the kernels': tridiag_layout.h). */
