@@ -644,8 +644,12 @@ static void tri_chunks_run(struct spike *s, starsolve_complex64_t *B, int ldb, i
     }
     /* the CPU tasks take the CPU chunks in turn; the GPU's task (first: its copies take longest) its own, the last */
     struct ss_tri_sync *sync = ss_tri_sync_create(p + gpu, q - gpu);
-    size_t work_bytes = gpu ? ss_ztri_gpu_chunk_work_bytes(&chunk[q - 1]) : 0;
-    starpu_data_handle_t work = gpu ? ss_work_reused(work_bytes) : NULL;   /* the previous call's, still on the GPU */
+    /* the GPU's buffer: the previous call's, still on the GPU, when the size is the same; sized for a column at least,
+     * so that gbtrf's check (no column) and the one-column solves after it take the same one */
+    struct ss_tri_chunk sized = chunk[q - 1];
+    sized.nrhs = ss_max(nrhs, 1);
+    const size_t work_bytes = gpu ? ss_ztri_gpu_chunk_work_bytes(&sized) : 0;
+    starpu_data_handle_t work = gpu ? ss_work_reused(work_bytes) : NULL;
     if (gpu) {
         const struct ss_tri_task args = { .chunk = chunk, .ntasks = p + 1, .worker = s->tri_worker, .sync = sync };
         STARPU_CHECK_RETURN_VALUE(ss_task_submit_built(ss_ztri_gpu_chunk_task(&args, work)), "starpu_task_submit ztri_gpu_chunk");
