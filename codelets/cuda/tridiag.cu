@@ -586,7 +586,7 @@ template <typename T> __global__ void tri_chunk_ends(long g, int nrhs, const T *
 }
 
 // A second stream and an event of the calling thread on its device (a CUDA worker's thread), made once: B's rows go up
-// on it while the worker's stream solves for z.
+// on it, behind the band on the copy engine, while the worker's stream copies the band on the GPU.
 struct AuxStream { cudaStream_t st; cudaEvent_t ev; };
 static AuxStream aux_stream()
 {
