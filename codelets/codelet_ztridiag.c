@@ -759,6 +759,18 @@ static uint32_t footprint_tri_chunks(struct starpu_task *task)
 static struct starpu_perfmodel model_ztri_chunks = { .type = STARPU_HISTORY_BASED, .symbol = "starsolve_ztri_chunks",
                                                      .footprint = footprint_tri_chunks };
 
+/* between a call's two stages (every task of it, the GPU's too): the last task to finish its reduce sweeps solves the
+ * reduced system, the others wait for it */
+static void ztri_chunks_meet(const struct ss_tri_task *t)
+{
+    if (ss_tri_sync_arrive(t->sync)) {
+        ztri_reduced(t->chunk);
+        ss_tri_sync_reduced(t->sync);
+    } else {
+        ss_tri_sync_wait_reduced(t->sync);
+    }
+}
+
 /* no buffers: the three stages, chunks taken in turn (struct ss_tri_sync: every task of the call runs at once, each
  * on its CPU worker): reduce sweeps; then the reduced system, solved by the last task to finish its sweeps while the
  * others wait for it; then back sweeps (none for the check) */
@@ -768,12 +780,7 @@ static void ztri_chunks_cpu(void *buffers[], void *cl_arg)
     (void)buffers;
     for (int c; (c = ss_tri_sync_next(t->sync, 0)) >= 0;)
         ztri_chunk_reduce(&t->chunk[c]);
-    if (ss_tri_sync_arrive(t->sync)) {
-        ztri_reduced(t->chunk);
-        ss_tri_sync_reduced(t->sync);
-    } else {
-        ss_tri_sync_wait_reduced(t->sync);
-    }
+    ztri_chunks_meet(t);
     for (int c; t->chunk->nrhs > 0 && (c = ss_tri_sync_next(t->sync, 1)) >= 0;)
         ztri_chunk_back(&t->chunk[c]);
     ss_tri_sync_chunk_done(t->sync);
@@ -805,18 +812,19 @@ struct starpu_task *ss_ztri_chunks_task(const struct ss_tri_task *args)
  * its first and last unknowns then satisfy two equations, which go into the reduced system as the chunk's one
  * sub-partition: x_f + a z_0 x_p = y_0 and x_l - (z_l / z_0) x_f = y_l - (z_l / z_0) y_0. */
 #ifdef STARSOLVE_USE_CUDA
-/* the chunk's entries of the reduced system (SS_TRI_RED_*) from the GPU's ends: z_0, z_l, then per column y_0, y_l */
-static void ztri_gpu_chunk_red(const struct ss_tri_chunk *a, const starsolve_complex64_t *ends, const struct ss_tri_gpu_flags *gpu)
+/* the chunk's entries of the reduced system (SS_TRI_RED_*) from the GPU's ends: z_0, z_l, then per column y_0, y_l;
+ * sub_first: its first row's subdiagonal */
+static void ztri_gpu_chunk_red(const struct ss_tri_chunk *a, const struct ztri_band *A, starsolve_complex64_t sub_first,
+                               const starsolve_complex64_t *ends, const struct ss_tri_gpu_flags *gpu)
 {
-    const struct ztri_band A = ztri_chunk_band(a);
     starsolve_complex64_t *red = (starsolve_complex64_t *)a->red + (size_t)a->c * a->red_stride;
     starsolve_complex64_t *r = red + SS_TRI_RED_SUB(0, a->nrhs);
     const int f = a->first;
-    const starsolve_complex64_t sub_first = ztri_sub(&A, f), z0 = ends[0], zl = ends[1];
+    const starsolve_complex64_t z0 = ends[0], zl = ends[1];
     const starsolve_complex64_t ratio = z0 != 0 ? zl / z0 : 0;
     /* the GPU measured its first row without the subdiagonal, which couples it to the previous chunk */
     double dominance = gpu->dominance, nonfinite = 0 * cabs(ratio) + 0 * cabs(sub_first * z0);
-    ztri_row_check(sub_first, ztri_dia(&A, f), ztri_sup(&A, f), &dominance, &nonfinite);
+    ztri_row_check(sub_first, ztri_dia(A, f), ztri_sup(A, f), &dominance, &nonfinite);
     r[SS_TRI_RED_A] = sub_first * z0;
     r[SS_TRI_RED_B] = 1;
     r[SS_TRI_RED_C] = 0;
@@ -838,6 +846,8 @@ static void ztri_gpu_chunk_cuda(void *buffers[], void *cl_arg)
     void *work = (void *)STARPU_VECTOR_GET_PTR(buffers[0]);
     const cudaStream_t st = ss_cuda_stream();
     const int nrhs = a->nrhs;
+    const struct ztri_band A = ztri_chunk_band(a);
+    const starsolve_complex64_t sub_first = ztri_sub(&A, a->first);   /* couples the chunk to the previous one */
     starsolve_complex64_t *ends = malloc((2 + 2 * (size_t)nrhs) * sizeof *ends), *xprev = malloc(((size_t)nrhs + 1) * sizeof *xprev);
     STARPU_ASSERT_MSG(ends && xprev, "starsolve: tridiagonal GPU chunk: out of memory");
     ss_cuda_tri_chunk_reduce_start(prec_tri, a, work, st);
@@ -847,20 +857,13 @@ static void ztri_gpu_chunk_cuda(void *buffers[], void *cl_arg)
                (size_t)a->rows * sizeof(starsolve_complex64_t));
     struct ss_tri_gpu_flags flags;
     ss_cuda_tri_chunk_reduce_end(prec_tri, a, work, st, ends, &flags);
-    ztri_gpu_chunk_red(a, ends, &flags);
-    if (ss_tri_sync_arrive(t->sync)) {
-        ztri_reduced(t->chunk);
-        ss_tri_sync_reduced(t->sync);
-    } else {
-        ss_tri_sync_wait_reduced(t->sync);
-    }
+    ztri_gpu_chunk_red(a, &A, sub_first, ends, &flags);
+    ztri_chunks_meet(t);
     const starsolve_complex64_t *sol = (const starsolve_complex64_t *)a->sol + (size_t)a->c * a->sol_stride;
     if (nrhs > 0 && creal(sol[0]) != 0) {
         const starsolve_complex64_t *prev = sol - a->sol_stride;   /* the GPU's chunk follows at least one CPU chunk */
         for (int j = 0; j < nrhs; j++)
             xprev[j] = prev[SS_TRI_SOL_FIRST(a[-1].subs - 1, j, nrhs) + 1];
-        const struct ztri_band A = ztri_chunk_band(a);
-        const starsolve_complex64_t sub_first = ztri_sub(&A, a->first);
         ss_cuda_tri_chunk_back(prec_tri, a, work, st, &sub_first, xprev, (starsolve_complex64_t *)a->stat + (size_t)a->c * SS_TRI_STAT_COUNT(nrhs));
     }
     free(ends); free(xprev);
