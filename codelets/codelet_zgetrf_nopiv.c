@@ -25,8 +25,7 @@ static int zgetrf_nopiv_rec(int m, int n, starsolve_complex64_t *A, int lda)
     int n1 = n / 2, n2 = n - n1;
     starsolve_complex64_t *A12 = A + (size_t)n1 * lda, *A21 = A + n1, *A22 = A12 + n1;
     int info = zgetrf_nopiv_rec(m, n1, A, lda);
-    cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n1, n2,
-                CBLAS_SADDR(one), A, lda, A12, lda);
+    cpu_ztrsm('L', 'L', 'N', 'U', n1, n2, one, A, lda, A12, lda);
     cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m - n1, n2, n1,
                 CBLAS_SADDR(mone), A21, lda, A12, lda, CBLAS_SADDR(one), A22, lda);
     int info2 = zgetrf_nopiv_rec(m - n1, n2, A22, lda);
@@ -41,9 +40,7 @@ static void zgetrf_nopiv_cpu(void *buffers[], void *cl_arg)
     int lda = SS_LD(buffers[0]);
     int info = zgetrf_nopiv_rec(m, k, A, lda);
     if (n > m) {   /* wide tile: U's right part is L^-1 A(:, m:n) */
-        const starsolve_complex64_t one = 1.0;
-        cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, m, n - m,
-                    CBLAS_SADDR(one), A, lda, A + (size_t)m * lda, lda);
+        cpu_ztrsm('L', 'L', 'N', 'U', m, n - m, 1.0, A, lda, A + (size_t)m * lda, lda);
     }
     if (info > 0)
         ss_request_report(a->req, a->offset + info);

@@ -58,8 +58,7 @@ static void zgetrf_update_cpu(void *buffers[], void *cl_arg)
                     Ukj, SS_LD(U), CBLAS_SADDR(zero), T, r);
         LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', r, c, T, r, Ukj, SS_LD(U));
     } else {
-        cblas_ztrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, r, c, CBLAS_SADDR(one), L,
-                    SS_LD(b.linv), Ukj, SS_LD(U));
+        cpu_ztrsm('L', 'L', 'N', 'U', r, c, one, L, SS_LD(b.linv), Ukj, SS_LD(U));
     }
     cpu_zgemm_tiles('N', 'N', mone, U, 0, a->ntiles - 1, b.lower, one, b.column + 1);
 }

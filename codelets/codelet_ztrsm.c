@@ -1,4 +1,4 @@
-/* TRSM on tiles: B = alpha op(A)^-1 B or alpha B op(A)^-1. CPU: OpenBLAS, CUDA: cuBLAS. */
+/* TRSM on tiles: B = alpha op(A)^-1 B or alpha B op(A)^-1. CPU: ours by halves (ztrsm_cpu.c), CUDA: cuBLAS. */
 #include <complex.h>
 #include <stdlib.h>
 #include "codelets.h"
@@ -9,10 +9,9 @@ struct ztrsm_args { char side, uplo, transa, diag; int urgent; SS_CUBLAS_SCALAR 
 static void ztrsm_cpu(void *buffers[], void *cl_arg)
 {
     const struct ztrsm_args *a = cl_arg;
-    cblas_ztrsm(CblasColMajor, ss_cblas_side(a->side), ss_cblas_uplo(a->uplo), ss_cblas_trans(a->transa),
-                ss_cblas_diag(a->diag), SS_ROWS(buffers[1]), SS_COLS(buffers[1]), CBLAS_SADDR(a->alpha),
-                (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
-                (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]));
+    cpu_ztrsm(a->side, a->uplo, a->transa, a->diag, SS_ROWS(buffers[1]), SS_COLS(buffers[1]), a->alpha,
+              (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
+              (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]));
 }
 
 #ifdef STARSOLVE_USE_CUDA

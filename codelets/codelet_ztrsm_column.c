@@ -178,10 +178,9 @@ static void ztrsm_column_solve_cpu(void *buffers[], void *cl_arg)
     const struct ztrsm_column_solve_args *a = cl_arg;
     const starsolve_complex64_t one = 1.0;
     for (int t = 1; t <= a->ntiles; t++)
-        cblas_ztrsm(CblasColMajor, ss_cblas_side(a->side), a->side == 'R' ? CblasUpper : CblasLower, CblasNoTrans,
-                    ss_cblas_diag(a->diag), SS_ROWS(buffers[t]), SS_COLS(buffers[t]), CBLAS_SADDR(one),
-                    (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
-                    (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[t]), SS_LD(buffers[t]));
+        cpu_ztrsm(a->side, a->side == 'R' ? 'U' : 'L', 'N', a->diag, SS_ROWS(buffers[t]), SS_COLS(buffers[t]), one,
+                  (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]), SS_LD(buffers[0]),
+                  (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[t]), SS_LD(buffers[t]));
 }
 
 #ifdef STARSOLVE_USE_CUDA
