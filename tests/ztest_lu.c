@@ -513,7 +513,7 @@ static void lu_check_regenerated(int m, int n, double shift, unsigned seed)
  * other than 1 (complex in c and z), orders below, at and above the recursion's leaf, one and several
  * columns, lda and ldb above the order. The triangle is dominant (condition near 1): the two results differ
  * by rounding only, a few eps times the order. The library's factorizations call four of the 24 variants
- * and its solves another eight; this covers them all. */
+ * and its solves eight (one of them also a factorization's); this covers them all. */
 static void trsm_cpu_against_cblas(void)
 {
     static const struct { int m, n; } shapes[] = { { 1, 1 }, { 8, 5 }, { 9, 2 }, { 33, 17 }, { 100, 1 },
