@@ -25,10 +25,8 @@
 void cpu_ztriangular_inverse(char uplo, char diag, int k, const starsolve_complex64_t *T, int ldt,
                              starsolve_complex64_t *X, int ldx)
 {
-    const starsolve_complex64_t one = 1.0;
     LAPACKE_zlaset_work(LAPACK_COL_MAJOR, 'A', k, k, 0.0, 1.0, X, ldx);
-    cblas_ztrsm(CblasColMajor, CblasLeft, ss_cblas_uplo(uplo), CblasNoTrans, ss_cblas_diag(diag), k, k,
-                CBLAS_SADDR(one), T, ldt, X, ldx);
+    cpu_ztrsm('L', uplo, 'N', diag, k, k, 1.0, T, ldt, X, ldx);
 }
 
 #ifdef STARSOLVE_USE_CUDA
