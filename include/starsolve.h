@@ -80,7 +80,9 @@ typedef struct starsolve_config {
                            call or a submitted task they are paused until the next call, so that the application's
                            own work between calls has the cores; < 0: never (the workers poll); default 100.
                            Not with mpi. STARSOLVE_IDLE_PAUSE_MS, a whole number, wins. A program that submits StarPU
-                           tasks of its own should set < 0: a pause would hold them until the library's next call */
+                           tasks of its own should set < 0: a pause would hold them until the library's next call.
+                           Where the workers hold every core, idle CPU workers also nap between polls, within
+                           calls too (src/idle.c; STARSOLVE_IDLE_NAP=0: never) */
 } starsolve_config_t;
 
 /* Fill cfg with the defaults above. */
