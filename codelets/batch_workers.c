@@ -4,12 +4,24 @@
 #include "codelets.h"
 
 /* Matrices up to this size have the next one prefetched (into every cache level) before their
- * factorization: small factorizations start on a cold matrix each time, and the hardware
+ * factorization (LU and QR: ss_batch_prefetches): small factorizations start on a cold matrix each time, and the hardware
  * prefetcher has too few lines of one column to learn the stream. On 2 cores of an EPYC
  * (1 MiB L2 a core), 256 MiB of matrices (bench/batched.sh), potrf of order 64 went from
  * 26 to 32-33 GF/s and getrf of order 64 and 128 gained 2-6 %; from order 256 on, prefetching
  * the whole next matrix or its first 128 KiB gained nothing (bench/NOTES.md, session 32). */
 #define PREFETCH_MAX_BYTES ((size_t)128 << 10)
+
+/* Whether a CPU variant of op asks for the next matrix before each factorization: LU and QR, not Cholesky. On
+ * Intel Xeons Cholesky ran faster without, against the OpenMP loop of LAPACKE calls: the GPU machine's 16 cores
+ * (an H200 host), 1 GiB, orders 32 / 64 / 128 at 5.3-5.5 / 0.94-1.00 / 0.92-0.98x with none, 5.0-5.3 / 0.87-0.91
+ * / 0.83-0.93x with the whole next matrix, 5.2-5.4 / 0.86-0.89 / 0.88-0.95x with its lower triangle (the part
+ * Cholesky reads); 2 cores, 256 MiB, order 128: 1.00-1.03x with none against 0.91-0.95x, while LU of order 128
+ * gained 4-6 % there (bench/NOTES.md, sessions 59-60). Session 32's AMD EPYC had measured potrf of order 64 24 %
+ * faster with it; AMD has not been measured since. */
+int ss_batch_prefetches(int op)
+{
+    return op != SS_BATCH_POTRF;
+}
 
 /* Ask for the m x n matrix A (leading dimension lda) in cache, for writing, if it is small.
  * noipa: GCC 12 finds a function of prefetches alone free of side effects (pure-const) and

@@ -28,9 +28,11 @@ static int *ints(void *base, long stride, int k) { return (int *)base + (size_t)
  * or on the claims of a batch shared by the CPU workers (zbatch_claims_cpu). */
 
 /* the range's matrix k + 1 in cache while matrix k is factored; after the last, `after` (the next claim's
- * first matrix; NULL: none) */
+ * first matrix; NULL: none). Not for Cholesky (ss_batch_prefetches) */
 static void prefetch_next(const struct ss_batch_args *a, void *matrices, int k, int count, const void *after)
 {
+    if (!ss_batch_prefetches(a->op))
+        return;
     if (k + 1 < count)
         ss_prefetch_matrix(matrix(matrices, a->strideA, k + 1), sizeof(starsolve_complex64_t), a->m, a->n, a->lda);
     else if (after)

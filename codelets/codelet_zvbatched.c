@@ -395,7 +395,7 @@ static void zvbatch_back_cpu(void *buffers[], void *cl_arg)
             break;
         pthread_mutex_unlock(&s->lock);
         for (int k = first + count - 1; k >= first; k--) {   /* downwards, the way the claims go */
-            if (k > first)
+            if (k > first && ss_batch_prefetches(s->op))
                 ss_prefetch_matrix(s->A[s->idx[k - 1]], sizeof(starsolve_complex64_t), s->m[s->idx[k - 1]],
                                    s->n[s->idx[k - 1]], s->lda[s->idx[k - 1]]);
             factor_in_place(s, s->idx[k]);

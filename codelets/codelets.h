@@ -486,12 +486,14 @@ static inline double ss_batch_flops(const struct ss_batch_args *a)
 }
 
 /* What the batched codelets of every precision share (batch_workers.c). ss_prefetch_matrix: the m x n matrix at
- * A (elements of elemsize bytes, leading dimension lda) asked into cache for writing, if it is small.
+ * A (elements of elemsize bytes, leading dimension lda) asked into cache for writing, if it is small;
+ * ss_batch_prefetches: whether the CPU variants of op prefetch the next matrix (not Cholesky).
  * ss_submit_on_worker: one task of cl (cl_arg arg) pinned to worker id, submitted, not waited for.
  * ss_run_on_cpu_workers: one task of cl (cl_arg arg, shared) on each CPU worker, on `most` of them at most (none
  * if most <= 0), whatever the scheduler's models say; returns when all have run. With no CPU worker, cl's CPU
  * function on the calling thread. */
 void ss_prefetch_matrix(const void *A, size_t elemsize, int m, int n, int lda);
+int ss_batch_prefetches(int op);
 struct starpu_task *ss_submit_on_worker(struct starpu_codelet *cl, void *arg, int id);
 void ss_run_on_cpu_workers(struct starpu_codelet *cl, void *arg, long most);
 
