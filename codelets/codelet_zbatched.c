@@ -110,37 +110,72 @@ static void zbatch_chunk_cpu(void *buffers[], void *cl_arg)
     zbatch_range[a->op](a, base, a->count, NULL);
 }
 
-/* ---- CPU workers alone: one task a worker shares the whole batch. Each claims `claim` consecutive
- * matrices at a time from a common counter until none is left, as an OpenMP loop's dynamic schedule does.
+/* ---- CPU workers alone: one task a worker shares the whole batch. Each claims consecutive matrices from a
+ * common counter until none is left, as an OpenMP loop's dynamic or guided schedule does.
  * Chunks cut ahead, 4 tasks a worker, ran at 0.71-0.93x a dynamic OpenMP loop of the same LAPACKE calls on
  * the H100 machine's 16 cores, 1 GiB batches, where these claims ran at 0.98-1.07x; that loop with a static
  * schedule was as slow as the chunks: the VM's cores do not run at one speed, and only a late split
  * follows them. Finer chunks cost a StarPU task each (8192 of them: 0.27x). On 2 cores both ran at the
  * loop's speed (bench/NOTES.md, session 38). The arrays live in main memory and only these tasks touch
  * them during the call, so the tasks take plain pointers, not StarPU handles; each task runs on its own
- * worker, so the split never waits for a perfmodel's calibration. */
+ * worker, so the split never waits for a perfmodel's calibration.
+ * Claims are guided: the unclaimed matrices / (GUIDED_PARTS x workers), at least GUIDED_LEAST_FLOPS' worth.
+ * Early claims are long runs of consecutive matrices, which the hardware prefetchers follow from one matrix into
+ * the next; the last ones are short, so the workers finish together. Claims of a fixed share / 32 (until session
+ * 60) left one worker running up to a claim alone at the end (potrf of order 128 on 2 cores, 2048 matrices: the
+ * workers ended up to 1.8 ms apart in 47 ms calls); with guided claims, 1 GiB on 2 cores, alternated, ratio to the
+ * OpenMP loop: getrf 256 / 512 1.00-1.01 / 1.01-1.02 against 0.98-1.00 / 0.98-1.01, potrf 128 1.01-1.02 against
+ * 0.97-1.00 (bench/NOTES.md, session 60). */
+#define GUIDED_PARTS 4
+/* The shortest guided claim, in flops (tens of us of a core at these orders), so that the end of a batch of tiny
+ * matrices is not a run of lone claims (claims of ~1e5 flops, one matrix of order 64, all the batch long, lost
+ * 3-7 % at orders 64-128 on 2 cores: session 38). */
+#define GUIDED_LEAST_FLOPS 5e5
+
 struct zbatch_claims {
     struct ss_batch_args a;
     void *base[3];            /* item 0 of each array, in insert_zbatch's order (NULL past the op's arrays) */
     size_t item_bytes[3];     /* bytes from one item of the array to the next */
-    long batch, claim;
+    long batch;
+    long claim;               /* > 0: every claim this long (starsolve_set_batch_chunk); 0: guided */
+    long least, workers;      /* the shortest claim; the workers sharing the batch */
     long next;                /* the first unclaimed matrix (atomic) */
 };
+
+/* the next claim, [*first, *first + return value); 0 when none is left */
+static long next_claim(struct zbatch_claims *c, long *first)
+{
+    long at = __atomic_load_n(&c->next, __ATOMIC_RELAXED);
+    for (;;) {
+        long left = c->batch - at;
+        if (left <= 0)
+            return 0;
+        long size = c->claim > 0 ? c->claim : left / (GUIDED_PARTS * c->workers);
+        size = size < c->least ? c->least : size;
+        size = size > left ? left : size;
+        if (__atomic_compare_exchange_n(&c->next, &at, at + size, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            *first = at;
+            return size;
+        }
+    }
+}
 
 static void zbatch_claims_cpu(void *buffers[], void *cl_arg)
 {
     (void)buffers;
     struct zbatch_claims *c = cl_arg;
     /* one claim ahead, so that the current claim's last matrix has the next one's first prefetched */
-    long first = __atomic_fetch_add(&c->next, c->claim, __ATOMIC_RELAXED);
-    while (first < c->batch) {
-        long following = __atomic_fetch_add(&c->next, c->claim, __ATOMIC_RELAXED);
+    long first = 0, following = 0;
+    long count = next_claim(c, &first);
+    while (count > 0) {
+        long following_count = next_claim(c, &following);
         void *base[3];
         for (int i = 0; i < 3; i++)
             base[i] = c->base[i] ? (char *)c->base[i] + (size_t)first * c->item_bytes[i] : NULL;
-        const void *after = following < c->batch ? (char *)c->base[0] + (size_t)following * c->item_bytes[0] : NULL;
-        zbatch_range[c->a.op](&c->a, base, (int)(first + c->claim <= c->batch ? c->claim : c->batch - first), after);
+        const void *after = following_count > 0 ? (char *)c->base[0] + (size_t)following * c->item_bytes[0] : NULL;
+        zbatch_range[c->a.op](&c->a, base, (int)count, after);
         first = following;
+        count = following_count;
     }
 }
 
@@ -152,12 +187,16 @@ static struct starpu_codelet cl_zbatch_claims = {
 void run_zbatch_claims(const struct ss_batch_args *args, void *const base[], const size_t item_bytes[], int batch,
                        int claim)
 {
-    struct zbatch_claims c = { .a = *args, .batch = batch, .claim = claim > 0 ? claim : 1 };
+    double flops = ss_batch_flops(args);
+    long workers = starpu_cpu_worker_get_count() > 0 ? (long)starpu_cpu_worker_get_count() : 1;
+    struct zbatch_claims c = { .a = *args, .batch = batch, .claim = claim > 0 ? claim : 0, .workers = workers,
+                               .least = claim > 0 ? claim : (long)(GUIDED_LEAST_FLOPS / (flops > 1 ? flops : 1)) + 1 };
     for (int i = 0; i < 3; i++) {
         c.base[i] = base[i];
         c.item_bytes[i] = base[i] ? item_bytes[i] : 0;
     }
-    ss_run_on_cpu_workers(&cl_zbatch_claims, &c, (c.batch + c.claim - 1) / c.claim);
+    /* no more tasks than claims of the shortest length */
+    ss_run_on_cpu_workers(&cl_zbatch_claims, &c, (c.batch + c.least - 1) / c.least);
 }
 
 /* ---- CUDA variants: the vendor's batched routines on the chunk */

@@ -39,7 +39,8 @@ typedef struct starsolve_config {
                            matrices per claim where CPU workers claim them (CPU workers alone: one task a
                            worker, each claiming matrices until none is left; with GPUs, the CPUs' end of a
                            batch shared from both ends); 0 (default): chosen from the sizes: about 100 MFLOP
-                           a task, every worker getting several tasks; a claim a worker's share / 32 */
+                           a task, every worker getting several tasks; claims of a fixed-size batch on CPU
+                           workers alone shrink as it runs out (guided), other claims a worker's share / 32 */
     int cuda_streams;   /* CUDA workers per GPU, each with its own stream, so that an LU or Cholesky
                            panel runs beside the updates (STARPU_NWORKER_PER_CUDA, which wins if set);
                            default 2 */

@@ -6,8 +6,8 @@
  * starsolve_set_batch_chunk, else about TASK_FLOPS per task, with at least 4 tasks per worker
  * when the batch allows (chunk_size); except the factorizations fixed_by_split sends the way of
  * the variable sizes: shared from both ends (codelets/codelet_zvbatched.c). On CPU workers
- * alone, one task a worker shares the whole batch, claiming a few matrices at a time
- * (claim_size; starsolve_set_batch_chunk sets the claim).
+ * alone, one task a worker shares the whole batch, claiming matrices in runs that shrink as the batch
+ * runs out (fixed_claim; starsolve_set_batch_chunk sets a fixed claim).
  * Return 0 or a negative argument index; each matrix's LAPACK info goes to info[k]. */
 #include <stdlib.h>
 #include <string.h>
@@ -38,20 +38,28 @@ static int chunk_size(double flops, int batch)
     return (batch + tasks - 1) / tasks;
 }
 
-/* Claims a worker's share is cut into on CPU workers alone (run_zbatch_claims): enough that the batch's end
+/* Claims a worker's share is cut into where CPU workers claim from a list (run_zvbatch_split,
+ * run_zvbatch_solve_claims): enough that the batch's end
  * balances when the cores do not run at one speed (a late claim is 1/32 of a share), few enough that a claim
  * is a long run of consecutive matrices, which the hardware prefetchers follow from one matrix into the next
  * (claims of ~1e5 flops, one matrix of order 64, lost 3-7 % at orders 64-128 on 2 cores: bench/NOTES.md,
  * session 38). */
 #define CLAIMS_PER_WORKER 32
 
-/* Matrices a claim on CPU workers alone: starsolve_set_batch_chunk, else a share / CLAIMS_PER_WORKER */
+/* Matrices a claim from such a list: starsolve_set_batch_chunk, else a share / CLAIMS_PER_WORKER */
 static int claim_size(int batch)
 {
     if (ss_ctx.batch_chunk > 0)
         return ss_min(ss_ctx.batch_chunk, batch);
     int workers = ss_max(1, (int)starpu_cpu_worker_get_count());
     return ss_max(1, batch / (CLAIMS_PER_WORKER * workers));
+}
+
+/* Matrices a claim of a fixed-size batch on CPU workers (run_zbatch_claims): starsolve_set_batch_chunk, else 0,
+ * guided claims that shrink as the batch runs out (codelet_zbatched.c) */
+static int fixed_claim(int batch)
+{
+    return ss_ctx.batch_chunk > 0 ? ss_min(ss_ctx.batch_chunk, batch) : 0;
 }
 
 /* One array of the batch: item k (a matrix, its pivots, its tau or its info)
@@ -93,7 +101,7 @@ static void run_batch(const struct ss_batch_args *args, int batch, int narrays, 
             base[a] = arrays[a].base;
             item_bytes[a] = (size_t)arrays[a].stride * arrays[a].elemsize;
         }
-        run_zbatch_claims(args, base, item_bytes, batch, claim_size(batch));
+        run_zbatch_claims(args, base, item_bytes, batch, fixed_claim(batch));
         return;
     }
     const struct batch_array *pa = &arrays[pinned];
