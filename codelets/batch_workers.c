@@ -1,14 +1,15 @@
 /* What the batched codelets of every precision share (codelet_?batched.c, codelet_?vbatched.c): a small matrix
- * asked into cache before its factorization, and tasks pinned to workers, which the batches shared by claims use
+ * asked into cache before its factorization (not Cholesky's), and tasks pinned to workers, which the batches shared by claims use
  * (each such task takes plain pointers to the caller's arrays, no StarPU handle). */
 #include "codelets.h"
 
 /* Matrices up to this size have the next one prefetched (into every cache level) before their
- * factorization (LU and QR: ss_batch_prefetches): small factorizations start on a cold matrix each time, and the hardware
- * prefetcher has too few lines of one column to learn the stream. On 2 cores of an EPYC
- * (1 MiB L2 a core), 256 MiB of matrices (bench/batched.sh), potrf of order 64 went from
- * 26 to 32-33 GF/s and getrf of order 64 and 128 gained 2-6 %; from order 256 on, prefetching
- * the whole next matrix or its first 128 KiB gained nothing (bench/NOTES.md, session 32). */
+ * factorization (LU and QR: ss_batch_prefetches): small factorizations start on a cold matrix
+ * each time, and the hardware prefetcher has too few lines of one column to learn the stream.
+ * On 2 cores of an EPYC (1 MiB L2 a core), 256 MiB of matrices (bench/batched.sh), potrf of
+ * order 64 went from 26 to 32-33 GF/s and getrf of order 64 and 128 gained 2-6 %; from order
+ * 256 on, prefetching the whole next matrix or its first 128 KiB gained nothing (bench/NOTES.md,
+ * session 32). */
 #define PREFETCH_MAX_BYTES ((size_t)128 << 10)
 
 /* Whether a CPU variant of op asks for the next matrix before each factorization: LU and QR, not Cholesky. On
