@@ -1,6 +1,6 @@
 /* What the batched codelets of every precision share (codelet_?batched.c, codelet_?vbatched.c): a small matrix
- * asked into cache before its factorization (not Cholesky's), and tasks pinned to workers, which the batches shared by claims use
- * (each such task takes plain pointers to the caller's arrays, no StarPU handle). */
+ * asked into cache before its factorization (not Cholesky's), and tasks pinned to workers, which the batches
+ * shared by claims use (each such task takes plain pointers to the caller's arrays, no StarPU handle). */
 #include "codelets.h"
 
 /* Matrices up to this size have the next one prefetched (into every cache level) before their
