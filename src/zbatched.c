@@ -59,7 +59,7 @@ static int claim_size(int batch)
  * guided claims that shrink as the batch runs out (codelet_zbatched.c) */
 static int fixed_claim(int batch)
 {
-    return ss_ctx.batch_chunk > 0 ? ss_min(ss_ctx.batch_chunk, batch) : 0;
+    return ss_ctx.batch_chunk > 0 ? claim_size(batch) : 0;
 }
 
 /* One array of the batch: item k (a matrix, its pivots, its tau or its info)
