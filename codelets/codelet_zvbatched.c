@@ -13,8 +13,13 @@ static int zvbatch_one(int op, char uplo, int m, int n, starsolve_complex64_t *A
 {
     if (op == SS_BATCH_GETRF)
         return ss_zgetrf_one(m, n, A, lda, (int *)aux);
-    if (op == SS_BATCH_POTRF)
-        return ss_zpotrf_one(uplo, n, A, lda);
+    if (op == SS_BATCH_POTRF) {
+        const size_t lwork = ss_zpotrf_one_lwork(uplo, n);
+        starsolve_complex64_t *work = lwork ? malloc(lwork * sizeof *work) : NULL;   /* none: LAPACKE's upper triangle */
+        int info = ss_zpotrf_one(uplo, n, A, lda, work);
+        free(work);
+        return info;
+    }
     starsolve_complex64_t *work = malloc(ss_zgeqrf_one_lwork(n) * sizeof *work);
     if (!work)   /* as LAPACKE_zgeqrf, which allocated its own */
         return LAPACK_WORK_MEMORY_ERROR;

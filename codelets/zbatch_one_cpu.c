@@ -242,10 +242,58 @@ int ss_zgetrf_one(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
     return LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, ipiv);
 }
 
-int ss_zpotrf_one(char uplo, int n, starsolve_complex64_t *A, int lda)
+/* Cholesky of the upper triangle by the lower one's code, for orders UPPER_VIA_LOWER_FROM .. UPPER_VIA_LOWER_TO.
+ * OpenBLAS 0.3.21's potrf runs well behind on the upper triangle from order 64 on: one core of the 2-core CI machine
+ * (AVX-512), us a factorization, lower / upper: double 48 4.2 / 5.1, 64 6.4 / 12.1, 128 32 / 57, 256 198 / 313, 384
+ * 559 / 783, 512 1356 / 1861; at 256 single 134 / 202, complex 331 / 431, double complex 593 / 705. So A's upper
+ * triangle is copied, conjugate-transposed, into the lower triangle of work, factored there (A = L L^H, so U = L^H)
+ * and copied back: the same factor up to rounding, the same info, A's lower triangle untouched, as LAPACK leaves
+ * it. One core, double, us through the lower triangle with the copies: 48 5.2, 64 8.4, 256 238, 384 638, 512 1567
+ * (the copies 1, 2, 24, 64, 200); both cores of a batch, 512 MiB, GF/s against LAPACKE's upper: 128 23.0 / 17.8, 256
+ * 36.9 / 27.6, 512 44.5 / 43.5, the copies eating the gain at 512 (bench/NOTES.md, session 61). */
+#define UPPER_VIA_LOWER_FROM 64
+#define UPPER_VIA_LOWER_TO 448
+/* The copies go by COPY_BLOCK x COPY_BLOCK blocks, so that the strided side stays in the first-level cache, and work's
+ * leading dimension is n + WORK_LD_PAD, off the powers of two whose columns share cache sets: double, order 256, both
+ * copies 24 us, 27 without the padding, ~100 with blocks of 32 and no padding. */
+#define COPY_BLOCK 16
+#define WORK_LD_PAD 8
+
+/* W(j, i) = conj(A(i, j)) for i <= j (upper to lower) or, with to_upper, A(i, j) = conj(W(j, i)) */
+static void copy_triangle_conj_transposed(int n, starsolve_complex64_t *A, int lda, starsolve_complex64_t *W, int ldw,
+                                          int to_upper)
+{
+    for (int jb = 0; jb < n; jb += COPY_BLOCK)
+        for (int ib = 0; ib <= jb; ib += COPY_BLOCK) {
+            const int jend = jb + COPY_BLOCK < n ? jb + COPY_BLOCK : n, iend = ib + COPY_BLOCK < n ? ib + COPY_BLOCK : n;
+            for (int j = jb; j < jend; j++)
+                for (int i = ib; i < iend && i <= j; i++) {
+                    starsolve_complex64_t *a = A + i + (size_t)j * lda, *w = W + j + (size_t)i * ldw;
+                    if (to_upper)
+                        *a = conj(*w);
+                    else
+                        *w = conj(*a);
+                }
+        }
+}
+
+size_t ss_zpotrf_one_lwork(char uplo, int n)
+{
+    const int upper = uplo == 'U' || uplo == 'u';
+    return upper && n >= UPPER_VIA_LOWER_FROM && n <= UPPER_VIA_LOWER_TO ? (size_t)(n + WORK_LD_PAD) * n : 0;
+}
+
+int ss_zpotrf_one(char uplo, int n, starsolve_complex64_t *A, int lda, starsolve_complex64_t *work)
 {
     if (n <= SMALL_ORDER)
         return potf2_small(uplo, n, A, lda);
+    if (work && ss_zpotrf_one_lwork(uplo, n) > 0) {
+        const int ldw = n + WORK_LD_PAD;
+        copy_triangle_conj_transposed(n, A, lda, work, ldw, 0);
+        int info = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, 'L', n, work, ldw);
+        copy_triangle_conj_transposed(n, A, lda, work, ldw, 1);
+        return info;
+    }
     return LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, n, A, lda);
 }
 

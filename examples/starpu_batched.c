@@ -29,6 +29,8 @@ int main(int argc, char **argv)
         { "-op", DRIVER_FLAG_STRING, &o.op, 0, NULL, "OP", "getrf, potrf or geqrf; default getrf" },
         { "-m", DRIVER_FLAG_INT, &o.m, 1, NULL, "M", "rows of each matrix (default 32; potrf: the order)" },
         { "-batch", DRIVER_FLAG_INT, &o.batch, 1, NULL, "B", "matrices in the batch; default 1000" },
+        { "-uplo", DRIVER_FLAG_CHOICE, &o.uplo, 0, "LU", "L|U",
+          "potrf: the triangle to factor, L (A = L L^H) or U (A = U^H U); the reference loop factors the same; default L" },
         { "-chunk", DRIVER_FLAG_INT, &o.chunk, 0, NULL, "C", "matrices per task (with GPUs) or per claim (CPU workers alone); 0 (default): automatic" },
         { "-pack", DRIVER_FLAG_SWITCH, &o.pack, 0, NULL, NULL,
           "take the packed path whatever the library's rule (starsolve_set_batch_pack(1)): the GPUs take packed chunks "
@@ -54,6 +56,7 @@ int main(int argc, char **argv)
     o.op = "getrf";
     o.batch = 1000;
     o.n = 0;            /* not given: the same as -m */
+    o.uplo = 'L';
     o.nrhs = 0;
     int ret = driver_parse(argc, argv, &o);
     if (ret != DRIVER_OK)

@@ -28,7 +28,7 @@ static const char conj_trans = 'C';
 
 /* the reference: one LAPACKE call per matrix, an OpenMP loop over the cores
  * (OpenBLAS single-threaded inside, as starsolve_init left it) */
-static void reference(enum batched_op op, int m, int n, starsolve_complex64_t *A, long sA, int *ipiv,
+static void reference(enum batched_op op, char uplo, int m, int n, starsolve_complex64_t *A, long sA, int *ipiv,
                       starsolve_complex64_t *tau, int *info, int batch)
 {
     int k = m < n ? m : n;
@@ -38,7 +38,7 @@ static void reference(enum batched_op op, int m, int n, starsolve_complex64_t *A
         if (op == OP_GETRF)
             info[b] = LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, Ab, m, ipiv + (size_t)b * k);
         else if (op == OP_POTRF)
-            info[b] = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, 'L', n, Ab, m);
+            info[b] = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, n, Ab, m);
         else
             info[b] = LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, Ab, m, tau + (size_t)b * k);
     }
@@ -46,7 +46,7 @@ static void reference(enum batched_op op, int m, int n, starsolve_complex64_t *A
 
 /* the reference's solves on its own factors, the same loop: getrs, potrs, or for QR
  * Q^H b by unmqr then R x = (Q^H b)(1:n) by trtrs; B is m x nrhs per matrix */
-static void reference_solve(enum batched_op op, int m, int n, int nrhs, const starsolve_complex64_t *F, long sA,
+static void reference_solve(enum batched_op op, char uplo, int m, int n, int nrhs, const starsolve_complex64_t *F, long sA,
                             const int *ipiv, const starsolve_complex64_t *tau, starsolve_complex64_t *B, long sB,
                             int batch)
 {
@@ -64,7 +64,7 @@ static void reference_solve(enum batched_op op, int m, int n, int nrhs, const st
             if (op == OP_GETRF) {
                 LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, Fb, m, ipiv + (size_t)b * n, Bb, m);
             } else if (op == OP_POTRF) {
-                LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, Fb, m, Bb, m);
+                LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, Fb, m, Bb, m);
             } else {
                 if (work)
                     LAPACKE_zunmqr_work(LAPACK_COL_MAJOR, 'L', conj_trans, m, nrhs, n, Fb, m,
@@ -119,7 +119,7 @@ static double worst_of(const double *r, int batch)
 static int check_threads(void) { return omp_get_num_procs(); }
 
 /* worst backward error over the batch, and whether every info is 0 */
-static driver_ratio_t check_batch(enum batched_op op, int m, int n, const starsolve_complex64_t *A0,
+static driver_ratio_t check_batch(enum batched_op op, char uplo, int m, int n, const starsolve_complex64_t *A0,
                                   const starsolve_complex64_t *F, long sA, const int *ipiv,
                                   const starsolve_complex64_t *tau, const int *info, int batch, int *infos_ok)
 {
@@ -140,7 +140,7 @@ static driver_ratio_t check_batch(enum batched_op op, int m, int n, const starso
             if (op == OP_GETRF) {
                 r = check_zgetrf(m, n, A0b, m, Fb, m, ipiv + (size_t)b * k, 1);
             } else if (op == OP_POTRF) {
-                r = check_zpotrf('L', n, A0b, m, Fb, m, 1);
+                r = check_zpotrf(uplo, n, A0b, m, Fb, m, 1);
             } else if (!Q) {
                 r = NAN;   /* no room for this thread's Q: the check says it could not run */
             } else {
@@ -159,13 +159,13 @@ static driver_ratio_t check_batch(enum batched_op op, int m, int n, const starso
 }
 
 /* our batched solve on the factors in F (B: m x nrhs per matrix, X in its first n rows) */
-static int solve(enum batched_op op, int m, int n, int nrhs, const starsolve_complex64_t *F, long sA, const int *ipiv,
+static int solve(enum batched_op op, char uplo, int m, int n, int nrhs, const starsolve_complex64_t *F, long sA, const int *ipiv,
                  const starsolve_complex64_t *tau, starsolve_complex64_t *B, long sB, int batch)
 {
     if (op == OP_GETRF)
         return starsolve_zgetrs_batched('N', n, nrhs, F, m, sA, ipiv, n, B, m, sB, batch);
     if (op == OP_POTRF)
-        return starsolve_zpotrs_batched('L', n, nrhs, F, m, sA, B, m, sB, batch);
+        return starsolve_zpotrs_batched(uplo, n, nrhs, F, m, sA, B, m, sB, batch);
     return starsolve_zgeqrs_batched(m, n, nrhs, F, m, sA, tau, n, B, m, sB, batch);
 }
 
@@ -197,6 +197,7 @@ int run_zbatched(const struct driver_opts *o)
 {
     enum batched_op op = !strcmp(o->op, "potrf") ? OP_POTRF : !strcmp(o->op, "geqrf") ? OP_GEQRF : OP_GETRF;
     const int m = o->m, n = o->n, batch = o->batch, k = m < n ? m : n, nrhs = o->nrhs;
+    const char uplo = o->uplo;   /* potrf's triangle */
     const long sA = (long)m * n, sB = (long)m * nrhs;
     const size_t asize = (size_t)sA * batch, bsize = (size_t)sB * batch;
     const int keep = o->check || o->vendor;   /* a pristine copy of A and B for the check and the reference */
@@ -233,7 +234,7 @@ int run_zbatched(const struct driver_opts *o)
         driver_bound_begin(o);   /* -trace, -bound */
         driver_time_t t0 = driver_now();
         int ret = op == OP_GETRF ? starsolve_zgetrf_batched(m, n, A, m, sA, ipiv, k, info, batch)
-                : op == OP_POTRF ? starsolve_zpotrf_batched('L', n, A, m, sA, info, batch)
+                : op == OP_POTRF ? starsolve_zpotrf_batched(uplo, n, A, m, sA, info, batch)
                                  : starsolve_zgeqrf_batched(m, n, A, m, sA, tau, k, info, batch);
         r.seconds = driver_now() - t0;
         driver_bound_end(o, &r);
@@ -242,7 +243,7 @@ int run_zbatched(const struct driver_opts *o)
         if (ret == 0 && nrhs > 0) {
             memcpy(B, B0, bsize * sizeof *B);
             t0 = driver_now();
-            r.info = solve(op, m, n, nrhs, A, sA, ipiv, tau, B, sB, batch);
+            r.info = solve(op, uplo, m, n, nrhs, A, sA, ipiv, tau, B, sB, batch);
             r.solve_seconds = driver_now() - t0;
             r.solved = 1;
             sbest = sbest == 0 || r.solve_seconds < sbest ? r.solve_seconds : sbest;
@@ -252,7 +253,7 @@ int run_zbatched(const struct driver_opts *o)
             r.checked = 1;
             r.exact = 1;
             starpu_pause();   /* the checks take every core: StarPU's idle workers would poll theirs */
-            r.berr = check_batch(op, m, n, A0, A, sA, ipiv, tau, info, batch, &infos_ok);
+            r.berr = check_batch(op, uplo, m, n, A0, A, sA, ipiv, tau, info, batch, &infos_ok);
             if (r.solved)
                 r.resid = check_solves(op, m, n, nrhs, A0, sA, B, B0, sB, batch);
             starpu_resume();
@@ -273,7 +274,7 @@ int run_zbatched(const struct driver_opts *o)
                 if (op == OP_GETRF)
                     starsolve_zgetrf_batched(m, n, A, m, sA, ipiv, k, info, batch);
                 else if (op == OP_POTRF)
-                    starsolve_zpotrf_batched('L', n, A, m, sA, info, batch);
+                    starsolve_zpotrf_batched(uplo, n, A, m, sA, info, batch);
                 else
                     starsolve_zgeqrf_batched(m, n, A, m, sA, tau, k, info, batch);
                 t = driver_now() - t0;
@@ -281,12 +282,12 @@ int run_zbatched(const struct driver_opts *o)
             } else {
                 starpu_pause();
                 t0 = driver_now();
-                reference(op, m, n, A, sA, ipiv, tau, info, batch);
+                reference(op, uplo, m, n, A, sA, ipiv, tau, info, batch);
                 t = driver_now() - t0;
                 if (nrhs > 0) {
                     memcpy(B, B0, bsize * sizeof *B);
                     driver_time_t s0 = driver_now();
-                    reference_solve(op, m, n, nrhs, A, sA, ipiv, tau, B, sB, batch);
+                    reference_solve(op, uplo, m, n, nrhs, A, sA, ipiv, tau, B, sB, batch);
                     double st = driver_now() - s0;
                     svbest = svbest == 0 || st < svbest ? st : svbest;
                 }
@@ -302,7 +303,8 @@ int run_zbatched(const struct driver_opts *o)
         if (starsolve_ngpus() > 0)
             snprintf(what, sizeof what, "starsolve with the vendor's batched routines on %d GPUs", starsolve_ngpus());
         else
-            snprintf(what, sizeof what, "OpenMP loop of LAPACKE_%c%s, %d threads", o->prec, o->op, starsolve_ncpus());
+            snprintf(what, sizeof what, "OpenMP loop of LAPACKE_%c%s%s, %d threads", o->prec, o->op,
+                     op != OP_POTRF ? "" : uplo == 'U' ? " 'U'" : " 'L'", starsolve_ncpus());
         fprintf(h, "starpu_batched: reference (%s): best %.4f s %.2f GF/s; "
                 "starsolve best %.4f s %.2f GF/s; ratio %.2f\n", what, vbest,
                 flops / vbest * 1e-9, best, flops / best * 1e-9, vbest / best);

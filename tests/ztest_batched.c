@@ -98,6 +98,16 @@ static void chol_batch(char uplo, int n, int nrhs, int chunk)
                "starsolve_zpotrf_batched uplo=%c n=%d batch=%d chunk=%d: ret %d, worst ||A-LL^H||/(||A|| n eps) = %.3g, "
                "good infos %s, non-SPD member's info %d (want %d)", uplo, n, batch, chunk, ret, worst,
                worst_info ? "not 0" : "0", info[bad], j + 1);
+    /* as LAPACK: the other triangle, the rows past n and the gaps between members as they were */
+    long changed = 0;
+    for (int b = 0; b < batch; b++)
+        for (long e = 0; e < sA; e++) {
+            long r = e % lda, c = e / lda;
+            int factor = c < n && r < n && (uplo == 'L' ? r >= c : r <= c);
+            changed += !factor && A[b * sA + e] != A0[b * sA + e];
+        }
+    TEST_CHECK(changed == 0, "starsolve_zpotrf_batched uplo=%c n=%d chunk=%d: %ld elements outside the factor changed",
+               uplo, n, chunk, changed);
     memcpy(X, B0, (size_t)sB * batch * sizeof *X);
     ret = starsolve_zpotrs_batched(uplo, n, nrhs, A, lda, sA, X, n, sB, batch - 1);
     worst = 0;
@@ -165,8 +175,8 @@ static void qr_batch(int m, int n, int nrhs, int chunk)
 }
 
 /* variable sizes: a mix from 0 to 90, or (repeats) a few shapes each many times (runs of equal shapes once
- * the packed path sorts them), one failing member per op */
-static void vbatched(int chunk, int repeats)
+ * the packed path sorts them), one failing member per op; Cholesky on the uplo triangle */
+static void vbatched(int chunk, int repeats, char uplo)
 {
     enum { B = 23 };
     static const int rm[4] = { 7, 33, 1, 20 }, rn[4] = { 7, 12, 1, 33 };
@@ -210,18 +220,18 @@ static void vbatched(int chunk, int repeats)
         if (b == 7) A0[b][sq[b] / 2 + (size_t)(sq[b] / 2) * lda[b]] = -1000.0;
         LAPACKE_zlacpy_work(LAPACK_COL_MAJOR, 'A', sq[b], sq[b], A0[b], lda[b], A[b], lda[b]);
     }
-    ret = starsolve_zpotrf_vbatched('L', sq, A, lda, info, B);
+    ret = starsolve_zpotrf_vbatched(uplo, sq, A, lda, info, B);
     worst = 0;
     infos_ok = 1;
     for (int b = 0; b < B && ret == 0; b++) {
         if (b == 7) { infos_ok &= info[b] == sq[b] / 2 + 1; continue; }
         infos_ok &= info[b] == 0;
-        double r = check_zpotrf('L', sq[b], A0[b], lda[b], A[b], lda[b], 1);
+        double r = check_zpotrf(uplo, sq[b], A0[b], lda[b], A[b], lda[b], 1);
         worst = r > worst || isnan(r) ? r : worst;
     }
-    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zpotrf_vbatched %d orders 0..90 chunk=%d pack=%d "
-               "repeats=%d: ret %d, infos %s (member 7: info %d, want %d), worst ||A-LL^H||/(||A|| n eps) = %.3g", B, chunk,
-               starsolve_get_batch_pack(), repeats, ret,
+    TEST_CHECK(ret == 0 && infos_ok && check_passes(worst), "starsolve_zpotrf_vbatched uplo=%c %d orders 0..90 chunk=%d "
+               "pack=%d repeats=%d: ret %d, infos %s (member 7: info %d, want %d), worst ||A-LL^H||/(||A|| n eps) = %.3g",
+               uplo, B, chunk, starsolve_get_batch_pack(), repeats, ret,
                infos_ok ? "right" : "WRONG", info[7], sq[7] / 2 + 1, worst);
     /* geqrf */
     for (int b = 0; b < B; b++) {
@@ -480,6 +490,7 @@ int test_zbatched(void)
         lu_batch(25, 40, 2, 2);
         lu_batch(100, 100, 1, 0);   /* one right-hand side: the level-1 substitution's orders */
         chol_batch('U', 100, 1, 0);
+        chol_batch('U', 64, 2, 3);   /* the upper triangle's first order through the lower one's code (zbatch_one_cpu.c) */
         chol_batch('L', 256, 1, 0);
         qr_batch(120, 100, 1, 0);
         qr_batch(60, 20, 2, 0);
@@ -489,10 +500,10 @@ int test_zbatched(void)
         qr_batch(300, 10, 2, 0);   /* one panel, no trailing update */
         qr_batch(80, 130, 2, 1);   /* wide: the last panel's reflectors applied to the columns beyond m */
         shared_memory_edge();
-        vbatched(0, 0);
-        vbatched(4, 0);
-        vbatched(0, 1);
-        vbatched(3, 1);
+        vbatched(0, 0, 'L');
+        vbatched(4, 0, 'U');   /* orders up to 90: the upper triangle through the lower one's code from 64 */
+        vbatched(0, 1, 'L');
+        vbatched(3, 1, 'U');
         vbatched_many();
         vbatched_solves(0, 'N');   /* the factorizations' other uplo and shapes through both paths too */
         vbatched_solves(3, 'C');
