@@ -1,6 +1,7 @@
 /* One matrix factored or solved with on a CPU core, for the batched CPU variants (codelet_zbatched.c,
  * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one, ss_ztpqrt_one): LAPACKE, except
- * for orders up to SMALL_ORDER, where OpenBLAS serializes concurrent callers of its getrf, potrf, getrs, potrs and
+ * for real LU up to order PLAIN_LU_ORDER (getrf_plain: plain C, faster than OpenBLAS's getrf there) and for orders
+ * up to SMALL_ORDER, where OpenBLAS serializes concurrent callers of its getrf, potrf, getrs, potrs and
  * triangular solves: there LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2 BLAS calls, with the
  * same pivots (izamax), results and infos, and the triangular solves by substitution. From the 16 cores of the H100
  * machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16 took 268 ms through
@@ -83,6 +84,146 @@ static int getf2_small(int m, int n, starsolve_complex64_t *A, int lda, int *ipi
     }
     return info;
 }
+
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+/* Real LU of orders up to PLAIN_LU_ORDER in plain C, without BLAS calls: LAPACK's right-looking algorithm with its
+ * pivots (the first largest |a|, as idamax), its sfmin test and its info, by PLAIN_LU_PANEL-column panels whose
+ * trailing update is one pass over each later column (a rank-8 update: eight multiply-adds a load and a store), the
+ * panel's row swaps reaching the other columns column by column where LAPACK swaps whole rows at lda strides; up to
+ * PLAIN_LU_UNBLOCKED columns the whole matrix is one panel. At these orders OpenBLAS's getrf spends its time in
+ * per-call set-up and strided swaps (and its smallest orders serialize concurrent callers: SMALL_ORDER's comment).
+ * One core of the 2-core CI machine, double, 64 MiB of matrices, GF/s of LAPACKE_dgetrf / this code (the AVX2 clone
+ * up to 40 columns, the AVX-512 one above, where the AVX2 one is slower; on short columns the other way round): 8
+ * 0.74 / 1.19, 16 1.57 / 2.61, 32 3.33 / 4.85, 48 5.27 / 6.61, 64 6.51 / 8.44, 96 9.60 / 11.62, 128 11.79 / 13.98,
+ * 192 15.24 / 17.04, 256 17.93 / 18.47. Both cores, 1 GiB, the library against the OpenMP loop of LAPACKE: 16 2.45x,
+ * 32 1.52x, 64 1.36x, 128 1.23x, 192 1.20x, 256 1.08x; with this code up to 320 and 512: 1.01x and 0.82x, so
+ * LAPACKE from 257 on (single: 1.45x at 32, 1.07x at 128, 1.01x at 256). In complex GCC's multiplications (with
+ * their NaN checks) do not vectorize and LAPACKE stays ahead from order 16 on. Panels of 4 and 16 columns, and
+ * panels of 32-128 columns by this code with OpenBLAS's TRSM and GEMM for the rest at 320-512, were no faster
+ * (bench/NOTES.md, session 62). */
+#define PLAIN_LU_ORDER 256
+#define PLAIN_LU_UNBLOCKED 40
+#define PLAIN_LU_PANEL 8
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PLAIN_LU_CLONES_AVX2 __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define PLAIN_LU_CLONES_AVX512 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define PLAIN_LU_CLONES_AVX2
+#define PLAIN_LU_CLONES_AVX512
+#endif
+
+/* column d's rows permuted by the pivots of rows j0 .. j1 - 1, in order */
+static inline void swap_rows_in_column(starsolve_complex64_t *d, int j0, int j1, const int *ipiv)
+{
+    for (int j = j0; j < j1; j++) {
+        const int p = ipiv[j] - 1;
+        const starsolve_complex64_t t = d[j];
+        d[j] = d[p];
+        d[p] = t;
+    }
+}
+
+/* the first i with |x[i]| largest (0 when every |x[i]| is NaN): idamax's choice, its search vectorized */
+static inline int first_largest(int n, const starsolve_complex64_t *x)
+{
+    double largest = 0;
+#pragma omp simd reduction(max : largest)
+    for (int i = 0; i < n; i++) {
+        const double v = fabs(x[i]);
+        largest = v > largest ? v : largest;
+    }
+    for (int i = 0; i < n; i++)
+        if (fabs(x[i]) == largest)
+            return i;
+    return 0;
+}
+
+/* the LU of getrf_plain_unblocked / getrf_plain_panels, panel (<= n) columns at a time; inlined in each, where panel
+ * is a constant */
+static inline __attribute__((always_inline)) int getrf_plain(int m, int n, starsolve_complex64_t *A, int lda,
+                                                             int *ipiv, int panel)
+{
+    const int k = ss_min(m, n);
+    int info = 0;
+    for (int jb = 0; jb < k; jb += panel) {
+        /* the panel's pivots are in columns jb .. jend - 1, its columns jb .. pend - 1 (more when m < n: the last
+         * panel takes the columns right of the last pivot that fit in it; with panel >= n it is all of A) */
+        const int jend = ss_min(jb + panel, k), pend = ss_min(jb + panel, n), w = jend - jb;
+        for (int j = jb; j < jend; j++) {   /* the panel, unblocked, its own columns swapped at once */
+            starsolve_complex64_t *col = A + j + (size_t)j * lda;   /* A(j, j) */
+            const int p = j + first_largest(m - j, col);
+            ipiv[j] = p + 1;
+            if (A[p + (size_t)j * lda] != 0) {
+                if (p != j)
+                    for (int c = jb; c < pend; c++) {
+                        const starsolve_complex64_t t = A[j + (size_t)c * lda];
+                        A[j + (size_t)c * lda] = A[p + (size_t)c * lda];
+                        A[p + (size_t)c * lda] = t;
+                    }
+                if (fabs(*col) >= DBL_MIN) {   /* LAPACK's sfmin test: 1 / pivot does not overflow */
+                    const starsolve_complex64_t r = 1 / *col;
+#pragma omp simd
+                    for (int i = 1; i < m - j; i++)
+                        col[i] *= r;
+                } else {
+                    for (int i = 1; i < m - j; i++)
+                        col[i] /= *col;
+                }
+            } else if (info == 0) {
+                info = j + 1;   /* U(j, j) is exactly zero: the factorization goes on, as LAPACK's */
+            }
+            for (int c = j + 1; c < pend; c++) {
+                starsolve_complex64_t *dst = A + (size_t)c * lda;
+                const starsolve_complex64_t u = dst[j];
+#pragma omp simd
+                for (int i = j + 1; i < m; i++)
+                    dst[i] -= col[i - j] * u;
+            }
+        }
+        for (int c = 0; c < jb; c++)   /* L's columns left of the panel take its swaps */
+            swap_rows_in_column(A + (size_t)c * lda, jb, jend, ipiv);
+        const starsolve_complex64_t *L = A + jb + (size_t)jb * lda;   /* the panel from its diagonal down */
+        for (int c = pend; c < n; c++) {   /* each later column: swaps, U's rows by L's unit triangle, rank-w update */
+            starsolve_complex64_t *col = A + (size_t)c * lda, u[PLAIN_LU_PANEL];
+            swap_rows_in_column(col, jb, jend, ipiv);
+            starsolve_complex64_t *dst = col + jb;
+            for (int t = 0; t < w; t++) {
+                starsolve_complex64_t s = dst[t];
+                for (int q = 0; q < t; q++)
+                    s -= L[t + (size_t)q * lda] * u[q];
+                u[t] = dst[t] = s;
+            }
+            if (w == PLAIN_LU_PANEL) {
+#pragma omp simd
+                for (int i = PLAIN_LU_PANEL; i < m - jb; i++) {
+                    starsolve_complex64_t s = dst[i];
+#pragma GCC unroll 8
+                    for (int q = 0; q < PLAIN_LU_PANEL; q++)
+                        s -= L[i + (size_t)q * lda] * u[q];
+                    dst[i] = s;
+                }
+            } else {   /* the last, narrower panel */
+                for (int q = 0; q < w; q++)
+#pragma omp simd
+                    for (int i = w; i < m - jb; i++)
+                        dst[i] -= L[i + (size_t)q * lda] * u[q];
+            }
+        }
+    }
+    return info;
+}
+
+/* up to PLAIN_LU_UNBLOCKED columns: one panel */
+PLAIN_LU_CLONES_AVX2 static int getrf_plain_unblocked(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
+{
+    return getrf_plain(m, n, A, lda, ipiv, PLAIN_LU_UNBLOCKED);
+}
+
+PLAIN_LU_CLONES_AVX512 static int getrf_plain_panels(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
+{
+    return getrf_plain(m, n, A, lda, ipiv, PLAIN_LU_PANEL);
+}
+#endif
 
 /* x conjugated in place (nothing in real precisions) */
 static void conj_vector(int n, starsolve_complex64_t *x, int inc)
@@ -237,6 +378,11 @@ static void potrs_subst(char uplo, int n, int nrhs, const starsolve_complex64_t 
 
 int ss_zgetrf_one(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
 {
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    if (m <= PLAIN_LU_ORDER && n <= PLAIN_LU_ORDER)
+        return n <= PLAIN_LU_UNBLOCKED ? getrf_plain_unblocked(m, n, A, lda, ipiv)
+                                       : getrf_plain_panels(m, n, A, lda, ipiv);
+#endif
     if (m <= SMALL_ORDER && n <= SMALL_ORDER)
         return getf2_small(m, n, A, lda, ipiv);
     return LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, ipiv);

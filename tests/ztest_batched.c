@@ -489,6 +489,11 @@ int test_zbatched(void)
         lu_batch(40, 25, 2, 0);
         lu_batch(25, 40, 2, 2);
         lu_batch(100, 100, 1, 0);   /* one right-hand side: the level-1 substitution's orders */
+        /* real LU by 8-column panels (zbatch_one_cpu.c's getrf_plain): wide, its last panel past the last pivot;
+         * tall; the largest order it takes */
+        lu_batch(45, 60, 2, 0);
+        lu_batch(150, 50, 1, 0);
+        lu_batch(256, 256, 1, 0);
         chol_batch('U', 100, 1, 0);
         chol_batch('U', 64, 2, 3);   /* the upper triangle's first order through the lower one's code (zbatch_one_cpu.c) */
         chol_batch('L', 256, 1, 0);
