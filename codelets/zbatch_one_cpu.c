@@ -227,12 +227,13 @@ PLAIN_CLONES_AVX512 static int getrf_plain_panels(int m, int n, starsolve_comple
 /* Real Cholesky of the lower triangle up to order PLAIN_CHOL_ORDER the same way (getrf_plain's comment): 8-column
  * panels, right-looking, each later column updated by the panel in one pass (rank 8), no BLAS call; info and the
  * factored leading block as LAPACK's potrf. One core, double, 64 MiB, GF/s of LAPACKE_dpotrf / this code: 16 2.33 /
- * 2.28, 32 5.16 / 4.92, 48 5.55 / 7.41, 64 8.13 / 9.23, 96 12.02 / 12.87, 128 14.57 / 14.37, 256 22.36 / 19.36;
- * both cores, 1 GiB, the library against the OpenMP loop of LAPACKE: 33 1.68x, 48 1.39x, 64 1.19x, 96 1.13x, 128
- * 1.06x, 160 1.07x, 192 0.97x, 256 0.87x; at 16 and 32 1.97x and 1.22x, as LAPACK's unblocked steps (potf2_small:
- * 2.00x, 1.15x). The upper triangle's copy (UPPER_VIA_LOWER_FROM) is factored here too up to this order (bench/
- * NOTES.md, session 62). */
-#define PLAIN_CHOL_ORDER 160
+ * 2.28, 32 5.16 / 4.92, 48 5.55 / 7.41, 64 8.13 / 9.23, 96 12.02 / 12.87, 128 14.57 / 14.37, 256 22.36 / 19.36.
+ * Both cores, 1 GiB, the library against the OpenMP loop of LAPACKE: 16 2.18x, 32 1.19x (LAPACK's unblocked steps,
+ * potf2_small, before: 2.00x, 1.15x), 48 1.42x, 64 1.17x, 96 1.11x, 128 1.05x, 160 1.04x, 192 0.97x. On the 16 CPU
+ * workers of the H200 machine 64 1.44-1.52x, but at 128 and 160 about 8 % behind LAPACKE's call (the same library
+ * with LAPACKE there, three rounds each), hence 96. The upper triangle's copy (UPPER_VIA_LOWER_FROM) is factored here
+ * too up to this order (bench/NOTES.md, session 62). */
+#define PLAIN_CHOL_ORDER 96
 PLAIN_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t *A, int lda)
 {
     for (int jb = 0; jb < n; jb += PLAIN_LU_PANEL) {

@@ -497,8 +497,8 @@ int test_zbatched(void)
         chol_batch('U', 100, 1, 0);
         chol_batch('U', 64, 2, 3);   /* the upper triangle's first order through the lower one's code (zbatch_one_cpu.c) */
         chol_batch('L', 256, 1, 0);
-        chol_batch('L', 160, 2, 0);   /* real Cholesky by 8-column panels (zbatch_one_cpu.c): its largest order */
-        chol_batch('U', 150, 1, 0);   /* the same code on the upper triangle's copy */
+        chol_batch('L', 96, 2, 0);   /* real Cholesky by 8-column panels (zbatch_one_cpu.c): its largest order */
+        chol_batch('U', 96, 1, 0);   /* the same code on the upper triangle's copy */
         qr_batch(120, 100, 1, 0);
         qr_batch(60, 20, 2, 0);
         qr_batch(20, 60, 2, 0);
