@@ -1,9 +1,10 @@
 /* One matrix factored or solved with on a CPU core, for the batched CPU variants (codelet_zbatched.c,
  * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one, ss_ztpqrt_one): LAPACKE, except
- * for real LU up to order PLAIN_LU_ORDER (getrf_plain: plain C, faster than OpenBLAS's getrf there) and for orders
- * up to SMALL_ORDER, where OpenBLAS serializes concurrent callers of its getrf, potrf, getrs, potrs and
- * triangular solves: there LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2 BLAS calls, with the
- * same pivots (izamax), results and infos, and the triangular solves by substitution. From the 16 cores of the H100
+ * for real LU up to order PLAIN_LU_ORDER and real lower Cholesky up to PLAIN_CHOL_ORDER (getrf_plain,
+ * potrf_plain_lower: plain C, faster than OpenBLAS's getrf and potrf there) and for other orders up to SMALL_ORDER,
+ * where OpenBLAS serializes concurrent callers of its getrf, potrf, getrs, potrs and triangular solves: there
+ * LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2 BLAS calls, with the same pivots (izamax),
+ * results and infos, and the triangular solves by substitution. From the 16 cores of the H100
  * machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16 took 268 ms through
  * LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against 21 ms; at order 32
  * 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8 took 70 ms through
@@ -213,7 +214,7 @@ static inline __attribute__((always_inline)) int getrf_plain(int m, int n, stars
     return info;
 }
 
-/* up to PLAIN_LU_UNBLOCKED columns: one panel */
+/* up to PLAIN_LU_UNBLOCKED columns: one panel, so no later columns (getrf_plain's u[] holds PLAIN_LU_PANEL rows) */
 PLAIN_CLONES_AVX2 static int getrf_plain_unblocked(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
 {
     return getrf_plain(m, n, A, lda, ipiv, PLAIN_LU_UNBLOCKED);
@@ -238,10 +239,10 @@ PLAIN_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t *A
 {
     for (int jb = 0; jb < n; jb += PLAIN_LU_PANEL) {
         const int jend = ss_min(jb + PLAIN_LU_PANEL, n), w = jend - jb;
-        for (int j = jb; j < jend; j++) {
-            starsolve_complex64_t *col = A + j + (size_t)j * lda;
+        for (int j = jb; j < jend; j++) {   /* the panel, unblocked */
+            starsolve_complex64_t *col = A + j + (size_t)j * lda;   /* A(j, j) */
             const double d = *col;
-            if (!(d > 0))
+            if (!(d > 0))   /* not positive (or NaN): A(j, j) keeps it, the leading j x j block is factored */
                 return j + 1;
             *col = sqrt(d);
             const starsolve_complex64_t r = 1 / *col;
@@ -256,7 +257,8 @@ PLAIN_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t *A
                     dst[i] -= A[i + (size_t)j * lda] * u;
             }
         }
-        const starsolve_complex64_t *L = A + (size_t)jb * lda;
+        const starsolve_complex64_t *L = A + (size_t)jb * lda;   /* the panel's columns, from row 0 */
+        /* each later column c, from its diagonal down: less L(c:n, panel) L(c, panel)^T */
         for (int c = jend; c < n; c++) {
             starsolve_complex64_t *dst = A + (size_t)c * lda, u[PLAIN_LU_PANEL];
             for (int q = 0; q < w; q++)
