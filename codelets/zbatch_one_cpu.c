@@ -105,13 +105,6 @@ static int getf2_small(int m, int n, starsolve_complex64_t *A, int lda, int *ipi
 #define PLAIN_LU_ORDER 256
 #define PLAIN_LU_UNBLOCKED 40
 #define PLAIN_LU_PANEL 8
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define PLAIN_CLONES_AVX2 __attribute__((target_clones("arch=x86-64-v3", "default")))
-#define PLAIN_CLONES_AVX512 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define PLAIN_CLONES_AVX2
-#define PLAIN_CLONES_AVX512
-#endif
 
 /* column d's rows permuted by the pivots of rows j0 .. j1 - 1, in order */
 static inline void swap_rows_in_column(starsolve_complex64_t *d, int j0, int j1, const int *ipiv)
@@ -215,12 +208,12 @@ static inline __attribute__((always_inline)) int getrf_plain(int m, int n, stars
 }
 
 /* up to PLAIN_LU_UNBLOCKED columns: one panel, so no later columns (getrf_plain's u[] holds PLAIN_LU_PANEL rows) */
-PLAIN_CLONES_AVX2 static int getrf_plain_unblocked(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
+SS_SIMD_CLONES_AVX2 static int getrf_plain_unblocked(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
 {
     return getrf_plain(m, n, A, lda, ipiv, PLAIN_LU_UNBLOCKED);
 }
 
-PLAIN_CLONES_AVX512 static int getrf_plain_panels(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
+SS_SIMD_CLONES_AVX512 static int getrf_plain_panels(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
 {
     return getrf_plain(m, n, A, lda, ipiv, PLAIN_LU_PANEL);
 }
@@ -235,7 +228,7 @@ PLAIN_CLONES_AVX512 static int getrf_plain_panels(int m, int n, starsolve_comple
  * with LAPACKE there, three rounds each), hence 96. The upper triangle's copy (UPPER_VIA_LOWER_FROM) is factored here
  * too up to this order (bench/NOTES.md, session 62). */
 #define PLAIN_CHOL_ORDER 96
-PLAIN_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t *A, int lda)
+SS_SIMD_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t *A, int lda)
 {
     for (int jb = 0; jb < n; jb += PLAIN_LU_PANEL) {
         const int jend = ss_min(jb + PLAIN_LU_PANEL, n), w = jend - jb;

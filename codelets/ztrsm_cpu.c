@@ -1,6 +1,7 @@
 /* The CPU TRSM of every tile codelet: B = alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 (side 'R'),
  * by halving the triangle with a GEMM between the halves (as ReLAPACK's recursive TRSM), down to
- * OpenBLAS's TRSM on triangles of at most TRSM_LEAF.
+ * OpenBLAS's TRSM on triangles of at most TRSM_LEAF (the left side in real precisions: left_leaf, plain C, up to
+ * PLAIN_LEFT_LEAF).
  *
  * Why: OpenBLAS 0.3.21's TRSM runs at a third of its GEMM. One core of the 2-core CI machine
  * (AVX-512 kernels), order 512, GF/s: GEMM 60-77; cblas_dtrsm 22-30 in all eight side / uplo /
@@ -22,6 +23,68 @@
 
 #define TRSM_LEAF 8
 
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+/* Real precisions: the left side's leaves in plain C, up to PLAIN_LEFT_LEAF rows, each column of B solved in the
+ * lanes of a vector (`omp simd` across the columns; op(A)'s triangle and its diagonal's reciprocals, as OpenBLAS's
+ * kernels use them, in a local array). OpenBLAS's TRSM on 8 x 512 blocks runs at ~5 GF/s. One core of the 2-core
+ * CI machine, double, the left lower TRSM of a square B (this recursion), ms with OpenBLAS's leaves of 8 / these
+ * leaves of 8 / of 16 / of 32: 512 3.66 / 3.01 / 2.88 / 2.88 (the leaves alone 0.88 / 0.38 / 0.35); 256 0.51 / 0.37 /
+ * 0.33 / 0.36; 1024 26.4 with leaves of 16 against 21.8 (bench/NOTES.md, session 62). In complex GCC's
+ * multiplications do not vectorize (zbatch_one_cpu.c): OpenBLAS's leaves of TRSM_LEAF there. */
+#define PLAIN_LEFT_LEAF 16
+
+/* B (k x n) = alpha op(T)^-1 B, op(T) lower (forward) or upper (backward) with its reciprocal diagonal inv; inlined
+ * with k = PLAIN_LEFT_LEAF, where the loops unroll */
+static inline __attribute__((always_inline)) void left_leaf_columns(int k, int n, int lower,
+                                                                    const double t[][PLAIN_LEFT_LEAF],
+                                                                    const double *inv, double alpha, double *B,
+                                                                    int ldb)
+{
+#pragma omp simd
+    for (int j = 0; j < n; j++) {
+        double *b = B + (size_t)j * ldb, x[PLAIN_LEFT_LEAF];
+        if (lower) {
+#pragma GCC unroll 16
+            for (int i = 0; i < k; i++) {
+                double s = alpha * b[i];
+#pragma GCC unroll 16
+                for (int q = 0; q < i; q++)
+                    s -= t[i][q] * x[q];
+                b[i] = x[i] = s * inv[i];
+            }
+        } else {
+#pragma GCC unroll 16
+            for (int i = k - 1; i >= 0; i--) {
+                double s = alpha * b[i];
+#pragma GCC unroll 16
+                for (int q = i + 1; q < k; q++)
+                    s -= t[i][q] * x[q];
+                b[i] = x[i] = s * inv[i];
+            }
+        }
+    }
+}
+
+/* the left side's leaf (k <= PLAIN_LEFT_LEAF): op(A)'s triangle read from the stored one only */
+SS_SIMD_CLONES_AVX512 static void left_leaf(char uplo, char transa, char diag, int k, int n, double alpha,
+                                            const double *A, int lda, double *B, int ldb)
+{
+    double t[PLAIN_LEFT_LEAF][PLAIN_LEFT_LEAF], inv[PLAIN_LEFT_LEAF];
+    const int lower = (uplo == 'L') == (transa == 'N');
+    for (int i = 0; i < k; i++) {
+        for (int q = lower ? 0 : i + 1; q < (lower ? i : k); q++)   /* op(A)(i, q) */
+            t[i][q] = transa == 'N' ? A[i + (size_t)q * lda] : A[q + (size_t)i * lda];
+        inv[i] = diag == 'U' ? 1 : 1 / A[i + (size_t)i * lda];
+    }
+    if (k == PLAIN_LEFT_LEAF && lower)
+        left_leaf_columns(PLAIN_LEFT_LEAF, n, 1, t, inv, alpha, B, ldb);
+    else if (k == PLAIN_LEFT_LEAF)
+        left_leaf_columns(PLAIN_LEFT_LEAF, n, 0, t, inv, alpha, B, ldb);
+    else
+        left_leaf_columns(k, n, lower, t, inv, alpha, B, ldb);
+}
+#endif
+
 /* The first half of k rows or columns: a multiple of 8 from 16 on, so that the GEMMs' blocks stay aligned */
 static int first_half(int k)
 {
@@ -33,6 +96,12 @@ void cpu_ztrsm(char side, char uplo, char transa, char diag, int m, int n, stars
                const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb)
 {
     const int left = side == 'L', k = left ? m : n, width = left ? n : m;
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    if (left && k <= PLAIN_LEFT_LEAF && width >= 2 && alpha != 0) {   /* alpha 0: B = 0 by BLAS's rule, below */
+        left_leaf(uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+        return;
+    }
+#endif
     if (k <= TRSM_LEAF || width < 2) {
         cblas_ztrsm(CblasColMajor, ss_cblas_side(side), ss_cblas_uplo(uplo), ss_cblas_trans(transa),
                     ss_cblas_diag(diag), m, n, CBLAS_SADDR(alpha), A, lda, B, ldb);

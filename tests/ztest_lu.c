@@ -510,14 +510,14 @@ static void lu_check_regenerated(int m, int n, double shift, unsigned seed)
 }
 
 /* cpu_ztrsm in every side, uplo, trans and diag against cblas_ztrsm on the same operands: a scalar alpha
- * other than 1 (complex in c and z), orders below, at and above the recursion's leaf, one and several
- * columns, lda and ldb above the order. The triangle is dominant (condition near 1): the two results differ
- * by rounding only, a few eps times the order. The library's factorizations call four of the 24 variants
+ * other than 1 (complex in c and z), orders below, at and above the recursion's leaves (8; 16 on the left side
+ * in real precisions), one and several columns, lda and ldb above the order. The triangle is dominant (condition
+ * near 1): the two results differ by rounding only, a few eps times the order. The library's factorizations call four of the 24 variants
  * and its solves eight (one of them also a factorization's); this covers them all. */
 static void trsm_cpu_against_cblas(void)
 {
-    static const struct { int m, n; } shapes[] = { { 1, 1 }, { 8, 5 }, { 9, 2 }, { 33, 17 }, { 100, 1 },
-                                                    { 100, 64 }, { 70, 131 } };
+    static const struct { int m, n; } shapes[] = { { 1, 1 }, { 8, 5 }, { 9, 2 }, { 16, 3 }, { 17, 20 }, { 33, 17 },
+                                                    { 100, 1 }, { 100, 64 }, { 70, 131 } };
     const char *sides = "LR", *uplos = "LU", *transes = "NTC", *diags = "NU";
     starsolve_complex64_t alpha = 0.75;
 #if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
