@@ -132,6 +132,29 @@ static inline int first_largest(int n, const starsolve_complex64_t *x)
     return 0;
 }
 
+/* dst[from .. to - 1] less L(from .. to - 1, 0 .. w - 1) u, L's columns lda apart: one pass over dst, unrolled for
+ * a whole panel (w = PLAIN_LU_PANEL) */
+static inline __attribute__((always_inline)) void less_panel_times(int from, int to, const starsolve_complex64_t *L,
+                                                                   int lda, const starsolve_complex64_t *u, int w,
+                                                                   starsolve_complex64_t *dst)
+{
+    if (w == PLAIN_LU_PANEL) {
+#pragma omp simd
+        for (int i = from; i < to; i++) {
+            starsolve_complex64_t s = dst[i];
+#pragma GCC unroll 8
+            for (int q = 0; q < PLAIN_LU_PANEL; q++)
+                s -= L[i + (size_t)q * lda] * u[q];
+            dst[i] = s;
+        }
+    } else {   /* the last, narrower panel */
+        for (int q = 0; q < w; q++)
+#pragma omp simd
+            for (int i = from; i < to; i++)
+                dst[i] -= L[i + (size_t)q * lda] * u[q];
+    }
+}
+
 /* the LU of getrf_plain_unblocked / getrf_plain_panels, panel (<= n) columns at a time; inlined in each, where panel
  * is a constant */
 static inline __attribute__((always_inline)) int getrf_plain(int m, int n, starsolve_complex64_t *A, int lda,
@@ -187,21 +210,7 @@ static inline __attribute__((always_inline)) int getrf_plain(int m, int n, stars
                     s -= L[t + (size_t)q * lda] * u[q];
                 u[t] = dst[t] = s;
             }
-            if (w == PLAIN_LU_PANEL) {
-#pragma omp simd
-                for (int i = PLAIN_LU_PANEL; i < m - jb; i++) {
-                    starsolve_complex64_t s = dst[i];
-#pragma GCC unroll 8
-                    for (int q = 0; q < PLAIN_LU_PANEL; q++)
-                        s -= L[i + (size_t)q * lda] * u[q];
-                    dst[i] = s;
-                }
-            } else {   /* the last, narrower panel */
-                for (int q = 0; q < w; q++)
-#pragma omp simd
-                    for (int i = w; i < m - jb; i++)
-                        dst[i] -= L[i + (size_t)q * lda] * u[q];
-            }
+            less_panel_times(w, m - jb, L, lda, u, w, dst);
         }
     }
     return info;
@@ -256,21 +265,7 @@ SS_SIMD_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t 
             starsolve_complex64_t *dst = A + (size_t)c * lda, u[PLAIN_LU_PANEL];
             for (int q = 0; q < w; q++)
                 u[q] = L[c + (size_t)q * lda];
-            if (w == PLAIN_LU_PANEL) {
-#pragma omp simd
-                for (int i = c; i < n; i++) {
-                    starsolve_complex64_t s = dst[i];
-#pragma GCC unroll 8
-                    for (int q = 0; q < PLAIN_LU_PANEL; q++)
-                        s -= L[i + (size_t)q * lda] * u[q];
-                    dst[i] = s;
-                }
-            } else {
-                for (int q = 0; q < w; q++)
-#pragma omp simd
-                    for (int i = c; i < n; i++)
-                        dst[i] -= L[i + (size_t)q * lda] * u[q];
-            }
+            less_panel_times(c, n, L, lda, u, w, dst);
         }
     }
     return 0;
