@@ -443,8 +443,15 @@ int ss_zgetrf_one(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
  * and copied back: the same factor up to rounding, the same info, A's lower triangle untouched, as LAPACK leaves
  * it. One core, double, us through the lower triangle with the copies: 48 5.2, 64 8.4, 256 238, 384 638, 512 1567
  * (the copies 1, 2, 24, 64, 200); both cores of a batch, 512 MiB, GF/s against LAPACKE's upper: 128 23.0 / 17.8, 256
- * 36.9 / 27.6, 512 44.5 / 43.5, the copies eating the gain at 512 (bench/NOTES.md, session 61). */
+ * 36.9 / 27.6, 512 44.5 / 43.5, the copies eating the gain at 512 (bench/NOTES.md, session 61). In real precisions
+ * the copy goes to potrf_plain_lower up to its order, which pays for the copies from order 33 on: both cores, 1 GiB,
+ * against the LAPACKE loop with uplo U, 33 1.40x, 40 1.22x, 48 1.12x (1.01x through LAPACKE's upper), 56 1.17x
+ * (session 62); in complex, through LAPACKE's lower, from 64 (48: 0.87x, session 61). */
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+#define UPPER_VIA_LOWER_FROM (SMALL_ORDER + 1)
+#else
 #define UPPER_VIA_LOWER_FROM 64
+#endif
 #define UPPER_VIA_LOWER_TO 448
 /* The copies go by COPY_BLOCK x COPY_BLOCK blocks, so that the strided side stays in the first-level cache, and work's
  * leading dimension is n + WORK_LD_PAD, off the powers of two whose columns share cache sets: double, order 256, both

@@ -495,7 +495,7 @@ int test_zbatched(void)
         lu_batch(150, 50, 1, 0);
         lu_batch(256, 256, 1, 0);
         chol_batch('U', 100, 1, 0);
-        chol_batch('U', 64, 2, 3);   /* the upper triangle's first order through the lower one's code (zbatch_one_cpu.c) */
+        chol_batch('U', 64, 2, 3);   /* the upper triangle through the lower one's code from here in complex, from 33 (above) in real */
         chol_batch('L', 256, 1, 0);
         chol_batch('L', 96, 2, 0);   /* real Cholesky by 8-column panels (zbatch_one_cpu.c): its largest order */
         chol_batch('U', 96, 1, 0);   /* the same code on the upper triangle's copy */
