@@ -173,11 +173,7 @@ typedef starsolve_complex64_t ztri_lanes __attribute__((vector_size(ZTRI_LANES *
 typedef ztri_lanes ztri_rlanes;
 typedef __typeof__((ztri_rlanes){ 0 } < (ztri_rlanes){ 0 }) ztri_mask;   /* a comparison's lanes: all bits set where true */
 #endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define ZTRI_VECTOR_TASK __attribute__((target_clones("arch=x86-64-v3", "default"))) static void
-#else
-#define ZTRI_VECTOR_TASK static void
-#endif
+#define ZTRI_VECTOR_TASK SS_SIMD_CLONES_AVX2 static void   /* codelets.h */
 /* the sweeps, inlined in each clone of the tasks; lo_on, hi_on, has_b are constants where the tasks call them for the
  * common case (a sub- and a superdiagonal, a right-hand side), so that the compiler drops the tests there */
 #define ZTRI_SWEEP static inline __attribute__((always_inline)) void

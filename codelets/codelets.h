@@ -26,9 +26,10 @@
 #define ss_task_insert(cl, ...) ss_task_insert_local((cl), __VA_ARGS__)
 #endif
 
-/* Plain C kernels that the compiler vectorizes (`#pragma omp simd`, built with -fopenmp-simd: configure.ac): with
- * GCC on x86-64, clones for AVX-512 and AVX2 beside the baseline one, picked at load time by the CPU (ifunc).
- * SS_SIMD_CLONES_AVX2 leaves AVX-512 out, for loops too short to fill its vectors. */
+/* Plain C kernels that the compiler vectorizes (`#pragma omp simd`, built with -fopenmp-simd: configure.ac; or GCC's
+ * vector extension, codelet_ztridiag.c): with GCC on x86-64, clones for AVX-512 and AVX2 beside the baseline one,
+ * picked at load time by the CPU (ifunc). SS_SIMD_CLONES_AVX2 leaves AVX-512 out, for loops too short to fill its
+ * vectors. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SS_SIMD_CLONES_AVX512 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #define SS_SIMD_CLONES_AVX2 __attribute__((target_clones("arch=x86-64-v3", "default")))
