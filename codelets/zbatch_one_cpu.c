@@ -1,7 +1,8 @@
 /* One matrix factored or solved with on a CPU core, for the batched CPU variants (codelet_zbatched.c,
  * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one, ss_ztpqrt_one): LAPACKE, except
  * for real LU up to order PLAIN_LU_ORDER and real lower Cholesky up to PLAIN_CHOL_ORDER (getrf_plain,
- * potrf_plain_lower: plain C, faster than OpenBLAS's getrf and potrf there) and for other orders up to SMALL_ORDER,
+ * potrf_plain_lower: plain C, faster than OpenBLAS's getrf and potrf there), double lower Cholesky from
+ * BLOCKED_CHOL_FROM (potrf_blocked_lower: LAPACK's blocked algorithm) and for other orders up to SMALL_ORDER,
  * where OpenBLAS serializes concurrent callers of its getrf, potrf, getrs, potrs and triangular solves: there
  * LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2 BLAS calls, with the same pivots (izamax),
  * results and infos, and the triangular solves by substitution. From the 16 cores of the H100
@@ -272,6 +273,38 @@ SS_SIMD_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t 
 }
 #endif
 
+#if defined(STARSOLVE_PRECISION_D)
+/* Double lower Cholesky from order BLOCKED_CHOL_FROM: LAPACK's right-looking blocked algorithm by CHOL_BLOCK columns,
+ * each diagonal block by potrf_plain_lower, the block column under it by one TRSM, the trailing matrix by one SYRK.
+ * OpenBLAS 0.3.21's dpotrf runs at half its GEMM's rate there (one core of the 2-core CI machine, order 512: 28-33
+ * GF/s against 65). Ratio to the OpenMP loop of LAPACKE_dpotrf, 1 GiB: 2 cores (bench/batched.sh) 512 1.07, 768
+ * 1.24, 1024 1.16, where the library's LAPACKE call made 0.99-1.00; 16 CPU workers of the H200 machine, two rounds,
+ * 512 0.93 1.00, 768 1.23 1.19, 1024 1.51 1.22 (LAPACKE's call there: 1.02 1.03, 1.07 1.14, 1.10 1.30). From 384 it
+ * was even on both machines. cblas_dtrsm rather than cpu_ztrsm: on the 16 cores that recursion's many small BLAS
+ * calls, each taking a buffer from OpenBLAS's locked pool, made 384 0.76-0.80x and 512 0.90-0.96x; on 2 cores both
+ * made 512 1.05-1.07x. Blocks of 128: no faster. Not in single (2 cores: 512 0.91x, 1024 0.96x) nor yet in complex
+ * (2 cores 512 1.05-1.07x; 16 cores c 512 0.96x, z 768 even) (bench/NOTES.md, session 63). */
+#define BLOCKED_CHOL_FROM 512
+#define CHOL_BLOCK 64
+static int potrf_blocked_lower(int n, double *A, int lda)
+{
+    for (int k = 0; k < n; k += CHOL_BLOCK) {
+        const int kb = ss_min(CHOL_BLOCK, n - k), rest = n - k - kb;
+        double *diag = A + k + (size_t)k * lda, *below = diag + kb;
+        const int info = potrf_plain_lower(kb, diag, lda);
+        if (info)   /* the leading k + info - 1 columns factored, as LAPACK's */
+            return k + info;
+        if (rest == 0)
+            break;
+        cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, rest, kb, 1, diag, lda, below,
+                    lda);
+        cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, rest, kb, -1, below, lda, 1, below + (size_t)kb * lda,
+                    lda);
+    }
+    return 0;
+}
+#endif
+
 /* x conjugated in place (nothing in real precisions) */
 static void conj_vector(int n, starsolve_complex64_t *x, int inc)
 {
@@ -446,13 +479,22 @@ int ss_zgetrf_one(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
  * 36.9 / 27.6, 512 44.5 / 43.5, the copies eating the gain at 512 (bench/NOTES.md, session 61). In real precisions
  * the copy goes to potrf_plain_lower up to its order, which pays for the copies from order 33 on: both cores, 1 GiB,
  * against the LAPACKE loop with uplo U, 33 1.40x, 40 1.22x, 48 1.12x (1.01x through LAPACKE's upper), 56 1.17x
- * (session 62); in complex, through LAPACKE's lower, from 64 (48: 0.87x, session 61). */
+ * (session 62); in complex, through LAPACKE's lower, from 64 (48: 0.87x, session 61). In double the copy goes to
+ * potrf_blocked_lower from its order on, which pays for the copies up to 1024 at least: against the loop with uplo U,
+ * 2 cores 512 0.99x through LAPACKE's upper -> 1.16x, 1024 0.99x -> 1.10x; 16 CPU workers of the H200 machine, two
+ * rounds, 512 1.04 0.99 -> 1.12 1.26, 1024 1.31 1.12 -> 1.26 1.17 (session 63). Above UPPER_VIA_LOWER_TO the copy's work array would grow
+ * past 8 MiB a worker, unmeasured. In single and complex the copy to LAPACKE's lower lost from 512 on (2 cores: s 1024
+ * 0.89x, z 512 0.96x). */
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
 #define UPPER_VIA_LOWER_FROM (SMALL_ORDER + 1)
 #else
 #define UPPER_VIA_LOWER_FROM 64
 #endif
+#if defined(STARSOLVE_PRECISION_D)
+#define UPPER_VIA_LOWER_TO 1024
+#else
 #define UPPER_VIA_LOWER_TO 448
+#endif
 /* The copies go by COPY_BLOCK x COPY_BLOCK blocks, so that the strided side stays in the first-level cache, and work's
  * leading dimension is n + WORK_LD_PAD, off the powers of two whose columns share cache sets: double, order 256, both
  * copies 24 us, 27 without the padding, ~100 with blocks of 32 and no padding. */
@@ -483,13 +525,17 @@ size_t ss_zpotrf_one_lwork(char uplo, int n)
     return upper && n >= UPPER_VIA_LOWER_FROM && n <= UPPER_VIA_LOWER_TO ? (size_t)(n + WORK_LD_PAD) * n : 0;
 }
 
-/* A's lower Cholesky factor: getrf_plain's way in real precisions up to PLAIN_CHOL_ORDER, else LAPACK's unblocked
- * steps up to SMALL_ORDER, else LAPACKE */
+/* A's lower Cholesky factor: getrf_plain's way in real precisions up to PLAIN_CHOL_ORDER, in double blocked from
+ * BLOCKED_CHOL_FROM, else LAPACK's unblocked steps up to SMALL_ORDER, else LAPACKE */
 static int potrf_lower(int n, starsolve_complex64_t *A, int lda)
 {
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
     if (n <= PLAIN_CHOL_ORDER)
         return potrf_plain_lower(n, A, lda);
+#endif
+#if defined(STARSOLVE_PRECISION_D)
+    if (n >= BLOCKED_CHOL_FROM)
+        return potrf_blocked_lower(n, A, lda);
 #endif
     if (n <= SMALL_ORDER)
         return potf2_small('L', n, A, lda);

@@ -499,6 +499,10 @@ int test_zbatched(void)
         chol_batch('L', 256, 1, 0);
         chol_batch('L', 96, 2, 0);   /* real Cholesky by 8-column panels (zbatch_one_cpu.c): its largest order */
         chol_batch('U', 96, 1, 0);   /* the same code on the upper triangle's copy */
+        /* double Cholesky by 64-column blocks from 512 (potrf_blocked_lower), on the upper triangle's copy too: a last
+         * block of 24 columns, the non-SPD member's failure inside a block */
+        chol_batch('L', 600, 1, 0);
+        chol_batch('U', 600, 2, 0);
         qr_batch(120, 100, 1, 0);
         qr_batch(60, 20, 2, 0);
         qr_batch(20, 60, 2, 0);
