@@ -1,11 +1,10 @@
 /* One matrix factored or solved with on a CPU core, for the batched CPU variants (codelet_zbatched.c,
  * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one, ss_ztpqrt_one): LAPACKE, except
- * for real LU up to order PLAIN_LU_ORDER and real lower Cholesky up to PLAIN_CHOL_ORDER (getrf_plain,
- * potrf_plain_lower: plain C, faster than OpenBLAS's getrf and potrf there), double lower Cholesky from
- * BLOCKED_CHOL_FROM (potrf_blocked_lower: LAPACK's blocked algorithm) and for other orders up to SMALL_ORDER,
- * where OpenBLAS serializes concurrent callers of its getrf, potrf, getrs, potrs and triangular solves: there
- * LAPACK's unblocked algorithms (zgetf2; zpotf2) by level-1 and 2 BLAS calls, with the same pivots (izamax),
- * results and infos, and the triangular solves by substitution. From the 16 cores of the H100
+ * for LU up to order PLAIN_LU_ORDER and lower Cholesky up to PLAIN_CHOL_ORDER (getrf_plain, potrf_plain_lower: plain
+ * C, faster than OpenBLAS's getrf and potrf there), double lower Cholesky from BLOCKED_CHOL_FROM (potrf_blocked_lower:
+ * LAPACK's blocked algorithm) and for other orders up to SMALL_ORDER, where OpenBLAS serializes concurrent callers of
+ * its getrf, potrf, getrs, potrs and triangular solves: there LAPACK's unblocked Cholesky (zpotf2) by level-1 and 2
+ * BLAS calls, with the same results and infos, and the triangular solves by substitution. From the 16 cores of the H100
  * machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16 took 268 ms through
  * LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against 21 ms; at order 32
  * 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8 took 70 ms through
@@ -59,37 +58,29 @@
 /* whether a solve of order n with nrhs columns goes by substitution (trsm_subst) */
 static int by_substitution(int n, int nrhs) { return n <= SMALL_ORDER || (nrhs == 1 && n <= LEVEL1_ORDER); }
 
-static int getf2_small(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
+/* a b; in complex by its real and imaginary parts, as LAPACK's Fortran multiplies: C's complex multiplication (Annex
+ * G) checks its product for NaNs to recover infinities, and GCC does not vectorize it */
+static inline starsolve_complex64_t times(starsolve_complex64_t a, starsolve_complex64_t b)
 {
-    const starsolve_complex64_t minus_one = -1;
-    int info = 0;
-    for (int j = 0; j < ss_min(m, n); j++) {
-        starsolve_complex64_t *col = A + j + (size_t)j * lda;   /* A(j, j) */
-        const int p = j + (int)cblas_izamax(m - j, col, 1);
-        ipiv[j] = p + 1;
-        if (A[p + (size_t)j * lda] != 0) {
-            if (p != j)
-                cblas_zswap(n, A + j, lda, A + p, lda);
-            if (cabs(*col) >= DBL_MIN) {   /* LAPACK's sfmin test: 1 / pivot does not overflow */
-                starsolve_complex64_t r = 1 / *col;
-                cblas_zscal(m - j - 1, CBLAS_SADDR(r), col + 1, 1);
-            } else {
-                for (int i = 1; i < m - j; i++)
-                    col[i] /= *col;
-            }
-        } else if (info == 0) {
-            info = j + 1;   /* U(j, j) is exactly zero: the factorization goes on, as LAPACK's */
-        }
-        if (m - j - 1 > 0 && n - j - 1 > 0)
-            cblas_zgeru(CblasColMajor, m - j - 1, n - j - 1, CBLAS_SADDR(minus_one), col + 1, 1, col + lda, lda,
-                        col + 1 + lda, lda);
-    }
-    return info;
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+    return CMPLX(creal(a) * creal(b) - cimag(a) * cimag(b), creal(a) * cimag(b) + cimag(a) * creal(b));
+#else
+    return a * b;
+#endif
 }
 
-#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
-/* Real LU of orders up to PLAIN_LU_ORDER in plain C, without BLAS calls: LAPACK's right-looking algorithm with its
- * pivots (the first largest |a|, as idamax), its sfmin test and its info, by PLAIN_LU_PANEL-column panels whose
+/* |re| + |im|, the size izamax compares (|x| in real precisions) */
+static inline double abs1(starsolve_complex64_t x)
+{
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+    return fabs(creal(x)) + fabs(cimag(x));
+#else
+    return fabs(x);
+#endif
+}
+
+/* LU of orders up to PLAIN_LU_ORDER in plain C, without BLAS calls: LAPACK's right-looking algorithm with its
+ * pivots (the first largest |a|, as izamax), its sfmin test and its info, by PLAIN_LU_PANEL-column panels whose
  * trailing update is one pass over each later column (a rank-8 update: eight multiply-adds a load and a store), the
  * panel's row swaps reaching the other columns column by column where LAPACK swaps whole rows at lda strides; up to
  * PLAIN_LU_UNBLOCKED columns the whole matrix is one panel. At these orders OpenBLAS's getrf spends its time in
@@ -99,11 +90,22 @@ static int getf2_small(int m, int n, starsolve_complex64_t *A, int lda, int *ipi
  * 0.74 / 1.19, 16 1.57 / 2.61, 32 3.33 / 4.85, 48 5.27 / 6.61, 64 6.51 / 8.44, 96 9.60 / 11.62, 128 11.79 / 13.98,
  * 192 15.24 / 17.04, 256 17.93 / 18.47. Both cores, 1 GiB, the library against the OpenMP loop of LAPACKE: 16 2.45x,
  * 32 1.52x, 64 1.36x, 128 1.23x, 192 1.20x, 256 1.08x; with this code up to 320 and 512: 1.01x and 0.82x, so
- * LAPACKE from 257 on (single: 1.45x at 32, 1.07x at 128, 1.01x at 256). In complex GCC's multiplications (with
- * their NaN checks) do not vectorize and LAPACKE stays ahead from order 16 on. Panels of 4 and 16 columns, and
- * panels of 32-128 columns by this code with OpenBLAS's TRSM and GEMM for the rest at 320-512, were no faster
- * (bench/NOTES.md, session 62). */
+ * LAPACKE from 257 on (single: 1.45x at 32, 1.07x at 128, 1.01x at 256). Panels of 4 and 16 columns, and panels of
+ * 32-128 columns by this code with OpenBLAS's TRSM and GEMM for the rest at 320-512, were no faster (bench/NOTES.md,
+ * session 62). In complex the products go by times() (C's own do not vectorize) and izamax's |re| + |im| picks the
+ * pivots; the unblocked steps by level-1 and 2 calls (zgetf2) took complex LU up to order 32 before. Ratios to the
+ * loop, 256 MiB, those steps up to 32 and LAPACKE above / this code: 2 cores c 16 1.30 / 1.83, 32 0.66 / 1.41, 48
+ * 0.93 / 1.12, 64 0.96 / 1.07, 80 0.96 / 1.05, 96 0.98 / 0.99, 128 0.98 / 0.93; z 16 1.14 / 1.60, 32 0.90 / 1.23, 48
+ * 0.99 / 1.02-1.05, 56 0.98 / 1.01, 64 0.98 / 0.93; the 16 CPU workers of the H200 machine, two rounds, c 16 4.3-4.8
+ * / 7.1-7.3, 32 0.80-0.90 / 2.07-2.17, 64 0.99 / 1.05-1.09, 96 0.94-1.06 / 1.08-1.11; z 32 0.96-1.06 / 1.62-1.64, 48
+ * 0.82-0.90 / 1.02-1.12, 64 0.93-0.94 / 1.01-1.03, 96 0.97-0.99 / 0.88-0.90 (bench/NOTES.md, session 63). */
+#if defined(STARSOLVE_PRECISION_C)
+#define PLAIN_LU_ORDER 96
+#elif defined(STARSOLVE_PRECISION_Z)
+#define PLAIN_LU_ORDER 56
+#else
 #define PLAIN_LU_ORDER 256
+#endif
 #define PLAIN_LU_UNBLOCKED 40
 #define PLAIN_LU_PANEL 8
 
@@ -118,17 +120,17 @@ static inline void swap_rows_in_column(starsolve_complex64_t *d, int j0, int j1,
     }
 }
 
-/* the first i with |x[i]| largest (0 when every |x[i]| is NaN): idamax's choice, its search vectorized */
+/* the first i with abs1(x[i]) largest (0 when every one is NaN): izamax's choice, its search vectorized */
 static inline int first_largest(int n, const starsolve_complex64_t *x)
 {
     double largest = 0;
 #pragma omp simd reduction(max : largest)
     for (int i = 0; i < n; i++) {
-        const double v = fabs(x[i]);
+        const double v = abs1(x[i]);
         largest = v > largest ? v : largest;
     }
     for (int i = 0; i < n; i++)
-        if (fabs(x[i]) == largest)
+        if (abs1(x[i]) == largest)
             return i;
     return 0;
 }
@@ -145,14 +147,14 @@ static inline __attribute__((always_inline)) void less_panel_times(int from, int
             starsolve_complex64_t s = dst[i];
 #pragma GCC unroll 8
             for (int q = 0; q < PLAIN_LU_PANEL; q++)
-                s -= L[i + (size_t)q * lda] * u[q];
+                s -= times(L[i + (size_t)q * lda], u[q]);
             dst[i] = s;
         }
     } else {   /* the last, narrower panel */
         for (int q = 0; q < w; q++)
 #pragma omp simd
             for (int i = from; i < to; i++)
-                dst[i] -= L[i + (size_t)q * lda] * u[q];
+                dst[i] -= times(L[i + (size_t)q * lda], u[q]);
     }
 }
 
@@ -178,11 +180,11 @@ static inline __attribute__((always_inline)) int getrf_plain(int m, int n, stars
                         A[j + (size_t)c * lda] = A[p + (size_t)c * lda];
                         A[p + (size_t)c * lda] = t;
                     }
-                if (fabs(*col) >= DBL_MIN) {   /* LAPACK's sfmin test: 1 / pivot does not overflow */
-                    const starsolve_complex64_t r = 1 / *col;
+                if (cabs(*col) >= DBL_MIN) {   /* LAPACK's sfmin test: 1 / pivot does not overflow */
+                    const starsolve_complex64_t r = 1 / *col;   /* C's division, scaled as LAPACK's */
 #pragma omp simd
                     for (int i = 1; i < m - j; i++)
-                        col[i] *= r;
+                        col[i] = times(col[i], r);
                 } else {
                     for (int i = 1; i < m - j; i++)
                         col[i] /= *col;
@@ -195,7 +197,7 @@ static inline __attribute__((always_inline)) int getrf_plain(int m, int n, stars
                 const starsolve_complex64_t u = dst[j];
 #pragma omp simd
                 for (int i = j + 1; i < m; i++)
-                    dst[i] -= col[i - j] * u;
+                    dst[i] -= times(col[i - j], u);
             }
         }
         for (int c = 0; c < jb; c++)   /* L's columns left of the panel take its swaps */
@@ -208,7 +210,7 @@ static inline __attribute__((always_inline)) int getrf_plain(int m, int n, stars
             for (int t = 0; t < w; t++) {
                 starsolve_complex64_t s = dst[t];
                 for (int q = 0; q < t; q++)
-                    s -= L[t + (size_t)q * lda] * u[q];
+                    s -= times(L[t + (size_t)q * lda], u[q]);
                 u[t] = dst[t] = s;
             }
             less_panel_times(w, m - jb, L, lda, u, w, dst);
@@ -228,7 +230,7 @@ SS_SIMD_CLONES_AVX512 static int getrf_plain_panels(int m, int n, starsolve_comp
     return getrf_plain(m, n, A, lda, ipiv, PLAIN_LU_PANEL);
 }
 
-/* Real Cholesky of the lower triangle up to order PLAIN_CHOL_ORDER the same way (getrf_plain's comment): 8-column
+/* Cholesky of the lower triangle up to order PLAIN_CHOL_ORDER the same way (getrf_plain's comment): 8-column
  * panels, right-looking, each later column updated by the panel in one pass (rank 8), no BLAS call; info and the
  * factored leading block as LAPACK's potrf. One core, double, 64 MiB, GF/s of LAPACKE_dpotrf / this code: 16 2.33 /
  * 2.28, 32 5.16 / 4.92, 48 5.55 / 7.41, 64 8.13 / 9.23, 96 12.02 / 12.87, 128 14.57 / 14.37, 256 22.36 / 19.36.
@@ -236,42 +238,50 @@ SS_SIMD_CLONES_AVX512 static int getrf_plain_panels(int m, int n, starsolve_comp
  * potf2_small, before: 2.00x, 1.15x), 48 1.42x, 64 1.17x, 96 1.11x, 128 1.05x, 160 1.04x, 192 0.97x. On the 16 CPU
  * workers of the H200 machine 64 1.44-1.52x, but at 128 and 160 about 8 % behind LAPACKE's call (the same library
  * with LAPACKE there, three rounds each), hence 96. The upper triangle's copy (UPPER_VIA_LOWER_FROM) is factored here
- * too up to this order (bench/NOTES.md, session 62). */
+ * too up to this order (bench/NOTES.md, session 62). In complex (L L^H: the panel's row conjugated, times() for the
+ * products) only up to 24, against LAPACK's unblocked steps (potf2_small): 2 cores, 256 MiB, c 8 3.4-3.8x -> 4.8x, 16
+ * 1.5-1.7x -> 2.0-2.1x, 24 1.15-1.20x -> 1.14-1.22x, 32 1.02-1.08x -> 0.98-0.99x, 64 0.98-1.00x -> 0.82x; z 8 3.2-3.3x
+ * -> 3.3-4.1x, 16 1.55x -> 1.6-1.7x, 24 1.23-1.27x -> 1.17-1.25x, 32 1.04-1.14x -> 1.00x; 16 CPU workers of the H200
+ * machine, c 24 5.6-6.0x -> 6.9-7.3x, 32 3.0-3.2x -> 3.4-3.9x, z 24 4.1-4.3x -> 5.5x, 32 2.0-2.3x -> 2.1-2.8x (session
+ * 63). */
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+#define PLAIN_CHOL_ORDER 24
+#else
 #define PLAIN_CHOL_ORDER 96
+#endif
 SS_SIMD_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t *A, int lda)
 {
     for (int jb = 0; jb < n; jb += PLAIN_LU_PANEL) {
         const int jend = ss_min(jb + PLAIN_LU_PANEL, n), w = jend - jb;
         for (int j = jb; j < jend; j++) {   /* the panel, unblocked */
             starsolve_complex64_t *col = A + j + (size_t)j * lda;   /* A(j, j) */
-            const double d = *col;
+            const double d = creal(*col);   /* Hermitian: the diagonal's imaginary part is not read, as LAPACK's */
             if (!(d > 0))   /* not positive (or NaN): A(j, j) keeps it, the leading j x j block is factored */
                 return j + 1;
             *col = sqrt(d);
-            const starsolve_complex64_t r = 1 / *col;
+            const double r = 1 / sqrt(d);
 #pragma omp simd
             for (int i = 1; i < n - j; i++)
                 col[i] *= r;
             for (int c = j + 1; c < jend; c++) {
                 starsolve_complex64_t *dst = A + (size_t)c * lda;
-                const starsolve_complex64_t u = A[c + (size_t)j * lda];
+                const starsolve_complex64_t u = conj(A[c + (size_t)j * lda]);
 #pragma omp simd
                 for (int i = c; i < n; i++)
-                    dst[i] -= A[i + (size_t)j * lda] * u;
+                    dst[i] -= times(A[i + (size_t)j * lda], u);
             }
         }
         const starsolve_complex64_t *L = A + (size_t)jb * lda;   /* the panel's columns, from row 0 */
-        /* each later column c, from its diagonal down: less L(c:n, panel) L(c, panel)^T */
+        /* each later column c, from its diagonal down: less L(c:n, panel) L(c, panel)^H */
         for (int c = jend; c < n; c++) {
             starsolve_complex64_t *dst = A + (size_t)c * lda, u[PLAIN_LU_PANEL];
             for (int q = 0; q < w; q++)
-                u[q] = L[c + (size_t)q * lda];
+                u[q] = conj(L[c + (size_t)q * lda]);
             less_panel_times(c, n, L, lda, u, w, dst);
         }
     }
     return 0;
 }
-#endif
 
 #if defined(STARSOLVE_PRECISION_D)
 /* Double lower Cholesky from order BLOCKED_CHOL_FROM: LAPACK's right-looking blocked algorithm by CHOL_BLOCK columns,
@@ -458,13 +468,9 @@ static void potrs_subst(char uplo, int n, int nrhs, const starsolve_complex64_t 
 
 int ss_zgetrf_one(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
 {
-#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
     if (m <= PLAIN_LU_ORDER && n <= PLAIN_LU_ORDER)
         return n <= PLAIN_LU_UNBLOCKED ? getrf_plain_unblocked(m, n, A, lda, ipiv)
                                        : getrf_plain_panels(m, n, A, lda, ipiv);
-#endif
-    if (m <= SMALL_ORDER && n <= SMALL_ORDER)
-        return getf2_small(m, n, A, lda, ipiv);
     return LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, ipiv);
 }
 
@@ -482,9 +488,9 @@ int ss_zgetrf_one(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
  * (session 62); in complex, through LAPACKE's lower, from 64 (48: 0.87x, session 61). In double the copy goes to
  * potrf_blocked_lower from its order on, which pays for the copies up to 1024 at least: against the loop with uplo U,
  * 2 cores 512 0.99x through LAPACKE's upper -> 1.16x, 1024 0.99x -> 1.10x; 16 CPU workers of the H200 machine, two
- * rounds, 512 1.04 0.99 -> 1.12 1.26, 1024 1.31 1.12 -> 1.26 1.17 (session 63). Above UPPER_VIA_LOWER_TO the copy's work array would grow
- * past 8 MiB a worker, unmeasured. In single and complex the copy to LAPACKE's lower lost from 512 on (2 cores: s 1024
- * 0.89x, z 512 0.96x). */
+ * rounds, 512 1.04 0.99 -> 1.12 1.26, 1024 1.31 1.12 -> 1.26 1.17 (session 63). Above UPPER_VIA_LOWER_TO (unmeasured)
+ * the copy's work array would pass 8 MiB a worker. In single and complex the copy to LAPACKE's lower lost from 512
+ * on (2 cores: s 1024 0.89x, z 512 0.96x). */
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
 #define UPPER_VIA_LOWER_FROM (SMALL_ORDER + 1)
 #else
@@ -525,14 +531,12 @@ size_t ss_zpotrf_one_lwork(char uplo, int n)
     return upper && n >= UPPER_VIA_LOWER_FROM && n <= UPPER_VIA_LOWER_TO ? (size_t)(n + WORK_LD_PAD) * n : 0;
 }
 
-/* A's lower Cholesky factor: getrf_plain's way in real precisions up to PLAIN_CHOL_ORDER, in double blocked from
- * BLOCKED_CHOL_FROM, else LAPACK's unblocked steps up to SMALL_ORDER, else LAPACKE */
+/* A's lower Cholesky factor: getrf_plain's way up to PLAIN_CHOL_ORDER, in double blocked from BLOCKED_CHOL_FROM, else
+ * LAPACK's unblocked steps up to SMALL_ORDER, else LAPACKE */
 static int potrf_lower(int n, starsolve_complex64_t *A, int lda)
 {
-#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
     if (n <= PLAIN_CHOL_ORDER)
         return potrf_plain_lower(n, A, lda);
-#endif
 #if defined(STARSOLVE_PRECISION_D)
     if (n >= BLOCKED_CHOL_FROM)
         return potrf_blocked_lower(n, A, lda);

@@ -60,7 +60,7 @@ s/\bCBLAS_SADDR(/(/g'
   case $out in *.c|*.c.tmp) echo "#define STARSOLVE_PRECISION_$P 1" ;; esac
   case $prec in
     s|d) sed -e "$names" -e "$rules" -e "$real" "$in" ;;
-    c) sed -e "$names" -e "$rules" -e 's/\bcabs(/cabsf(/g;s/\bcreal(/crealf(/g;s/\bconj(/conjf(/g' "$in" ;;
+    c) sed -e "$names" -e "$rules" -e 's/\bcabs(/cabsf(/g;s/\bcreal(/crealf(/g;s/\bcimag(/cimagf(/g;s/\bconj(/conjf(/g;s/\bCMPLX(/CMPLXF(/g' "$in" ;;
     z) sed -e "$names" "$in" ;;
   esac
 } > "$out.tmp"

@@ -71,6 +71,21 @@ static void lu_batch(int m, int n, int nrhs, int chunk)
     free(A0); free(A); free(B0); free(X); free(ipiv); free(info);
 }
 
+/* LAPACK's pivot: izamax's first largest |re| + |im| (|a| in real precisions). Column 0 holds 3 + 3i and 5: the
+ * first is larger by |re| + |im| (6), the second by modulus (5) and by real part */
+static void lu_pivot_choice(void)
+{
+    starsolve_complex64_t A[4] = { 3, 5, 1, 2 };
+    int ipiv[2] = { 0, 0 }, info = -1, want = 2;
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+    A[0] += 3 * I;
+    want = 1;
+#endif
+    int ret = starsolve_zgetrf_batched(2, 2, A, 2, 4, ipiv, 2, &info, 1);
+    TEST_CHECK(ret == 0 && info == 0 && ipiv[0] == want, "starsolve_zgetrf_batched 2 x 2: ret %d, info %d, first pivot "
+               "row %d (want %d, izamax's)", ret, info, ipiv[0], want);
+}
+
 static void chol_batch(char uplo, int n, int nrhs, int chunk)
 {
     int batch = batch_for(n), lda = n + 2, bad = batch - 1;
@@ -494,11 +509,15 @@ int test_zbatched(void)
         lu_batch(45, 60, 2, 0);
         lu_batch(150, 50, 1, 0);
         lu_batch(256, 256, 1, 0);
+        lu_pivot_choice();
+        lu_batch(56, 56, 2, 0);   /* the plain LU's largest order in double complex, */
+        lu_batch(96, 70, 1, 3);   /* in single complex (tall) */
         chol_batch('U', 100, 1, 0);
         chol_batch('U', 64, 2, 3);   /* the upper triangle through the lower one's code from here in complex, from 33 (above) in real */
         chol_batch('L', 256, 1, 0);
         chol_batch('L', 96, 2, 0);   /* real Cholesky by 8-column panels (zbatch_one_cpu.c): its largest order */
         chol_batch('U', 96, 1, 0);   /* the same code on the upper triangle's copy */
+        chol_batch('L', 24, 2, 0);   /* its largest order in complex */
         /* double Cholesky by 64-column blocks from 512 (potrf_blocked_lower), on the upper triangle's copy too: a last
          * block of 24 columns, the non-SPD member's failure inside a block */
         chol_batch('L', 600, 1, 0);
