@@ -258,8 +258,8 @@ SS_SIMD_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t 
             const double d = creal(*col);   /* Hermitian: the diagonal's imaginary part is not read, as LAPACK's */
             if (!(d > 0))   /* not positive (or NaN): A(j, j) keeps it, the leading j x j block is factored */
                 return j + 1;
-            *col = sqrt(d);
-            const double r = 1 / sqrt(d);
+            const double root = sqrt(d), r = 1 / root;
+            *col = root;
 #pragma omp simd
             for (int i = 1; i < n - j; i++)
                 col[i] *= r;
