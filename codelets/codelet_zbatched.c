@@ -2,9 +2,9 @@
  * of `count` consecutive matrices of a strided batch. The chunk's matrices,
  * pivots, tau and infos are each one StarPU vector (the bytes from the first
  * matrix to the end of the last), so StarPU moves a chunk in one transfer.
- * CPU: a loop over the matrices on one core (ss_zgetrf_one ...: LAPACKE, real LU up to order 256 in plain C, tiny
- * orders by LAPACK's unblocked steps: zbatch_one_cpu.c), the next small matrix prefetched meanwhile; on CPU
- * workers alone one task a worker instead, claiming runs of the batch (run_zbatch_claims).
+ * CPU: a loop over the matrices on one core (ss_zgetrf_one ...: LAPACKE, real LU up to order 48 in plain C and
+ * blocked above, tiny orders by LAPACK's unblocked steps: zbatch_one_cpu.c), the next small matrix prefetched
+ * meanwhile; on CPU workers alone one task a worker instead, claiming runs of the batch (run_zbatch_claims).
  * CUDA, factorizations: our kernels
  * (zbatched_cuda.c, codelets/cuda/batched.cu) on every shape whose panel fits
  * in a thread block's shared memory (m up to about 1024), or with

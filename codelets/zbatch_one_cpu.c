@@ -1,8 +1,9 @@
 /* One matrix factored or solved with on a CPU core, for the batched CPU variants (codelet_zbatched.c,
  * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one, ss_ztpqrt_one): LAPACKE, except
  * for LU up to order PLAIN_LU_ORDER and lower Cholesky up to PLAIN_CHOL_ORDER (getrf_plain, potrf_plain_lower: plain
- * C, faster than OpenBLAS's getrf and potrf there), double lower Cholesky from BLOCKED_CHOL_FROM (potrf_blocked_lower:
- * LAPACK's blocked algorithm) and for other orders up to SMALL_ORDER, where OpenBLAS serializes concurrent callers of
+ * C, faster than OpenBLAS's getrf and potrf there), real LU above that order (getrf_blocked: LAPACK's blocked
+ * algorithm on that code's panels, the tile TRSM and one GEMM a block), double lower Cholesky from
+ * BLOCKED_CHOL_FROM (potrf_blocked_lower: LAPACK's blocked algorithm) and for other orders up to SMALL_ORDER, where OpenBLAS serializes concurrent callers of
  * its getrf, potrf, getrs, potrs and triangular solves: there LAPACK's unblocked Cholesky (zpotf2) by level-1 and 2
  * BLAS calls, with the same results and infos, and the triangular solves by substitution. From the 16 cores of the H100
  * machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16 took 268 ms through
@@ -89,10 +90,10 @@ static inline double abs1(starsolve_complex64_t x)
  * up to 40 columns, the AVX-512 one above, where the AVX2 one is slower; on short columns the other way round): 8
  * 0.74 / 1.19, 16 1.57 / 2.61, 32 3.33 / 4.85, 48 5.27 / 6.61, 64 6.51 / 8.44, 96 9.60 / 11.62, 128 11.79 / 13.98,
  * 192 15.24 / 17.04, 256 17.93 / 18.47. Both cores, 1 GiB, the library against the OpenMP loop of LAPACKE: 16 2.45x,
- * 32 1.52x, 64 1.36x, 128 1.23x, 192 1.20x, 256 1.08x; with this code up to 320 and 512: 1.01x and 0.82x, so
- * LAPACKE from 257 on (single: 1.45x at 32, 1.07x at 128, 1.01x at 256). Panels of 4 and 16 columns, and panels of
- * 32-128 columns by this code with OpenBLAS's TRSM and GEMM for the rest at 320-512, were no faster (bench/NOTES.md,
- * session 62). In complex the products go by times() (C's own do not vectorize) and izamax's |re| + |im| picks the
+ * 32 1.52x, 64 1.36x, 128 1.23x, 192 1.20x, 256 1.08x (single: 1.45x at 32, 1.07x at 128, 1.01x at 256). Panels of 4
+ * and 16 columns were no faster (bench/NOTES.md, session 62). In real precisions the blocked LU (getrf_blocked, whose
+ * panels are this code) takes over above order 48: 2 cores, 1 GiB, the plain LU / blocked, 48 1.32x / 1.33x, 64
+ * 1.30x / 1.46x, 128 1.21x / 1.54x, 256 1.06x / 1.36x (session 64). In complex the products go by times() (C's own do not vectorize) and izamax's |re| + |im| picks the
  * pivots; the unblocked steps by level-1 and 2 calls (zgetf2) took complex LU up to order 32 before. Ratios to the
  * loop, 256 MiB, those steps up to 32 and LAPACKE above / this code: 2 cores c 16 1.30 / 1.83, 32 0.66 / 1.41, 48
  * 0.93 / 1.12, 64 0.96 / 1.07, 80 0.96 / 1.05, 96 0.98 / 0.99, 128 0.98 / 0.93; z 16 1.14 / 1.60, 32 0.90 / 1.23, 48
@@ -104,7 +105,7 @@ static inline double abs1(starsolve_complex64_t x)
 #elif defined(STARSOLVE_PRECISION_Z)
 #define PLAIN_LU_ORDER 56
 #else
-#define PLAIN_LU_ORDER 256
+#define PLAIN_LU_ORDER 48
 #endif
 #define PLAIN_LU_UNBLOCKED 40
 #define PLAIN_LU_PANEL 8
@@ -466,11 +467,60 @@ static void potrs_subst(char uplo, int n, int nrhs, const starsolve_complex64_t 
     }
 }
 
+/* Real LU above PLAIN_LU_ORDER: LAPACK's right-looking blocked getrf by lu_block(n) columns. Each panel, from its
+ * diagonal down, by getrf_plain (8-column steps; one 32-column step was 10-30 % slower); its row interchanges on the
+ * columns left and right of it by laswp; U's block row by the tile TRSM, cpu_ztrsm (a GEMM between halves of the
+ * triangle and plain C leaves); the trailing matrix by one GEMM. Why: OpenBLAS 0.3.21's dgetrf runs at 25-30 GF/s at
+ * order 512 on one core of the 2-core CI machine, its GEMM at 67, and its TRSM at 9 on a 64 x 448 block (one core,
+ * 512, ms a matrix, blocks of 32: panels 0.33, swaps 0.53, TRSM 0.26, GEMM 1.4; the TRSM with blocks of 64 0.34
+ * through cpu_ztrsm, 0.86 through cblas_dtrsm, 0.44 by the diagonal block's inverse and a GEMM, which also forms no
+ * inverse). Ratio to the OpenMP loop of LAPACKE_dgetrf, 1 GiB, LAPACKE's
+ * call (or the plain LU up to 256) / this code: 2 cores, three runs' medians, 320 0.99 / 1.40, 512 0.98 / 1.19, 768
+ * 1.00 / 1.22, 1024 0.99 / 1.12 (single 128 1.08 / 1.30, 512 1.00 / 1.22); the 16 CPU workers of the H200 machine,
+ * two rounds, 96 1.16 1.29 / 1.50 1.47, 256 0.90 0.97 / 1.50 1.44, 512 1.03 1.10 / 1.32 1.30, 1024 1.24 1.13 / 1.23
+ * 1.36 (single 512 1.01 1.04 / 1.25 1.24). Blocks of 16 lost from 512 on, of 64 up to 512 (2 cores, 512: 16 1.11, 32
+ * 1.20, 64 1.18; 1024: 32 0.98, 64 1.08). Not in complex: even or behind LAPACKE (2 cores, z 512 0.93x, c 0.97x),
+ * whose complex kernels run nearer their GEMM (bench/NOTES.md, session 64). */
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+#define LU_BLOCK_SMALL 32
+#define LU_BLOCK_LARGE 64
+static int lu_block(int n) { return n <= 512 ? LU_BLOCK_SMALL : LU_BLOCK_LARGE; }
+
+static int getrf_blocked(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
+{
+    const starsolve_complex64_t one = 1.0, mone = -1.0;
+    const int k = ss_min(m, n), nb = lu_block(n);
+    int info = 0;
+    for (int j = 0; j < k; j += nb) {
+        const int jb = ss_min(nb, k - j), right = n - j - jb, below = m - j - jb;
+        starsolve_complex64_t *diag = A + j + (size_t)j * lda, *row = diag + (size_t)jb * lda;
+        const int panel_info = getrf_plain_panels(m - j, jb, diag, lda, ipiv + j);
+        if (panel_info && !info)
+            info = j + panel_info;
+        for (int i = j; i < j + jb; i++)   /* the panel's pivots, made A's rows */
+            ipiv[i] += j;
+        if (j > 0)
+            LAPACKE_zlaswp_work(LAPACK_COL_MAJOR, j, A, lda, j + 1, j + jb, ipiv, 1);
+        if (right == 0)
+            continue;
+        LAPACKE_zlaswp_work(LAPACK_COL_MAJOR, right, row - j, lda, j + 1, j + jb, ipiv, 1);
+        cpu_ztrsm('L', 'L', 'N', 'U', jb, right, one, diag, lda, row, lda);
+        if (below > 0)
+            cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, below, right, jb, CBLAS_SADDR(mone), diag + jb, lda,
+                        row, lda, CBLAS_SADDR(one), row + jb, lda);
+    }
+    return info;
+}
+#endif
+
 int ss_zgetrf_one(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
 {
     if (m <= PLAIN_LU_ORDER && n <= PLAIN_LU_ORDER)
         return n <= PLAIN_LU_UNBLOCKED ? getrf_plain_unblocked(m, n, A, lda, ipiv)
                                        : getrf_plain_panels(m, n, A, lda, ipiv);
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    return getrf_blocked(m, n, A, lda, ipiv);
+#endif
     return LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, ipiv);
 }
 
