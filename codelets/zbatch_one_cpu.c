@@ -1,23 +1,23 @@
 /* One matrix factored or solved with on a CPU core, for the batched CPU variants (codelet_zbatched.c,
- * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one, ss_ztpqrt_one): LAPACKE, except
- * for LU up to order PLAIN_LU_ORDER and lower Cholesky up to PLAIN_CHOL_ORDER (getrf_plain, potrf_plain_lower: plain
- * C, faster than OpenBLAS's getrf and potrf there), real LU above that order (getrf_blocked: LAPACK's blocked
- * algorithm on that code's panels, the tile TRSM and one GEMM a block), double lower Cholesky from
- * BLOCKED_CHOL_FROM (potrf_blocked_lower: LAPACK's blocked algorithm) and for other orders up to SMALL_ORDER, where OpenBLAS serializes concurrent callers of
- * its getrf, potrf, getrs, potrs and triangular solves: there LAPACK's unblocked Cholesky (zpotf2) by level-1 and 2
- * BLAS calls, with the same results and infos, and the triangular solves by substitution. From the 16 cores of the H100
- * machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16 took 268 ms through
- * LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against 21 ms; at order 32
- * 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8 took 70 ms through
- * LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one right-hand side go by substitution in
- * level-1 calls up to order LEVEL1_ORDER; least squares with few right-hand sides applies Q^H by LAPACK's unblocked
- * algorithm at every order (FEW_RHS, below), with more by its blocked one with T by level-1 calls; QR, unless m + n
- * is at most QR_LAPACKE_SUM, is LAPACK's blocked algorithm with its panels and T by level-1 calls (ss_zgeqrf_one).
- * QR with its whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3 stopped at QRT_LEAF columns, which go by
- * level-1 calls: zgeqrt3 recurses down to single columns, hundreds of small level-3 calls a tile, each taking a
- * buffer from OpenBLAS's locked pool; from each of the 16 cores of the H100 machine a LAPACKE_dgeqrt of a 256 x 256
- * tile took 29.5 ms against 1.9 from one core (QRT_LEAF's numbers). ss_ztpqrt_one is the same recursion on a
- * triangle stacked on a matrix (LAPACK's ztpqrt), without the zeros under the triangle. */
+ * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one, ss_ztpqrt_one): LAPACKE, except for
+ * LU up to order PLAIN_LU_ORDER and lower Cholesky up to PLAIN_CHOL_ORDER (getrf_plain, potrf_plain_lower: plain C,
+ * faster than OpenBLAS's getrf and potrf there), real LU above that order (getrf_blocked: LAPACK's blocked algorithm on
+ * that code's panels, the tile TRSM and one GEMM a block), double lower Cholesky from BLOCKED_CHOL_FROM
+ * (potrf_blocked_lower: LAPACK's blocked algorithm) and for other orders up to SMALL_ORDER, where OpenBLAS serializes
+ * concurrent callers of its getrf, potrf, getrs, potrs and triangular solves: there LAPACK's unblocked Cholesky
+ * (zpotf2) by level-1 and 2 BLAS calls, with the same results and infos, and the triangular solves by substitution.
+ * From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16 took
+ * 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against 21 ms; at
+ * order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8 took 70 ms through
+ * LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one right-hand side go by substitution in level-1
+ * calls up to order LEVEL1_ORDER; least squares with few right-hand sides applies Q^H by LAPACK's unblocked algorithm
+ * at every order (FEW_RHS, below), with more by its blocked one with T by level-1 calls; QR, unless m + n is at most
+ * QR_LAPACKE_SUM, is LAPACK's blocked algorithm with its panels and T by level-1 calls (ss_zgeqrf_one). QR with its
+ * whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3 stopped at QRT_LEAF columns, which go by level-1 calls: zgeqrt3
+ * recurses down to single columns, hundreds of small level-3 calls a tile, each taking a buffer from OpenBLAS's locked
+ * pool; from each of the 16 cores of the H100 machine a LAPACKE_dgeqrt of a 256 x 256 tile took 29.5 ms against 1.9
+ * from one core (QRT_LEAF's numbers). ss_ztpqrt_one is the same recursion on a triangle stacked on a matrix (LAPACK's
+ * ztpqrt), without the zeros under the triangle. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -80,26 +80,27 @@ static inline double abs1(starsolve_complex64_t x)
 #endif
 }
 
-/* LU of orders up to PLAIN_LU_ORDER in plain C, without BLAS calls: LAPACK's right-looking algorithm with its
- * pivots (the first largest |a|, as izamax), its sfmin test and its info, by PLAIN_LU_PANEL-column panels whose
- * trailing update is one pass over each later column (a rank-8 update: eight multiply-adds a load and a store), the
- * panel's row swaps reaching the other columns column by column where LAPACK swaps whole rows at lda strides; up to
+/* LU of orders up to PLAIN_LU_ORDER in plain C, without BLAS calls: LAPACK's right-looking algorithm with its pivots
+ * (the first largest |a|, as izamax), its sfmin test and its info, by PLAIN_LU_PANEL-column panels whose trailing
+ * update is one pass over each later column (a rank-8 update: eight multiply-adds a load and a store), the panel's row
+ * swaps reaching the other columns column by column where LAPACK swaps whole rows at lda strides; up to
  * PLAIN_LU_UNBLOCKED columns the whole matrix is one panel. At these orders OpenBLAS's getrf spends its time in
- * per-call set-up and strided swaps (and its smallest orders serialize concurrent callers: SMALL_ORDER's comment).
- * One core of the 2-core CI machine, double, 64 MiB of matrices, GF/s of LAPACKE_dgetrf / this code (the AVX2 clone
- * up to 40 columns, the AVX-512 one above, where the AVX2 one is slower; on short columns the other way round): 8
- * 0.74 / 1.19, 16 1.57 / 2.61, 32 3.33 / 4.85, 48 5.27 / 6.61, 64 6.51 / 8.44, 96 9.60 / 11.62, 128 11.79 / 13.98,
- * 192 15.24 / 17.04, 256 17.93 / 18.47. Both cores, 1 GiB, the library against the OpenMP loop of LAPACKE: 16 2.45x,
- * 32 1.52x, 64 1.36x, 128 1.23x, 192 1.20x, 256 1.08x (single: 1.45x at 32, 1.07x at 128, 1.01x at 256). Panels of 4
- * and 16 columns were no faster (bench/NOTES.md, session 62). In real precisions the blocked LU (getrf_blocked, whose
- * panels are this code) takes over above order 48: 2 cores, 1 GiB, the plain LU / blocked, 48 1.32x / 1.33x, 64
- * 1.30x / 1.46x, 128 1.21x / 1.54x, 256 1.06x / 1.36x (session 64). In complex the products go by times() (C's own do not vectorize) and izamax's |re| + |im| picks the
- * pivots; the unblocked steps by level-1 and 2 calls (zgetf2) took complex LU up to order 32 before. Ratios to the
- * loop, 256 MiB, those steps up to 32 and LAPACKE above / this code: 2 cores c 16 1.30 / 1.83, 32 0.66 / 1.41, 48
- * 0.93 / 1.12, 64 0.96 / 1.07, 80 0.96 / 1.05, 96 0.98 / 0.99, 128 0.98 / 0.93; z 16 1.14 / 1.60, 32 0.90 / 1.23, 48
- * 0.99 / 1.02-1.05, 56 0.98 / 1.01, 64 0.98 / 0.93; the 16 CPU workers of the H200 machine, two rounds, c 16 4.3-4.8
- * / 7.1-7.3, 32 0.80-0.90 / 2.07-2.17, 64 0.99 / 1.05-1.09, 96 0.94-1.06 / 1.08-1.11; z 32 0.96-1.06 / 1.62-1.64, 48
- * 0.82-0.90 / 1.02-1.12, 64 0.93-0.94 / 1.01-1.03, 96 0.97-0.99 / 0.88-0.90 (bench/NOTES.md, session 63). */
+ * per-call set-up and strided swaps (and its smallest orders serialize concurrent callers: SMALL_ORDER's comment). One
+ * core of the 2-core CI machine, double, 64 MiB of matrices, GF/s of LAPACKE_dgetrf / this code (the AVX2 clone up to
+ * 40 columns, the AVX-512 one above, where the AVX2 one is slower; on short columns the other way round): 8 0.74 /
+ * 1.19, 16 1.57 / 2.61, 32 3.33 / 4.85, 48 5.27 / 6.61, 64 6.51 / 8.44, 96 9.60 / 11.62, 128 11.79 / 13.98, 192 15.24 /
+ * 17.04, 256 17.93 / 18.47. Both cores, 1 GiB, the library against the OpenMP loop of LAPACKE: 16 2.45x, 32 1.52x, 64
+ * 1.36x, 128 1.23x, 192 1.20x, 256 1.08x (single: 1.45x at 32, 1.07x at 128, 1.01x at 256). Panels of 4 and 16 columns
+ * were no faster (bench/NOTES.md, session 62). In real precisions the blocked LU (getrf_blocked, whose panels are this
+ * code) takes over above order 48: 2 cores, 1 GiB, the plain LU / blocked, 48 1.32x / 1.33x, 64 1.30x / 1.46x, 128
+ * 1.21x / 1.54x, 256 1.06x / 1.36x (session 64). In complex the products go by times() (C's own do not vectorize) and
+ * izamax's |re| + |im| picks the pivots; the unblocked steps by level-1 and 2 calls (zgetf2) took complex LU up to
+ * order 32 before. Ratios to the loop, 256 MiB, those steps up to 32 and LAPACKE above / this code: 2 cores c 16 1.30 /
+ * 1.83, 32 0.66 / 1.41, 48 0.93 / 1.12, 64 0.96 / 1.07, 80 0.96 / 1.05, 96 0.98 / 0.99, 128 0.98 / 0.93; z 16 1.14 /
+ * 1.60, 32 0.90 / 1.23, 48 0.99 / 1.02-1.05, 56 0.98 / 1.01, 64 0.98 / 0.93; the 16 CPU workers of the H200 machine,
+ * two rounds, c 16 4.3-4.8 / 7.1-7.3, 32 0.80-0.90 / 2.07-2.17, 64 0.99 / 1.05-1.09, 96 0.94-1.06 / 1.08-1.11; z 32
+ * 0.96-1.06 / 1.62-1.64, 48 0.82-0.90 / 1.02-1.12, 64 0.93-0.94 / 1.01-1.03, 96 0.97-0.99 / 0.88-0.90 (bench/NOTES.md,
+ * session 63). */
 #if defined(STARSOLVE_PRECISION_C)
 #define PLAIN_LU_ORDER 96
 #elif defined(STARSOLVE_PRECISION_Z)
@@ -470,19 +471,20 @@ static void potrs_subst(char uplo, int n, int nrhs, const starsolve_complex64_t 
 /* Real LU above PLAIN_LU_ORDER: LAPACK's right-looking blocked getrf by lu_block(n) columns. Each panel, from its
  * diagonal down, by getrf_plain (8-column steps; one 32-column step was 10-30 % slower); its row interchanges on the
  * columns right of it by laswp; U's block row by the tile TRSM, cpu_ztrsm (a GEMM between halves of the triangle and
- * plain C leaves); the trailing matrix by one GEMM. The columns left of a block take its interchanges at the end,
- * each column all of the later blocks' at once while it is in cache (LAPACK swaps them block by block: the same
- * result; 2 cores, 1 GiB, 128 1.47x -> 1.50x, 512 1.22x -> 1.29x). Why: OpenBLAS 0.3.21's dgetrf runs at 25-30 GF/s at
- * order 512 on one core of the 2-core CI machine, its GEMM at 67, and its TRSM at 9 on a 64 x 448 block (one core,
- * 512, ms a matrix, blocks of 32: panels 0.33, swaps 0.53, TRSM 0.26, GEMM 1.4; the TRSM with blocks of 64 0.34
- * through cpu_ztrsm, 0.86 through cblas_dtrsm, 0.44 by the diagonal block's inverse and a GEMM, which also forms no
- * inverse). Ratio to the OpenMP loop of LAPACKE_dgetrf, 1 GiB, LAPACKE's
- * call (or the plain LU up to 256) / this code: 2 cores, three runs' medians, 320 0.99 / 1.40, 512 0.98 / 1.19, 768
- * 1.00 / 1.22, 1024 0.99 / 1.12 (single 128 1.08 / 1.30, 512 1.00 / 1.22); the 16 CPU workers of the H200 machine,
- * two rounds, 96 1.16 1.29 / 1.50 1.47, 256 0.90 0.97 / 1.50 1.44, 512 1.03 1.10 / 1.32 1.30, 1024 1.24 1.13 / 1.23
- * 1.36 (single 512 1.01 1.04 / 1.25 1.24). Blocks of 16 lost from 512 on, of 64 up to 512 (2 cores, 512: 16 1.11, 32
- * 1.20, 64 1.18; 1024: 32 0.98, 64 1.08). Not in complex: even or behind LAPACKE (2 cores, z 512 0.93x, c 0.97x),
- * whose complex kernels run nearer their GEMM (bench/NOTES.md, session 64). */
+ * plain C leaves); the trailing matrix by one GEMM. The columns left of a block take its interchanges at the end, each
+ * column all of the later blocks' at once while it is in cache (LAPACK swaps them block by block: the same result; 2
+ * cores, 1 GiB, 128 1.47x -> 1.50x, 512 1.22x -> 1.29x). Why: OpenBLAS 0.3.21's dgetrf runs at 25-30 GF/s at order 512
+ * on one core of the 2-core CI machine, its GEMM at 67, and its TRSM at 9 on a 64 x 448 block (one core, 512, ms a
+ * matrix, blocks of 32: panels 0.33, swaps 0.53, TRSM 0.26, GEMM 1.4; the TRSM with blocks of 64: 0.34 through
+ * cpu_ztrsm, 0.86 through cblas_dtrsm, 0.44 by the diagonal block's inverse and a GEMM; cpu_ztrsm, the fastest, forms
+ * no inverse either). Ratio to the OpenMP loop of LAPACKE_dgetrf, 1 GiB, LAPACKE's call (or the plain LU up to 256) /
+ * this code without the deferred interchanges: 2 cores, three runs' medians, 320 0.99 / 1.40, 512 0.98 / 1.19, 768 1.00
+ * / 1.22, 1024 0.99 / 1.12 (single 128 1.08 / 1.30, 512 1.00 / 1.22); the 16 CPU workers of the H200 machine, two
+ * rounds, 96 1.16 1.29 / 1.50 1.47, 256 0.90 0.97 / 1.50 1.44, 512 1.03 1.10 / 1.32 1.30, 1024 1.24 1.13 / 1.23 1.36
+ * (single 512 1.01 1.04 / 1.25 1.24); with them, 16 CPU workers, 256 1.35 1.25, 512 1.41 1.53, 1024 1.35 1.48. Blocks
+ * of 16 lost from 512 on, of 64 up to 512 (2 cores, 512: 16 1.11, 32 1.20, 64 1.18; 1024: 32 0.98, 64 1.08). Not in
+ * complex: even or behind LAPACKE (2 cores, z 512 0.93x, c 0.97x), whose complex kernels run nearer their GEMM
+ * (bench/NOTES.md, session 64). */
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
 #define LU_BLOCK_SMALL 32
 #define LU_BLOCK_LARGE 64
@@ -525,8 +527,9 @@ int ss_zgetrf_one(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
                                        : getrf_plain_panels(m, n, A, lda, ipiv);
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
     return getrf_blocked(m, n, A, lda, ipiv);
-#endif
+#else
     return LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, ipiv);
+#endif
 }
 
 /* Cholesky of the upper triangle by the lower one's code, for orders UPPER_VIA_LOWER_FROM .. UPPER_VIA_LOWER_TO.

@@ -54,8 +54,8 @@ static void lu_batch(int m, int n, int nrhs, int chunk)
                m, n, chunk);
     TEST_CHECK(ret == 0 && worst_info == 0 && check_passes(worst) && info[bad] == zero_col + 1,
                "starsolve_zgetrf_batched m=%d n=%d batch=%d chunk=%d: ret %d, worst ||PA-LU||/(||A|| n eps) = %.3g, "
-               "infos of the good members %s, singular member's info %d (want %d: its column stays zero)", m, n, batch, chunk, ret, worst,
-               worst_info ? "not 0" : "0", info[bad], zero_col + 1);
+               "infos of the good members %s, singular member's info %d (want %d: its column stays zero)", m, n, batch,
+               chunk, ret, worst, worst_info ? "not 0" : "0", info[bad], zero_col + 1);
     if (m == n) {
         memcpy(X, B0, (size_t)sB * batch * sizeof *X);
         ret = starsolve_zgetrs_batched('N', n, nrhs, A, lda, sA, ipiv, sP, X, n + 1, sB, batch);
