@@ -10,14 +10,14 @@
  * 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against 21 ms; at
  * order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8 took 70 ms through
  * LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one right-hand side go by substitution in level-1
- * calls up to order LEVEL1_ORDER; least squares with few right-hand sides applies Q^H by LAPACK's unblocked algorithm
- * at every order (FEW_RHS, below), with more by its blocked one with T by level-1 calls; QR, unless m + n is at most
- * QR_LAPACKE_SUM, is LAPACK's blocked algorithm with its panels and T by level-1 calls (ss_zgeqrf_one). QR with its
- * whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3 stopped at QRT_LEAF columns, which go by level-1 calls: zgeqrt3
- * recurses down to single columns, hundreds of small level-3 calls a tile, each taking a buffer from OpenBLAS's locked
- * pool; from each of the 16 cores of the H100 machine a LAPACKE_dgeqrt of a 256 x 256 tile took 29.5 ms against 1.9
- * from one core (QRT_LEAF's numbers). ss_ztpqrt_one is the same recursion on a triangle stacked on a matrix (LAPACK's
- * ztpqrt), without the zeros under the triangle. */
+ * calls up to order LEVEL1_ORDER, the other real getrs with trans 'N' by the tile TRSM (trsm_tile); least squares with
+ * few right-hand sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below), with more by its
+ * blocked one with T by level-1 calls; QR, unless m + n is at most QR_LAPACKE_SUM, is LAPACK's blocked algorithm with
+ * its panels and T by level-1 calls (ss_zgeqrf_one). QR with its whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3
+ * stopped at QRT_LEAF columns, which go by level-1 calls: zgeqrt3 recurses down to single columns, hundreds of small
+ * level-3 calls a tile, each taking a buffer from OpenBLAS's locked pool; from each of the 16 cores of the H100 machine
+ * a LAPACKE_dgeqrt of a 256 x 256 tile took 29.5 ms against 1.9 from one core (QRT_LEAF's numbers). ss_ztpqrt_one is
+ * the same recursion on a triangle stacked on a matrix (LAPACK's ztpqrt), without the zeros under the triangle. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -438,33 +438,60 @@ static void trsm_subst(char uplo, char trans, int unit, int n, int nrhs, const s
     }
 }
 
-static void getrs_subst(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, const int *ipiv,
-                     starsolve_complex64_t *B, int ldb)
+/* B = op(T)^-1 B, T the upper or (unit if `unit`) lower triangle of A: trsm_subst or trsm_tile */
+typedef void triangular_solve(char uplo, char trans, int unit, int n, int nrhs, const starsolve_complex64_t *A, int lda,
+                              starsolve_complex64_t *B, int ldb);
+
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+/* Real LU solves and least squares' R^-1 above the substitution's orders go by the tile TRSM (cpu_ztrsm: a GEMM between
+ * halves of the triangle, plain C leaves; the same substitution reordered, no inverse formed) rather than LAPACKE's
+ * getrs and cblas_dtrsm, which runs at a third of OpenBLAS's GEMM (getrf_blocked's comment). Ratio of the solves to the
+ * OpenMP loop of LAPACKE_dgetrs, 256 MiB, double, through cblas_dtrsm / this: 2 cores, getrs 64 with 2 right-hand sides
+ * 1.00 / 1.10, 16 1.05 / 1.81, 64 1.01 / 2.59; 128 x 16 1.02 / 1.76; 256 x 2 1.00 / 1.96; 512 x 2 1.11 / 1.73, x 16
+ * 1.01 / 1.74, x 64 0.98 / 1.81 (single 256 x 16 0.96 / 1.74); the H200 machine's 16 CPU workers, two rounds, 48 x 16
+ * 0.55 0.56 / 1.57 1.52, 64 x 2 0.47 0.47 / 2.14 2.26, 64 x 16 0.75 0.72 / 1.59 1.99, 128 x 16 1.04 0.94 / 1.79 1.64,
+ * 256 x 2 0.94 0.97 / 1.62 1.86, 512 x 16 1.02 1.03 / 1.88 1.86. geqrs with 16 right-hand sides, 2 cores, 256 1.51 /
+ * 1.73, 512 1.29 / 1.60; 16 CPU workers 512 10.1 11.4 / 12.4 11.7. Not for potrs: 0.98-2.37x on 2 cores, but on the 16
+ * CPU workers 0.39-0.41x at 96 x 16, 0.47-0.50x at 128 x 2, 0.56-0.59x at 192 x 16 against LAPACKE's 0.94-1.08x (only
+ * 256 x 16 and 512 gained). The cause is not found; potrs's second solve is transposed, getrs's are not, so getrs with
+ * trans 'T' or 'C' (not measured there) stays LAPACKE's too. Not in complex, whose tile TRSM has OpenBLAS's leaves: 2
+ * cores, z getrs 128 x 16 1.01 / 0.83 (bench/NOTES.md, session 64). */
+static void trsm_tile(char uplo, char trans, int unit, int n, int nrhs, const starsolve_complex64_t *A, int lda,
+                      starsolve_complex64_t *B, int ldb)
+{
+    cpu_ztrsm('L', uplo, trans, unit ? 'U' : 'N', n, nrhs, 1.0, A, lda, B, ldb);
+}
+#endif
+
+/* LAPACK's getrs by the triangular solves `solve` */
+static void getrs_by(triangular_solve *solve, char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda,
+                     const int *ipiv, starsolve_complex64_t *B, int ldb)
 {
     if (trans == 'N') {   /* P A = L U: x = U^-1 L^-1 P b */
         for (int i = 0; i < n; i++)
             if (ipiv[i] - 1 != i)
                 cblas_zswap(nrhs, B + i, ldb, B + ipiv[i] - 1, ldb);
-        trsm_subst('L', 'N', 1, n, nrhs, A, lda, B, ldb);
-        trsm_subst('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+        solve('L', 'N', 1, n, nrhs, A, lda, B, ldb);
+        solve('U', 'N', 0, n, nrhs, A, lda, B, ldb);
     } else {              /* op(A) = op(U) op(L) P: x = P^T op(L)^-1 op(U)^-1 b */
-        trsm_subst('U', trans, 0, n, nrhs, A, lda, B, ldb);
-        trsm_subst('L', trans, 1, n, nrhs, A, lda, B, ldb);
+        solve('U', trans, 0, n, nrhs, A, lda, B, ldb);
+        solve('L', trans, 1, n, nrhs, A, lda, B, ldb);
         for (int i = n - 1; i >= 0; i--)
             if (ipiv[i] - 1 != i)
                 cblas_zswap(nrhs, B + i, ldb, B + ipiv[i] - 1, ldb);
     }
 }
 
-static void potrs_subst(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
-                     int ldb)
+/* LAPACK's potrs by the triangular solves `solve` */
+static void potrs_by(triangular_solve *solve, char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda,
+                     starsolve_complex64_t *B, int ldb)
 {
     if (uplo == 'L' || uplo == 'l') {   /* A = L L^H */
-        trsm_subst('L', 'N', 0, n, nrhs, A, lda, B, ldb);
-        trsm_subst('L', 'C', 0, n, nrhs, A, lda, B, ldb);
+        solve('L', 'N', 0, n, nrhs, A, lda, B, ldb);
+        solve('L', 'C', 0, n, nrhs, A, lda, B, ldb);
     } else {                             /* A = U^H U */
-        trsm_subst('U', 'C', 0, n, nrhs, A, lda, B, ldb);
-        trsm_subst('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+        solve('U', 'C', 0, n, nrhs, A, lda, B, ldb);
+        solve('U', 'N', 0, n, nrhs, A, lda, B, ldb);
     }
 }
 
@@ -624,7 +651,11 @@ void ss_zgetrs_one(char trans, int n, int nrhs, const starsolve_complex64_t *A, 
                    starsolve_complex64_t *B, int ldb)
 {
     if (by_substitution(n, nrhs))
-        getrs_subst(trans, n, nrhs, A, lda, ipiv, B, ldb);
+        getrs_by(trsm_subst, trans, n, nrhs, A, lda, ipiv, B, ldb);
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    else if (trans == 'N')   /* the transposed solves not: trsm_tile's comment */
+        getrs_by(trsm_tile, trans, n, nrhs, A, lda, ipiv, B, ldb);
+#endif
     else
         LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(trans), n, nrhs, A, lda, ipiv, B, ldb);
 }
@@ -633,8 +664,8 @@ void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, i
                    int ldb)
 {
     if (by_substitution(n, nrhs))
-        potrs_subst(uplo, n, nrhs, A, lda, B, ldb);
-    else
+        potrs_by(trsm_subst, uplo, n, nrhs, A, lda, B, ldb);
+    else   /* not by trsm_tile: its comment says why */
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
 }
 
@@ -904,14 +935,19 @@ static void unmqr_blocked(int m, int k, int nrhs, const starsolve_complex64_t *A
 void ss_zgeqrs_one(int m, int n, int nrhs, const starsolve_complex64_t *A, int lda, const starsolve_complex64_t *tau,
                    starsolve_complex64_t *B, int ldb)
 {
-    const starsolve_complex64_t one = 1;
     if (nrhs <= FEW_RHS)
         unm2r_few(m, n, nrhs, A, lda, tau, B, ldb);
     else
         unmqr_blocked(m, n, nrhs, A, lda, tau, B, ldb);
-    if (by_substitution(n, nrhs))
+    if (by_substitution(n, nrhs)) {
         trsm_subst('U', 'N', 0, n, nrhs, A, lda, B, ldb);
-    else
-        cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one), A,
-                    lda, B, ldb);
+        return;
+    }
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    trsm_tile('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+#else
+    const starsolve_complex64_t one = 1;
+    cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one), A, lda, B,
+                ldb);
+#endif
 }
