@@ -438,7 +438,7 @@ static void trsm_subst(char uplo, char trans, int unit, int n, int nrhs, const s
     }
 }
 
-/* B = op(T)^-1 B, T the upper or (unit if `unit`) lower triangle of A: trsm_subst or trsm_tile */
+/* B = op(T)^-1 B, T the upper or (unit if `unit`) lower triangle of A: trsm_subst or trsm_tile, for getrs_by */
 typedef void triangular_solve(char uplo, char trans, int unit, int n, int nrhs, const starsolve_complex64_t *A, int lda,
                               starsolve_complex64_t *B, int ldb);
 
@@ -482,16 +482,15 @@ static void getrs_by(triangular_solve *solve, char trans, int n, int nrhs, const
     }
 }
 
-/* LAPACK's potrs by the triangular solves `solve` */
-static void potrs_by(triangular_solve *solve, char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda,
-                     starsolve_complex64_t *B, int ldb)
+static void potrs_subst(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
+                     int ldb)
 {
     if (uplo == 'L' || uplo == 'l') {   /* A = L L^H */
-        solve('L', 'N', 0, n, nrhs, A, lda, B, ldb);
-        solve('L', 'C', 0, n, nrhs, A, lda, B, ldb);
+        trsm_subst('L', 'N', 0, n, nrhs, A, lda, B, ldb);
+        trsm_subst('L', 'C', 0, n, nrhs, A, lda, B, ldb);
     } else {                             /* A = U^H U */
-        solve('U', 'C', 0, n, nrhs, A, lda, B, ldb);
-        solve('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+        trsm_subst('U', 'C', 0, n, nrhs, A, lda, B, ldb);
+        trsm_subst('U', 'N', 0, n, nrhs, A, lda, B, ldb);
     }
 }
 
@@ -664,7 +663,7 @@ void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, i
                    int ldb)
 {
     if (by_substitution(n, nrhs))
-        potrs_by(trsm_subst, uplo, n, nrhs, A, lda, B, ldb);
+        potrs_subst(uplo, n, nrhs, A, lda, B, ldb);
     else   /* not by trsm_tile: its comment says why */
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
 }
