@@ -2,7 +2,7 @@
 # Batched factorizations against the CPU reference, in one run, on the same cores.
 #
 #   bash bench/batched.sh [--sizes "16 32 64 128 256 512"] [--ops "getrf potrf geqrf"] [--mib 256] [--niter 5]
-#                         [--nrhs R] [--vsizes 0|1] [--uplo L|U] BUILD_DIR
+#                         [--nrhs R] [--trans N|T|C] [--vsizes 0|1] [--uplo L|U] BUILD_DIR
 #
 # For each op and size m (square matrices), a batch of about --mib MiB of doubles:
 # starpu_batched -vendor times starsolve_dgetrf_batched (potrf, geqrf) and, right after each run, the
@@ -12,11 +12,12 @@
 # Prints a table: op, m, batch, starsolve GF/s, reference GF/s, ratio (target >= 1). With --nrhs R > 0
 # (default 0) each run also solves R right-hand sides a matrix with the factors (getrs / potrs / geqrs batched;
 # the reference loop: LAPACKE getrs / potrs / unmqr + trtrs), and the table gains both solves' best seconds and
-# their ratio. --uplo U: potrf (and potrs) on the upper triangle, on both sides (default L).
+# their ratio. --uplo U: potrf (and potrs) on the upper triangle, on both sides (default L). --trans T or C: getrf's
+# solves with A^T or A^H, on both sides (default N).
 # Then, where BUILD_DIR/bench/vbatched_cpu is built, the variable-size LU (starsolve_dgetrf_vbatched) against
 # the same kind of loop: 100000 matrices of orders 1..16 and 4000 of orders 32..128 (--vsizes 0: not run).
 set -u
-sizes="16 32 64 128 256 512" ops="getrf potrf geqrf" mib=256 niter=5 vsizes=1 nrhs=0 uplo=L
+sizes="16 32 64 128 256 512" ops="getrf potrf geqrf" mib=256 niter=5 vsizes=1 nrhs=0 uplo=L trans=N
 while [ $# -gt 1 ]; do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;
@@ -26,7 +27,8 @@ while [ $# -gt 1 ]; do
     --nrhs) nrhs=$2; shift 2 ;;
     --vsizes) vsizes=$2; shift 2 ;;
     --uplo) uplo=$2; shift 2 ;;
-    *) echo "usage: bash bench/batched.sh [--sizes S] [--ops O] [--mib MIB] [--niter K] [--nrhs R] [--vsizes 0|1] [--uplo L|U] BUILD_DIR" >&2; exit 2 ;;
+    --trans) trans=$2; shift 2 ;;
+    *) echo "usage: bash bench/batched.sh [--sizes S] [--ops O] [--mib MIB] [--niter K] [--nrhs R] [--trans N|T|C] [--vsizes 0|1] [--uplo L|U] BUILD_DIR" >&2; exit 2 ;;
   esac
 done
 [ $# -eq 1 ] && [ -x "$1/examples/starpu_batched" ] || { echo "usage: bash bench/batched.sh [...] BUILD_DIR (with examples/starpu_batched built)" >&2; exit 2; }
@@ -44,8 +46,10 @@ for op in $ops; do
   for m in $sizes; do
     batch=$(( mib * 1024 * 1024 / (8 * m * m) ))
     [ "$batch" -ge 1 ] || batch=1
-    STARPU_CALIBRATE=1 "$drv" -op "$op" -m "$m" -batch "$batch" -nrhs "$nrhs" -uplo "$uplo" > /dev/null 2>&1
-    out=$("$drv" -op "$op" -m "$m" -batch "$batch" -nrhs "$nrhs" -uplo "$uplo" -niter "$niter" -vendor 2>&1)
+    optrans=""   # -trans: getrf's solves only
+    [ "$op" = getrf ] && [ "$nrhs" -gt 0 ] && optrans="-trans $trans"
+    STARPU_CALIBRATE=1 "$drv" -op "$op" -m "$m" -batch "$batch" -nrhs "$nrhs" -uplo "$uplo" $optrans > /dev/null 2>&1
+    out=$("$drv" -op "$op" -m "$m" -batch "$batch" -nrhs "$nrhs" -uplo "$uplo" $optrans -niter "$niter" -vendor 2>&1)
     line=$(echo "$out" | grep '^starpu_batched: reference (')
     if [ -z "$line" ]; then failed=1; echo "batched.sh: starpu_batched -op $op -m $m failed" >&2; continue; fi
     factor=$(echo "$line" | sed -n 's/.*best [0-9.]* s \([0-9.]*\) GF\/s; starsolve best [0-9.]* s \([0-9.]*\) GF\/s; ratio \([0-9.]*\).*/\2 \1 \3/p')
@@ -61,7 +65,7 @@ for op in $ops; do
         printf "\n" }'
   done
 done
-echo "(double; potrf's triangle $uplo; reference = OpenMP loop of LAPACKE on the same cores; ratio = starsolve / reference, target >= 1)"
+echo "(double; potrf's triangle $uplo; getrs's op $trans; reference = OpenMP loop of LAPACKE on the same cores; ratio = starsolve / reference, target >= 1)"
 if [ "$vsizes" != 0 ] && [ -x "$1/bench/vbatched_cpu" ]; then
   for shape in "100000 1 16" "4000 32 128"; do
     out=$("$1/bench/vbatched_cpu" $shape "$niter" 2>&1) || failed=1

@@ -10,7 +10,7 @@
  * 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against 21 ms; at
  * order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8 took 70 ms through
  * LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one right-hand side go by substitution in level-1
- * calls up to order LEVEL1_ORDER, the other real getrs with trans 'N' by the tile TRSM (trsm_tile); least squares with
+ * calls up to order LEVEL1_ORDER, the other real getrs and potrs by the tile TRSM (trsm_tile); least squares with
  * few right-hand sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below), with more by its
  * blocked one with T by level-1 calls; QR, unless m + n is at most QR_LAPACKE_SUM, is LAPACK's blocked algorithm with
  * its panels and T by level-1 calls (ss_zgeqrf_one). QR with its whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3
@@ -443,19 +443,22 @@ typedef void triangular_solve(char uplo, char trans, int unit, int n, int nrhs, 
                               starsolve_complex64_t *B, int ldb);
 
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
-/* Real LU solves and least squares' R^-1 above the substitution's orders go by the tile TRSM (cpu_ztrsm: a GEMM between
- * halves of the triangle, plain C leaves; the same substitution reordered, no inverse formed) rather than LAPACKE's
- * getrs and cblas_dtrsm, which runs at a third of OpenBLAS's GEMM (getrf_blocked's comment). Ratio of the solves to the
- * OpenMP loop of LAPACKE_dgetrs, 256 MiB, double, through cblas_dtrsm / this: 2 cores, getrs 64 with 2 right-hand sides
- * 1.00 / 1.10, 16 1.05 / 1.81, 64 1.01 / 2.59; 128 x 16 1.02 / 1.76; 256 x 2 1.00 / 1.96; 512 x 2 1.11 / 1.73, x 16
- * 1.01 / 1.74, x 64 0.98 / 1.81 (single 256 x 16 0.96 / 1.74); the H200 machine's 16 CPU workers, two rounds, 48 x 16
- * 0.55 0.56 / 1.57 1.52, 64 x 2 0.47 0.47 / 2.14 2.26, 64 x 16 0.75 0.72 / 1.59 1.99, 128 x 16 1.04 0.94 / 1.79 1.64,
- * 256 x 2 0.94 0.97 / 1.62 1.86, 512 x 16 1.02 1.03 / 1.88 1.86. geqrs with 16 right-hand sides, 2 cores, 256 1.51 /
- * 1.73, 512 1.29 / 1.60; 16 CPU workers 512 10.1 11.4 / 12.4 11.7. Not for potrs: 0.98-2.37x on 2 cores, but on the 16
- * CPU workers 0.39-0.41x at 96 x 16, 0.47-0.50x at 128 x 2, 0.56-0.59x at 192 x 16 against LAPACKE's 0.94-1.08x (only
- * 256 x 16 and 512 gained). The cause is not found; potrs's second solve is transposed, getrs's are not, so getrs with
- * trans 'T' or 'C' (not measured there) stays LAPACKE's too. Not in complex, whose tile TRSM has OpenBLAS's leaves: 2
- * cores, z getrs 128 x 16 1.01 / 0.83 (bench/NOTES.md, session 64). */
+/* Real LU and Cholesky solves and least squares' R^-1 above the substitution's orders go by the tile TRSM (cpu_ztrsm:
+ * a GEMM between halves of the triangle, plain C leaves; the same substitution reordered, no inverse formed) rather
+ * than LAPACKE's getrs / potrs and cblas_dtrsm, which runs at a third of OpenBLAS's GEMM (getrf_blocked's comment).
+ * Ratio of the solves to the OpenMP loop of LAPACKE's getrs / potrs, 256 MiB, double, through cblas_dtrsm / this:
+ * 2 cores, getrs 64 with 2 right-hand sides 1.00 / 1.10, 16 1.05 / 1.81, 64 1.01 / 2.59; 128 x 16 1.02 / 1.76; 256 x 2
+ * 1.00 / 1.96; 512 x 2 1.11 / 1.73, x 16 1.01 / 1.74, x 64 0.98 / 1.81 (single 256 x 16 0.96 / 1.74); getrs 'T' x 16:
+ * 64 0.99 / 1.41, 96 0.98 / 1.31, 192 1.01 / 1.35, 512 0.99 / 1.03-1.09; potrs x 16: 64 0.95 / 1.58, 96 0.99 / 1.44,
+ * 128 0.97 / 1.63, 192 1.02 / 1.45, 256 1.00 / 1.57, 512 0.98 / 1.43; potrs x 2: 128 0.98 / 1.36, 256 1.01 / 1.49;
+ * the H200 machine's 16 CPU workers, two rounds: getrs 48 x 16 0.55 0.56 / 1.57 1.52, 64 x 2 0.47 0.47 / 2.14 2.26,
+ * 128 x 16 1.04 0.94 / 1.79 1.64, 512 x 16 1.02 1.03 / 1.88 1.86; getrs 'T' 96 x 16 1.10 1.00 / 1.34 1.57, 160 x 4
+ * 0.96 0.85 / 1.36 1.34, 192 x 16 1.02 1.08 / 1.02 1.23; potrs 96 x 16 1.04 1.04 / 1.74 1.73, 100 x 4 0.96 0.94 /
+ * 2.39 2.28, 160 x 16 1.01 0.96 / 1.62 1.62. The transposed solves (potrs's second, getrs 'T') need the tile TRSM's
+ * transposed leaves of 32 (ztrsm_cpu.c): with leaves of 16 the 16 workers lost (potrs 96 x 16 0.43, getrs 'T' 96 x
+ * 16 0.24). geqrs with 16 right-hand sides, 2 cores, 256 1.51 / 1.73, 512 1.29 / 1.60; 16 CPU workers 512 10.1 11.4
+ * / 12.4 11.7. Not in complex, whose tile TRSM has OpenBLAS's leaves: 2 cores, z getrs 128 x 16 1.01 / 0.83
+ * (bench/NOTES.md, sessions 64-65). */
 static void trsm_tile(char uplo, char trans, int unit, int n, int nrhs, const starsolve_complex64_t *A, int lda,
                       starsolve_complex64_t *B, int ldb)
 {
@@ -482,15 +485,16 @@ static void getrs_by(triangular_solve *solve, char trans, int n, int nrhs, const
     }
 }
 
-static void potrs_subst(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
-                     int ldb)
+/* LAPACK's potrs by the triangular solves `solve` */
+static void potrs_by(triangular_solve *solve, char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda,
+                     starsolve_complex64_t *B, int ldb)
 {
     if (uplo == 'L' || uplo == 'l') {   /* A = L L^H */
-        trsm_subst('L', 'N', 0, n, nrhs, A, lda, B, ldb);
-        trsm_subst('L', 'C', 0, n, nrhs, A, lda, B, ldb);
+        solve('L', 'N', 0, n, nrhs, A, lda, B, ldb);
+        solve('L', 'C', 0, n, nrhs, A, lda, B, ldb);
     } else {                             /* A = U^H U */
-        trsm_subst('U', 'C', 0, n, nrhs, A, lda, B, ldb);
-        trsm_subst('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+        solve('U', 'C', 0, n, nrhs, A, lda, B, ldb);
+        solve('U', 'N', 0, n, nrhs, A, lda, B, ldb);
     }
 }
 
@@ -652,20 +656,26 @@ void ss_zgetrs_one(char trans, int n, int nrhs, const starsolve_complex64_t *A, 
     if (by_substitution(n, nrhs))
         getrs_by(trsm_subst, trans, n, nrhs, A, lda, ipiv, B, ldb);
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
-    else if (trans == 'N')   /* the transposed solves not: trsm_tile's comment */
-        getrs_by(trsm_tile, trans, n, nrhs, A, lda, ipiv, B, ldb);
-#endif
     else
+        getrs_by(trsm_tile, trans, n, nrhs, A, lda, ipiv, B, ldb);
+#else
+    else   /* not by trsm_tile: its comment says why */
         LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(trans), n, nrhs, A, lda, ipiv, B, ldb);
+#endif
 }
 
 void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
                    int ldb)
 {
     if (by_substitution(n, nrhs))
-        potrs_subst(uplo, n, nrhs, A, lda, B, ldb);
+        potrs_by(trsm_subst, uplo, n, nrhs, A, lda, B, ldb);
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    else
+        potrs_by(trsm_tile, uplo, n, nrhs, A, lda, B, ldb);
+#else
     else   /* not by trsm_tile: its comment says why */
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
+#endif
 }
 
 /* b = [head; tail] (tail: below elements) overwritten by H^H b, H = I - tau u u^H with u = [1; v]:

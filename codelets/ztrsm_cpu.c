@@ -1,7 +1,7 @@
 /* The CPU TRSM of every tile codelet: B = alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 (side 'R'),
  * by halving the triangle with a GEMM between the halves (as ReLAPACK's recursive TRSM), down to
  * OpenBLAS's TRSM on triangles of at most TRSM_LEAF (the left side in real precisions: left_leaf, plain C, up to
- * PLAIN_LEFT_LEAF).
+ * PLAIN_LEFT_LEAF rows, transposed PLAIN_LEFT_LEAF_TRANS).
  *
  * Why: OpenBLAS 0.3.21's TRSM runs at a third of its GEMM. One core of the 2-core CI machine
  * (AVX-512 kernels), order 512, GF/s: GEMM 60-77; cblas_dtrsm 22-30 in all eight side / uplo /
@@ -32,25 +32,41 @@
  * 0.33 / 0.36; 1024 26.4 with leaves of 16 against 21.8 (bench/NOTES.md, session 62). In complex GCC's
  * multiplications do not vectorize (zbatch_one_cpu.c): OpenBLAS's leaves of TRSM_LEAF there. */
 #define PLAIN_LEFT_LEAF 16
+/* Transposed solves (op(A) = A^T: potrs's second solve, getrs 'T') of at most NARROW_TRANS_WIDTH columns, the
+ * batched solves' shapes, take leaves of up to 32 rows (left_leaf_split), and their recursion solves a multiple of 32
+ * rows first (cpu_ztrsm), so that none of its GEMMs has k < 32. Those GEMMs read A's off-diagonal block transposed
+ * (TN), and OpenBLAS's TN GEMM with a small k runs 5-6x slower than NN when many threads call at once (the H200
+ * machine's 16 threads, us a call: 16 x 16 x 16 NN 2.85, TN 15.5; 32 x 16 x 32 3.64 / 4.08). Halves rounded to 8
+ * (first_half) split 96 into 48 + 48, then 24 + 24, and the GEMM between those (k = 24) lost as k = 16 does. The 16
+ * CPU workers, batched solve time ratio to LAPACKE's loop, two rounds each, leaves of 16 / leaves of 32 with halves /
+ * the multiple of 32 first: potrs 96 x 16 0.43 0.42 / 1.24 0.95 (another run 1.06 1.13) / 1.74 1.73, 128 x 2 0.52
+ * 0.47 / 1.67 1.77, 192 x 16 0.54 0.64 / 1.33 1.28; getrs 'T' 64 x 16 0.37 0.38 / 1.51 1.52, 96 x 16 0.24 0.22 / 0.62
+ * 0.65 / 1.34 1.57, 192 x 16 0.29 0.29 / 0.66 0.77 / 1.02 1.23. On 2 cores the three are within 5 % at most orders
+ * (potrs 96 x 16 1.13 / 1.37 / 1.44). Alone on one core this way is 10-35 % slower than leaves of 16 at orders 64-512
+ * (their OpenBLAS GEMMs are fast there; 512 x 64 0.345 ms against 0.286), so wider right-hand sides, whose GEMMs
+ * are larger, keep leaves of 16 (bench/NOTES.md, sessions 64-65). */
+#define PLAIN_LEFT_LEAF_TRANS 32
+#define NARROW_TRANS_WIDTH 32
 
-/* B (k x n) = alpha op(T)^-1 B, op(T) lower (forward) or upper (backward) with its reciprocal diagonal inv; inlined
- * with k = PLAIN_LEFT_LEAF, where the loops unroll */
-static inline __attribute__((always_inline)) void left_leaf_columns(int k, int n, int lower,
-                                                                    const double t[][PLAIN_LEFT_LEAF],
+/* B's rows off .. off + k - 1 (n columns) = alpha op(T)^-1 of them, op(T) lower (forward) or upper (backward) in
+ * rows and columns off .. off + k - 1 of t, with its reciprocal diagonal inv; inlined with k = PLAIN_LEFT_LEAF, where
+ * the loops unroll */
+static inline __attribute__((always_inline)) void left_leaf_columns(int off, int k, int n, int lower,
+                                                                    const double t[][PLAIN_LEFT_LEAF_TRANS],
                                                                     const double *inv, double alpha, double *B,
                                                                     int ldb)
 {
 #pragma omp simd
     for (int j = 0; j < n; j++) {
-        double *b = B + (size_t)j * ldb, x[PLAIN_LEFT_LEAF];
+        double *b = B + off + (size_t)j * ldb, x[PLAIN_LEFT_LEAF];
         if (lower) {
 #pragma GCC unroll 16
             for (int i = 0; i < k; i++) {
                 double s = alpha * b[i];
 #pragma GCC unroll 16
                 for (int q = 0; q < i; q++)
-                    s -= t[i][q] * x[q];
-                b[i] = x[i] = s * inv[i];
+                    s -= t[off + i][off + q] * x[q];
+                b[i] = x[i] = s * inv[off + i];
             }
         } else {
 #pragma GCC unroll 16
@@ -58,18 +74,51 @@ static inline __attribute__((always_inline)) void left_leaf_columns(int k, int n
                 double s = alpha * b[i];
 #pragma GCC unroll 16
                 for (int q = i + 1; q < k; q++)
-                    s -= t[i][q] * x[q];
-                b[i] = x[i] = s * inv[i];
+                    s -= t[off + i][off + q] * x[q];
+                b[i] = x[i] = s * inv[off + i];
             }
         }
     }
 }
 
-/* the left side's leaf (k <= PLAIN_LEFT_LEAF): op(A)'s triangle read from the stored one only */
+/* B (k x n, PLAIN_LEFT_LEAF < k <= PLAIN_LEFT_LEAF_TRANS) = alpha op(T)^-1 B by two leaves with the product between
+ * them in plain loops too, where the recursion would call a GEMM: PLAIN_LEFT_LEAF rows solved first (lower: the top
+ * ones; upper: the bottom ones), the other k2 rows updated by them, then solved. One k x k leaf in a single loop keeps
+ * up to k solved values live a column, more than the vector registers (session 65: slower at 128 and 512); the update
+ * inside the first leaf's loop was slower too (one core, 512 x 512: 4.1 ms against 2.8). */
+static inline __attribute__((always_inline)) void left_leaf_split(int k, int n, int lower,
+                                                                  const double t[][PLAIN_LEFT_LEAF_TRANS],
+                                                                  const double *inv, double alpha, double *B, int ldb)
+{
+    const int k1 = PLAIN_LEFT_LEAF, k2 = k - k1;
+    const int first = lower ? 0 : k2, second = lower ? k1 : 0;   /* the rows solved first, and the others */
+    left_leaf_columns(first, k1, n, lower, t, inv, alpha, B, ldb);
+#pragma omp simd
+    for (int j = 0; j < n; j++) {
+        double *b = B + (size_t)j * ldb, x[PLAIN_LEFT_LEAF];
+#pragma GCC unroll 16
+        for (int q = 0; q < k1; q++)
+            x[q] = b[first + q];
+        for (int i = second; i < second + k2; i++) {
+            double s = alpha * b[i];
+#pragma GCC unroll 16
+            for (int q = 0; q < k1; q++)
+                s -= t[i][first + q] * x[q];
+            b[i] = s;
+        }
+    }
+    if (k2 == PLAIN_LEFT_LEAF)
+        left_leaf_columns(second, PLAIN_LEFT_LEAF, n, lower, t, inv, 1, B, ldb);
+    else
+        left_leaf_columns(second, k2, n, lower, t, inv, 1, B, ldb);
+}
+
+/* the left side's leaf (k <= PLAIN_LEFT_LEAF; transposed, k <= PLAIN_LEFT_LEAF_TRANS): op(A)'s triangle read from
+ * the stored one only */
 SS_SIMD_CLONES_AVX512 static void left_leaf(char uplo, char transa, char diag, int k, int n, double alpha,
                                             const double *A, int lda, double *B, int ldb)
 {
-    double t[PLAIN_LEFT_LEAF][PLAIN_LEFT_LEAF], inv[PLAIN_LEFT_LEAF];
+    double t[PLAIN_LEFT_LEAF_TRANS][PLAIN_LEFT_LEAF_TRANS], inv[PLAIN_LEFT_LEAF_TRANS];
     const int lower = (uplo == 'L') == (transa == 'N');
     for (int i = 0; i < k; i++) {
         for (int q = lower ? 0 : i + 1; q < (lower ? i : k); q++)   /* op(A)(i, q) */
@@ -77,11 +126,15 @@ SS_SIMD_CLONES_AVX512 static void left_leaf(char uplo, char transa, char diag, i
         inv[i] = diag == 'U' ? 1 : 1 / A[i + (size_t)i * lda];
     }
     if (k == PLAIN_LEFT_LEAF && lower)
-        left_leaf_columns(PLAIN_LEFT_LEAF, n, 1, t, inv, alpha, B, ldb);
+        left_leaf_columns(0, PLAIN_LEFT_LEAF, n, 1, t, inv, alpha, B, ldb);
     else if (k == PLAIN_LEFT_LEAF)
-        left_leaf_columns(PLAIN_LEFT_LEAF, n, 0, t, inv, alpha, B, ldb);
+        left_leaf_columns(0, PLAIN_LEFT_LEAF, n, 0, t, inv, alpha, B, ldb);
+    else if (k > PLAIN_LEFT_LEAF && lower)
+        left_leaf_split(k, n, 1, t, inv, alpha, B, ldb);
+    else if (k > PLAIN_LEFT_LEAF)
+        left_leaf_split(k, n, 0, t, inv, alpha, B, ldb);
     else
-        left_leaf_columns(k, n, lower, t, inv, alpha, B, ldb);
+        left_leaf_columns(0, k, n, lower, t, inv, alpha, B, ldb);
 }
 #endif
 
@@ -97,7 +150,9 @@ void cpu_ztrsm(char side, char uplo, char transa, char diag, int m, int n, stars
 {
     const int left = side == 'L', k = left ? m : n, width = left ? n : m;
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
-    if (left && k <= PLAIN_LEFT_LEAF && width >= 2 && alpha != 0) {   /* alpha 0: B = 0 by BLAS's rule, below */
+    const int narrow_transposed = left && transa != 'N' && width <= NARROW_TRANS_WIDTH;
+    const int plain_leaf = narrow_transposed ? PLAIN_LEFT_LEAF_TRANS : PLAIN_LEFT_LEAF;
+    if (left && k <= plain_leaf && width >= 2 && alpha != 0) {   /* alpha 0: B = 0 by BLAS's rule, below */
         left_leaf(uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
@@ -108,10 +163,19 @@ void cpu_ztrsm(char side, char uplo, char transa, char diag, int m, int n, stars
         return;
     }
     const starsolve_complex64_t one = 1.0, mone = -1.0;
-    const int k1 = first_half(k), k2 = k - k1;
     /* op(A) = [T11 0; T21 T22] (lower) or [T11 T12; 0 T22] (upper); its off-diagonal block is
      * op() of A's stored one: A21 (uplo 'L') or A12 (uplo 'U') */
     const int lower = (uplo == 'L') == (transa == 'N');
+    int k1 = first_half(k);
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    if (narrow_transposed && k > PLAIN_LEFT_LEAF_TRANS) {   /* the part solved first: whole leaves */
+        int solved_first = k / 2 / PLAIN_LEFT_LEAF_TRANS * PLAIN_LEFT_LEAF_TRANS;
+        if (solved_first < PLAIN_LEFT_LEAF_TRANS)
+            solved_first = PLAIN_LEFT_LEAF_TRANS;
+        k1 = lower ? solved_first : k - solved_first;
+    }
+#endif
+    const int k2 = k - k1;
     const starsolve_complex64_t *A11 = A, *A22 = A + k1 + (size_t)k1 * lda;
     const starsolve_complex64_t *Aoff = uplo == 'L' ? A + k1 : A + (size_t)k1 * lda;
     const CBLAS_TRANSPOSE op = ss_cblas_trans(transa);

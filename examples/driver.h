@@ -79,6 +79,7 @@ struct driver_opts {
     int nopiv;            /* starpu_lu -nopiv */
     int gesv;             /* starpu_lu -gesv: time starsolve_<p>gesv, factor and solve in one call */
     char uplo;            /* starpu_cholesky -uplo */
+    char trans;           /* starpu_batched -trans: op(A) of getrf's solves (getrs_batched) */
     int regen;            /* starpu_lu, starpu_cholesky -regen: -check regenerates A instead of copying it */
     const char *ooc;      /* starpu_lu, starpu_cholesky -ooc DIR: out-of-core descriptor, tiles swapped to DIR */
     int host_mb;          /* -host-mb: host memory StarPU may give the tiles with -ooc (0: driver_ooc_host_mb's choice) */

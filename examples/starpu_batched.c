@@ -31,6 +31,9 @@ int main(int argc, char **argv)
         { "-batch", DRIVER_FLAG_INT, &o.batch, 1, NULL, "B", "matrices in the batch; default 1000" },
         { "-uplo", DRIVER_FLAG_CHOICE, &o.uplo, 0, "LU", "L|U",
           "potrf: the triangle to factor, L (A = L L^H) or U (A = U^H U); the reference loop factors the same; default L" },
+        { "-trans", DRIVER_FLAG_CHOICE, &o.trans, 0, "NTC", "N|T|C",
+          "getrf with -nrhs: solve op(A) X = B with op(A) = A (N), A^T (T) or A^H (C); the reference loop solves the same; "
+          "default N" },
         { "-chunk", DRIVER_FLAG_INT, &o.chunk, 0, NULL, "C", "matrices per task (with GPUs) or per claim (CPU workers alone); 0 (default): automatic" },
         { "-pack", DRIVER_FLAG_SWITCH, &o.pack, 0, NULL, NULL,
           "take the packed path whatever the library's rule (starsolve_set_batch_pack(1)): the GPUs take packed chunks "
@@ -46,7 +49,7 @@ int main(int argc, char **argv)
         .purpose = "Batched factorization of many small matrices (starsolve_<p>getrf_batched, potrf_batched,\n"
                    "geqrf_batched): -m rows, -n columns (default -m), -batch matrices, -chunk matrices per\n"
                    "task, or per claim on CPU workers alone (starsolve_set_batch_chunk). -nb is not used. -check: the worst backward error over the batch.\n"
-                   "-nrhs R (default 0): then solve R random right-hand sides a matrix with the factors (getrs_batched,\n"
+                   "-nrhs R (default 0): then solve R random right-hand sides a matrix with the factors (getrs_batched, -trans,\n"
                    "potrs_batched; geqrs_batched, least squares, m >= n), timed apart and, with -check, the worst residual;\n"
                    "with -vendor on CPU workers the reference loop solves too (LAPACKE getrs, potrs, unmqr + trtrs).",
         .flags = flags,
@@ -57,6 +60,7 @@ int main(int argc, char **argv)
     o.batch = 1000;
     o.n = 0;            /* not given: the same as -m */
     o.uplo = 'L';
+    o.trans = 'N';
     o.nrhs = 0;
     int ret = driver_parse(argc, argv, &o);
     if (ret != DRIVER_OK)
@@ -78,6 +82,10 @@ int main(int argc, char **argv)
     }
     if (o.nrhs > 0 && !strcmp(o.op, "getrf") && o.m != o.n) {
         fprintf(stderr, "starpu_batched: -nrhs solves with getrf's factors of square matrices: -m %d and -n %d differ\n", o.m, o.n);
+        return DRIVER_USAGE;
+    }
+    if (o.trans != 'N' && (strcmp(o.op, "getrf") || o.nrhs <= 0)) {
+        fprintf(stderr, "starpu_batched: -trans %c applies to getrf's solves (-op getrf -nrhs R)\n", o.trans);
         return DRIVER_USAGE;
     }
     if (o.nrhs > 0 && !strcmp(o.op, "geqrf") && o.m < o.n) {

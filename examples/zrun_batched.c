@@ -46,7 +46,7 @@ static void reference(enum batched_op op, char uplo, int m, int n, starsolve_com
 
 /* the reference's solves on its own factors, the same loop: getrs, potrs, or for QR
  * Q^H b by unmqr then R x = (Q^H b)(1:n) by trtrs; B is m x nrhs per matrix */
-static void reference_solve(enum batched_op op, char uplo, int m, int n, int nrhs, const starsolve_complex64_t *F, long sA,
+static void reference_solve(enum batched_op op, char uplo, char trans, int m, int n, int nrhs, const starsolve_complex64_t *F, long sA,
                             const int *ipiv, const starsolve_complex64_t *tau, starsolve_complex64_t *B, long sB,
                             int batch)
 {
@@ -62,7 +62,7 @@ static void reference_solve(enum batched_op op, char uplo, int m, int n, int nrh
             const starsolve_complex64_t *Fb = F + (size_t)b * sA;
             starsolve_complex64_t *Bb = B + (size_t)b * sB;
             if (op == OP_GETRF) {
-                LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, Fb, m, ipiv + (size_t)b * n, Bb, m);
+                LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, trans, n, nrhs, Fb, m, ipiv + (size_t)b * n, Bb, m);
             } else if (op == OP_POTRF) {
                 LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, Fb, m, Bb, m);
             } else {
@@ -159,11 +159,11 @@ static driver_ratio_t check_batch(enum batched_op op, char uplo, int m, int n, c
 }
 
 /* our batched solve on the factors in F (B: m x nrhs per matrix, X in its first n rows) */
-static int solve(enum batched_op op, char uplo, int m, int n, int nrhs, const starsolve_complex64_t *F, long sA, const int *ipiv,
+static int solve(enum batched_op op, char uplo, char trans, int m, int n, int nrhs, const starsolve_complex64_t *F, long sA, const int *ipiv,
                  const starsolve_complex64_t *tau, starsolve_complex64_t *B, long sB, int batch)
 {
     if (op == OP_GETRF)
-        return starsolve_zgetrs_batched('N', n, nrhs, F, m, sA, ipiv, n, B, m, sB, batch);
+        return starsolve_zgetrs_batched(trans, n, nrhs, F, m, sA, ipiv, n, B, m, sB, batch);
     if (op == OP_POTRF)
         return starsolve_zpotrs_batched(uplo, n, nrhs, F, m, sA, B, m, sB, batch);
     return starsolve_zgeqrs_batched(m, n, nrhs, F, m, sA, tau, n, B, m, sB, batch);
@@ -172,7 +172,7 @@ static int solve(enum batched_op op, char uplo, int m, int n, int nrhs, const st
 /* worst residual over the batch: LAPACK's solve ratio for getrs / potrs; for geqrs xQRT16's ratio (B - A X
  * small) on square matrices, xQRT17's (A^H (B - A X) small) on tall ones, where random right-hand sides leave a
  * residual of their own size */
-static driver_ratio_t check_solves(enum batched_op op, int m, int n, int nrhs, const starsolve_complex64_t *A0, long sA,
+static driver_ratio_t check_solves(enum batched_op op, char trans, int m, int n, int nrhs, const starsolve_complex64_t *A0, long sA,
                                    const starsolve_complex64_t *X, const starsolve_complex64_t *B0, long sB, int batch)
 {
     double *ratio = malloc((size_t)batch * sizeof *ratio);
@@ -185,7 +185,7 @@ static driver_ratio_t check_solves(enum batched_op op, int m, int n, int nrhs, c
         if (op == OP_GEQRF)
             r = check_zgels('N', m, n, nrhs, A0b, m, Xb, m, B0b, m, &second);
         else
-            r = check_zsolve('N', n, nrhs, A0b, m, Xb, m, B0b, m);
+            r = check_zsolve(trans, n, nrhs, A0b, m, Xb, m, B0b, m);
         ratio[b] = m > n ? second : r;
     }
     double worst = worst_of(ratio, batch);
@@ -243,7 +243,7 @@ int run_zbatched(const struct driver_opts *o)
         if (ret == 0 && nrhs > 0) {
             memcpy(B, B0, bsize * sizeof *B);
             t0 = driver_now();
-            r.info = solve(op, uplo, m, n, nrhs, A, sA, ipiv, tau, B, sB, batch);
+            r.info = solve(op, uplo, o->trans, m, n, nrhs, A, sA, ipiv, tau, B, sB, batch);
             r.solve_seconds = driver_now() - t0;
             r.solved = 1;
             sbest = sbest == 0 || r.solve_seconds < sbest ? r.solve_seconds : sbest;
@@ -255,7 +255,7 @@ int run_zbatched(const struct driver_opts *o)
             starpu_pause();   /* the checks take every core: StarPU's idle workers would poll theirs */
             r.berr = check_batch(op, uplo, m, n, A0, A, sA, ipiv, tau, info, batch, &infos_ok);
             if (r.solved)
-                r.resid = check_solves(op, m, n, nrhs, A0, sA, B, B0, sB, batch);
+                r.resid = check_solves(op, o->trans, m, n, nrhs, A0, sA, B, B0, sB, batch);
             starpu_resume();
             if (!infos_ok)
                 r.info = 1;   /* a random member reported a failure: say so */
@@ -287,7 +287,7 @@ int run_zbatched(const struct driver_opts *o)
                 if (nrhs > 0) {
                     memcpy(B, B0, bsize * sizeof *B);
                     driver_time_t s0 = driver_now();
-                    reference_solve(op, uplo, m, n, nrhs, A, sA, ipiv, tau, B, sB, batch);
+                    reference_solve(op, uplo, o->trans, m, n, nrhs, A, sA, ipiv, tau, B, sB, batch);
                     double st = driver_now() - s0;
                     svbest = svbest == 0 || st < svbest ? st : svbest;
                 }
@@ -309,9 +309,10 @@ int run_zbatched(const struct driver_opts *o)
                 "starsolve best %.4f s %.2f GF/s; ratio %.2f\n", what, vbest,
                 flops / vbest * 1e-9, best, flops / best * 1e-9, vbest / best);
         if (nrhs > 0 && starsolve_ngpus() == 0 && sbest > 0)
-            fprintf(h, "starpu_batched: solve reference (OpenMP loop of LAPACKE_%c%s, %d threads): best %.4f s; "
+            fprintf(h, "starpu_batched: solve reference (OpenMP loop of LAPACKE_%c%s%s, %d threads): best %.4f s; "
                     "starsolve best %.4f s; ratio %.2f\n", o->prec,
-                    op == OP_GETRF ? "getrs" : op == OP_POTRF ? "potrs" : "unmqr + trtrs", starsolve_ncpus(),
+                    op == OP_GETRF ? "getrs" : op == OP_POTRF ? "potrs" : "unmqr + trtrs",
+                    op != OP_GETRF ? "" : o->trans == 'N' ? " 'N'" : o->trans == 'T' ? " 'T'" : " 'C'", starsolve_ncpus(),
                     svbest, sbest, svbest / sbest);
         fflush(h);
     }

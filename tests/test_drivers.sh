@@ -297,6 +297,17 @@ for op in getrf potrf geqrf; do
 done
 run "$BATCHED" -op geqrf -m 50 -n 20 -batch 10 -nrhs 20 -check   # least squares, more right-hand sides than the few-column path takes
 if [ "$status" -eq 0 ] && within_bound "$(value_of "$RESID_NAME")"; then pass; else fail "$BATCHED -op geqrf -m 50 -n 20 -nrhs 20: exit status $status"; fi
+# -trans: getrs with op(A) = A^T or A^H, checked against the same op, and the reference loop's getrs with it
+for t in T C; do
+    for p in d z; do
+        run "$BATCHED" -op getrf -m 70 -batch 20 -nrhs 5 -trans "$t" -check -vendor -prec "$p"
+        if [ "$status" -eq 0 ] && within_bound "$(value_of "$RESID_NAME")" && grep -q "getrs '$t'" "$tmp/out"; then pass
+        else fail "$BATCHED -op getrf -nrhs 5 -trans $t -prec $p: exit status $status, $RESID_NAME='$(value_of "$RESID_NAME")'"; fi
+    done
+done
+usage_error "$BATCHED" -op potrf -m 8 -nrhs 1 -trans T   # -trans: getrs only
+usage_error "$BATCHED" -op getrf -m 8 -trans T            # and with -nrhs
+usage_error "$BATCHED" -op getrf -m 8 -nrhs 1 -trans X
 usage_error "$BATCHED" -op getrf -m 8 -n 6 -nrhs 1    # getrs: square
 usage_error "$BATCHED" -op geqrf -m 6 -n 8 -nrhs 1    # geqrs: m >= n
 usage_error "$BATCHED" -op lu

@@ -56,17 +56,17 @@ static void lu_batch(int m, int n, int nrhs, int chunk)
                "starsolve_zgetrf_batched m=%d n=%d batch=%d chunk=%d: ret %d, worst ||PA-LU||/(||A|| n eps) = %.3g, "
                "infos of the good members %s, singular member's info %d (want %d: its column stays zero)", m, n, batch,
                chunk, ret, worst, worst_info ? "not 0" : "0", info[bad], zero_col + 1);
-    if (m == n) {
+    for (const char *trans = "NTC"; m == n && *trans; trans++) {
         memcpy(X, B0, (size_t)sB * batch * sizeof *X);
-        ret = starsolve_zgetrs_batched('N', n, nrhs, A, lda, sA, ipiv, sP, X, n + 1, sB, batch);
+        ret = starsolve_zgetrs_batched(*trans, n, nrhs, A, lda, sA, ipiv, sP, X, n + 1, sB, batch);
         worst = 0;
         for (int b = 0; b < batch; b++)
             if (b != bad) {
-                double r = check_zsolve('N', n, nrhs, A0 + b * sA, lda, X + b * sB, n + 1, B0 + b * sB, n + 1);
+                double r = check_zsolve(*trans, n, nrhs, A0 + b * sA, lda, X + b * sB, n + 1, B0 + b * sB, n + 1);
                 worst = r > worst || isnan(r) ? r : worst;
             }
-        TEST_CHECK(ret == 0 && check_passes(worst), "starsolve_zgetrs_batched n=%d nrhs=%d batch=%d: ret %d, worst resid %.3g",
-                   n, nrhs, batch, ret, worst);
+        TEST_CHECK(ret == 0 && check_passes(worst), "starsolve_zgetrs_batched trans=%c n=%d nrhs=%d batch=%d: ret %d, "
+                   "worst resid %.3g", *trans, n, nrhs, batch, ret, worst);
     }
     free(A0); free(A); free(B0); free(X); free(ipiv); free(info);
 }
@@ -518,6 +518,11 @@ int test_zbatched(void)
         lu_batch(600, 200, 1, 3);
         lu_batch(200, 600, 2, 0);
         lu_batch(700, 700, 1, 0);
+        /* many right-hand sides (more than a vector's lanes) on orders whose tile TRSM (ztrsm_cpu.c) splits into
+         * leaves of every kind: getrs in all three ops, potrs on both triangles */
+        lu_batch(150, 150, 17, 3);
+        chol_batch('L', 150, 17, 0);
+        chol_batch('U', 200, 9, 0);
         lu_pivot_choice();
         lu_batch(56, 56, 2, 0);   /* the plain LU's largest order in double complex, */
         lu_batch(96, 70, 1, 3);   /* in single complex (tall) */
