@@ -44,7 +44,7 @@
  * 0.65 / 1.34 1.57, 192 x 16 0.29 0.29 / 0.66 0.77 / 1.02 1.23. On 2 cores the three are within 5 % at most orders
  * (potrs 96 x 16 1.13 / 1.37 / 1.44). Alone on one core this way is 10-35 % slower than leaves of 16 at orders 64-512
  * (their OpenBLAS GEMMs are fast there; 512 x 64 0.345 ms against 0.286), so wider right-hand sides, whose GEMMs
- * are larger, keep leaves of 16 (bench/NOTES.md, sessions 64-65). */
+ * are larger, keep leaves of 16, with their small GEMMs made NN (left_update) (bench/NOTES.md, sessions 64-65). */
 #define PLAIN_LEFT_LEAF_TRANS 32
 #define NARROW_TRANS_WIDTH 32
 
@@ -145,6 +145,41 @@ static int first_half(int k)
     return k1 >= 16 ? k1 / 8 * 8 : k1;
 }
 
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+/* The largest off-diagonal block (rows x inner) that wide transposed solves copy transposed for an NN GEMM */
+#define NN_COPY_MAX (64 * 64)
+#endif
+
+/* C (rows x n) = beta C - op(Aoff) X, op(Aoff) rows x inner (Aoff stored inner x rows when transposed): the left
+ * recursion's GEMM. Real transposed solves wider than NARROW_TRANS_WIDTH (whose leaves stay at 16) copy a small
+ * op(Aoff) transposed and call the NN GEMM: OpenBLAS's TN GEMM with small m and k loses to NN from one thread and far
+ * more from 16 (PLAIN_LEFT_LEAF_TRANS's comment). The 16 CPU workers, batched solve time ratio to LAPACKE's loop, two
+ * rounds, TN / NN: getrs 'T' 64 x 64 0.70 0.70 / 2.68 2.69, 128 x 64 0.78 0.81 / 1.98 2.08; potrs 128 x 64 1.85 1.59
+ * / 2.72 2.70; 2 cores getrs 'T' 64 x 64 2.03 / 2.45, 128 x 64 1.68 / 1.88; one core, cpu_dtrsm L L T, ms: 128 x 128
+ * 0.055 / 0.040, 512 x 512 2.21 / 2.08. Narrow solves keep TN (their copy costs as much as the GEMM: 128 x 2 on the
+ * 16 workers 1.20 1.23 / 0.97 0.97; bench/NOTES.md, session 65). Kept apart (noinline) so that the copy's stack
+ * array lives only during the call. */
+static __attribute__((noinline)) void left_update(CBLAS_TRANSPOSE op, int rows, int n, int inner,
+                                                  const starsolve_complex64_t *Aoff, int lda,
+                                                  const starsolve_complex64_t *X, int ldb, starsolve_complex64_t beta,
+                                                  starsolve_complex64_t *C)
+{
+    const starsolve_complex64_t mone = -1.0;
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    if (op != CblasNoTrans && n > NARROW_TRANS_WIDTH && rows * inner <= NN_COPY_MAX) {
+        starsolve_complex64_t W[NN_COPY_MAX];   /* op(Aoff), rows x inner, leading dimension rows */
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < inner; c++)
+                W[r + (size_t)c * rows] = Aoff[c + (size_t)r * lda];
+        cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, n, inner, CBLAS_SADDR(mone), W, rows, X, ldb,
+                    CBLAS_SADDR(beta), C, ldb);
+        return;
+    }
+#endif
+    cblas_zgemm(CblasColMajor, op, CblasNoTrans, rows, n, inner, CBLAS_SADDR(mone), Aoff, lda, X, ldb,
+                CBLAS_SADDR(beta), C, ldb);
+}
+
 void cpu_ztrsm(char side, char uplo, char transa, char diag, int m, int n, starsolve_complex64_t alpha,
                const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb)
 {
@@ -183,13 +218,11 @@ void cpu_ztrsm(char side, char uplo, char transa, char diag, int m, int n, stars
         starsolve_complex64_t *B1 = B, *B2 = B + k1;
         if (lower) {   /* X1 = T11^-1 alpha B1; X2 = T22^-1 (alpha B2 - T21 X1) */
             cpu_ztrsm(side, uplo, transa, diag, k1, n, alpha, A11, lda, B1, ldb);
-            cblas_zgemm(CblasColMajor, op, CblasNoTrans, k2, n, k1, CBLAS_SADDR(mone), Aoff, lda, B1, ldb,
-                        CBLAS_SADDR(alpha), B2, ldb);
+            left_update(op, k2, n, k1, Aoff, lda, B1, ldb, alpha, B2);
             cpu_ztrsm(side, uplo, transa, diag, k2, n, one, A22, lda, B2, ldb);
         } else {       /* X2 = T22^-1 alpha B2; X1 = T11^-1 (alpha B1 - T12 X2) */
             cpu_ztrsm(side, uplo, transa, diag, k2, n, alpha, A22, lda, B2, ldb);
-            cblas_zgemm(CblasColMajor, op, CblasNoTrans, k1, n, k2, CBLAS_SADDR(mone), Aoff, lda, B2, ldb,
-                        CBLAS_SADDR(alpha), B1, ldb);
+            left_update(op, k1, n, k2, Aoff, lda, B2, ldb, alpha, B1);
             cpu_ztrsm(side, uplo, transa, diag, k1, n, one, A11, lda, B1, ldb);
         }
     } else {

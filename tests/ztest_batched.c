@@ -519,10 +519,13 @@ int test_zbatched(void)
         lu_batch(200, 600, 2, 0);
         lu_batch(700, 700, 1, 0);
         /* many right-hand sides (more than a vector's lanes) on orders whose tile TRSM (ztrsm_cpu.c) splits into
-         * leaves of every kind: getrs in all three ops, potrs on both triangles */
+         * leaves of every kind: getrs in all three ops, potrs on both triangles; more than NARROW_TRANS_WIDTH (32):
+         * the transposed solves' NN GEMMs on copies (left_update) */
         lu_batch(150, 150, 17, 3);
         chol_batch('L', 150, 17, 0);
         chol_batch('U', 200, 9, 0);
+        lu_batch(100, 100, 40, 0);
+        chol_batch('L', 100, 40, 0);
         lu_pivot_choice();
         lu_batch(56, 56, 2, 0);   /* the plain LU's largest order in double complex, */
         lu_batch(96, 70, 1, 3);   /* in single complex (tall) */
