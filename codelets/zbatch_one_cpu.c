@@ -5,7 +5,8 @@
  * that code's panels, the tile TRSM and one GEMM a block), double lower Cholesky from BLOCKED_CHOL_FROM
  * (potrf_blocked_lower: LAPACK's blocked algorithm) and for other orders up to SMALL_ORDER, where OpenBLAS serializes
  * concurrent callers of its getrf, potrf, getrs, potrs and triangular solves: there LAPACK's unblocked Cholesky
- * (zpotf2) by level-1 and 2 BLAS calls, with the same results and infos, and the triangular solves by substitution.
+ * (zpotf2) by level-1 and 2 BLAS calls, with the same results and infos, and (complex) the triangular solves by
+ * substitution.
  * From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16 took
  * 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against 21 ms; at
  * order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8 took 70 ms through
@@ -56,8 +57,22 @@
  * and tpqrt from 27.4 to 15.1 (bench/NOTES.md, session 45) */
 #define QRT_LEAF 16
 
-/* whether a solve of order n with nrhs columns goes by substitution (trsm_subst) */
-static int by_substitution(int n, int nrhs) { return n <= SMALL_ORDER || (nrhs == 1 && n <= LEVEL1_ORDER); }
+/* whether a solve of order n with nrhs columns goes by substitution (trsm_subst). In real precisions two or more
+ * columns go by the tile TRSM (trsm_tile) at every order: up to SMALL_ORDER it is plain C loops across the columns
+ * (and one small GEMM from 17 rows, untransposed), where trsm_subst takes one column at a time. Solve time ratio to
+ * the LAPACKE loop, substitution / tile TRSM: 2 cores (medians of three) getrs 16 x 16 0.92 / 2.24, 32 x 16 0.58 /
+ * 2.09, 32 x 4 0.73 / 1.14, 32 x 2 0.86 / 0.96, getrs 'T' 32 x 16 0.68 / 1.52, potrs 32 x 16 0.59 / 1.85, 32 x 2 1.47
+ * / 1.45; the H200 machine's 16 CPU workers (two rounds) getrs 16 x 16 3.42 3.31 / 11.77 11.92, 32 x 16 1.19 1.08 /
+ * 4.42 4.04, 16 x 2 19.24 18.93 / 18.46 16.69, 32 x 2 5.09 5.44 / 6.14 6.41, getrs 'T' 32 x 2 6.58 6.29 / 5.90 6.19,
+ * potrs 32 x 16 2.12 1.92 / 7.23 7.97, 32 x 2 9.55 9.40 / 12.65 11.39 (bench/NOTES.md, session 65). */
+static int by_substitution(int n, int nrhs)
+{
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    return nrhs == 1 && n <= LEVEL1_ORDER;
+#else
+    return n <= SMALL_ORDER || (nrhs == 1 && n <= LEVEL1_ORDER);
+#endif
+}
 
 /* a b; in complex by its real and imaginary parts, as LAPACK's Fortran multiplies: C's complex multiplication (Annex
  * G) checks its product for NaNs to recover infinities, and GCC does not vectorize it */
