@@ -83,9 +83,11 @@ static inline __attribute__((always_inline)) void left_leaf_columns(int off, int
 
 /* B (k x n, PLAIN_LEFT_LEAF < k <= PLAIN_LEFT_LEAF_TRANS) = alpha op(T)^-1 B by two leaves with the product between
  * them in plain loops too, where the recursion would call a GEMM: PLAIN_LEFT_LEAF rows solved first (lower: the top
- * ones; upper: the bottom ones), the other k2 rows updated by them, then solved. One k x k leaf in a single loop keeps
- * up to k solved values live a column, more than the vector registers (session 65: slower at 128 and 512); the update
- * inside the first leaf's loop was slower too (one core, 512 x 512: 4.1 ms against 2.8). */
+ * ones; upper: the bottom ones), the other k2 rows updated by them, then solved. One k x k leaf in a single loop
+ * (up to 32 solved values live a column, more than the vector registers) was no faster at 128 and 512 (2 cores, potrs
+ * x 16, ratio to the loop: 1.67, 1.46 against 1.63, 1.46) and much slower on odd orders, whose leaves took the generic
+ * loop (96 x 16: 0.84 against 1.37); the update inside the first leaf's loop was slower too (one core, 512 x 512: 4.1
+ * ms against 2.8). */
 static inline __attribute__((always_inline)) void left_leaf_split(int k, int n, int lower,
                                                                   const double t[][PLAIN_LEFT_LEAF_TRANS],
                                                                   const double *inv, double alpha, double *B, int ldb)
