@@ -153,22 +153,22 @@ static int first_half(int k)
 #endif
 
 /* C (rows x n) = beta C - op(Aoff) X, op(Aoff) rows x inner (Aoff stored inner x rows when transposed): the left
- * recursion's GEMM. Real transposed solves wider than NARROW_TRANS_WIDTH (whose leaves stay at 16) copy a small
- * op(Aoff) transposed and call the NN GEMM: OpenBLAS's TN GEMM with small m and k loses to NN from one thread and far
- * more from 16 (PLAIN_LEFT_LEAF_TRANS's comment). The 16 CPU workers, batched solve time ratio to LAPACKE's loop, two
- * rounds, TN / NN: getrs 'T' 64 x 64 0.70 0.70 / 2.68 2.69, 128 x 64 0.78 0.81 / 1.98 2.08; potrs 128 x 64 1.85 1.59
- * / 2.72 2.70; 2 cores getrs 'T' 64 x 64 2.03 / 2.45, 128 x 64 1.68 / 1.88; one core, cpu_dtrsm L L T, ms: 128 x 128
- * 0.055 / 0.040, 512 x 512 2.21 / 2.08. Narrow solves keep TN (their copy costs as much as the GEMM: 128 x 2 on the
- * 16 workers 1.20 1.23 / 0.97 0.97; bench/NOTES.md, session 65). Kept apart (noinline) so that the copy's stack
- * array lives only during the call. */
-static __attribute__((noinline)) void left_update(CBLAS_TRANSPOSE op, int rows, int n, int inner,
+ * recursion's GEMM. With `nn_on_copy` (cpu_ztrsm: real transposed solves wider than NARROW_TRANS_WIDTH, whose leaves
+ * stay at 16) a small op(Aoff) is copied transposed for the NN GEMM: OpenBLAS's TN GEMM with small m and k loses to NN
+ * from one thread and far more from 16 (PLAIN_LEFT_LEAF_TRANS's comment). The 16 CPU workers, batched solve time ratio
+ * to LAPACKE's loop, two rounds, TN / NN: getrs 'T' 64 x 64 0.70 0.70 / 2.68 2.69, 128 x 64 0.78 0.81 / 1.98 2.08;
+ * potrs 128 x 64 1.85 1.59 / 2.72 2.70; 2 cores getrs 'T' 64 x 64 2.03 / 2.45, 128 x 64 1.68 / 1.88; one core,
+ * cpu_dtrsm L L T, ms: 128 x 128 0.055 / 0.040, 512 x 512 2.21 / 2.08. Narrow solves keep TN (their copy costs as much
+ * as the GEMM: 128 x 2 on the 16 workers 1.20 1.23 / 0.97 0.97; bench/NOTES.md, session 65). Kept apart (noinline) so
+ * that the copy's stack array lives only during the call. */
+static __attribute__((noinline)) void left_update(int nn_on_copy, CBLAS_TRANSPOSE op, int rows, int n, int inner,
                                                   const starsolve_complex64_t *Aoff, int lda,
                                                   const starsolve_complex64_t *X, int ldb, starsolve_complex64_t beta,
                                                   starsolve_complex64_t *C)
 {
     const starsolve_complex64_t mone = -1.0;
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
-    if (op != CblasNoTrans && n > NARROW_TRANS_WIDTH && rows * inner <= NN_COPY_MAX) {
+    if (nn_on_copy && rows * inner <= NN_COPY_MAX) {
         starsolve_complex64_t W[NN_COPY_MAX];   /* op(Aoff), rows x inner, leading dimension rows */
         for (int r = 0; r < rows; r++)
             for (int c = 0; c < inner; c++)
@@ -187,12 +187,16 @@ void cpu_ztrsm(char side, char uplo, char transa, char diag, int m, int n, stars
 {
     const int left = side == 'L', k = left ? m : n, width = left ? n : m;
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    /* real transposed left solves: narrow ones take leaves of 32, wider ones NN GEMMs on copies (left_update) */
     const int narrow_transposed = left && transa != 'N' && width <= NARROW_TRANS_WIDTH;
+    const int nn_on_copy = left && transa != 'N' && !narrow_transposed;
     const int plain_leaf = narrow_transposed ? PLAIN_LEFT_LEAF_TRANS : PLAIN_LEFT_LEAF;
     if (left && k <= plain_leaf && width >= 2 && alpha != 0) {   /* alpha 0: B = 0 by BLAS's rule, below */
         left_leaf(uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
+#else
+    const int nn_on_copy = 0;
 #endif
     if (k <= TRSM_LEAF || width < 2) {
         cblas_ztrsm(CblasColMajor, ss_cblas_side(side), ss_cblas_uplo(uplo), ss_cblas_trans(transa),
@@ -220,11 +224,11 @@ void cpu_ztrsm(char side, char uplo, char transa, char diag, int m, int n, stars
         starsolve_complex64_t *B1 = B, *B2 = B + k1;
         if (lower) {   /* X1 = T11^-1 alpha B1; X2 = T22^-1 (alpha B2 - T21 X1) */
             cpu_ztrsm(side, uplo, transa, diag, k1, n, alpha, A11, lda, B1, ldb);
-            left_update(op, k2, n, k1, Aoff, lda, B1, ldb, alpha, B2);
+            left_update(nn_on_copy, op, k2, n, k1, Aoff, lda, B1, ldb, alpha, B2);
             cpu_ztrsm(side, uplo, transa, diag, k2, n, one, A22, lda, B2, ldb);
         } else {       /* X2 = T22^-1 alpha B2; X1 = T11^-1 (alpha B1 - T12 X2) */
             cpu_ztrsm(side, uplo, transa, diag, k2, n, alpha, A22, lda, B2, ldb);
-            left_update(op, k1, n, k2, Aoff, lda, B2, ldb, alpha, B1);
+            left_update(nn_on_copy, op, k1, n, k2, Aoff, lda, B2, ldb, alpha, B1);
             cpu_ztrsm(side, uplo, transa, diag, k1, n, one, A11, lda, B1, ldb);
         }
     } else {
