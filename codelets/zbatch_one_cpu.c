@@ -11,7 +11,8 @@
  * 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against 21 ms; at
  * order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8 took 70 ms through
  * LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one right-hand side go by substitution in level-1
- * calls up to order LEVEL1_ORDER, the other real getrs and potrs by the tile TRSM (trsm_tile); least squares with
+ * calls up to order LEVEL1_ORDER, the other real getrs and potrs by the tile TRSM (trsm_tile), complex ones up to
+ * PLANAR_ORDER by substitution on a planar copy of the right-hand sides (trsm_planar; solve_for); least squares with
  * few right-hand sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below), with more by its
  * blocked one with T by level-1 calls; QR, unless m + n is at most QR_LAPACKE_SUM, is LAPACK's blocked algorithm with
  * its panels and T by level-1 calls (ss_zgeqrf_one). QR with its whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3
@@ -56,23 +57,6 @@
  * where tiles are 512 wide and LAPACKE_dgeqrt from one thread was 10-15 % faster, geqrt went from 11.5 to 12.5 ms
  * and tpqrt from 27.4 to 15.1 (bench/NOTES.md, session 45) */
 #define QRT_LEAF 16
-
-/* whether a solve of order n with nrhs columns goes by substitution (trsm_subst). In real precisions two or more
- * columns go by the tile TRSM (trsm_tile) at every order: up to SMALL_ORDER it is plain C loops across the columns
- * (and one small GEMM from 17 rows, untransposed), where trsm_subst takes one column at a time. Solve time ratio to
- * the LAPACKE loop, substitution / tile TRSM: 2 cores (medians of three) getrs 16 x 16 0.92 / 2.24, 32 x 16 0.58 /
- * 2.09, 32 x 4 0.73 / 1.14, 32 x 2 0.86 / 0.96, getrs 'T' 32 x 16 0.68 / 1.52, potrs 32 x 16 0.59 / 1.85, 32 x 2 1.47
- * / 1.45; the H200 machine's 16 CPU workers (two rounds) getrs 16 x 16 3.42 3.31 / 11.77 11.92, 32 x 16 1.19 1.08 /
- * 4.42 4.04, 16 x 2 19.24 18.93 / 18.46 16.69, 32 x 2 5.09 5.44 / 6.14 6.41, getrs 'T' 32 x 2 6.58 6.29 / 5.90 6.19,
- * potrs 32 x 16 2.12 1.92 / 7.23 7.97, 32 x 2 9.55 9.40 / 12.65 11.39 (bench/NOTES.md, session 65). */
-static int by_substitution(int n, int nrhs)
-{
-#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
-    return nrhs == 1 && n <= LEVEL1_ORDER;
-#else
-    return n <= SMALL_ORDER || (nrhs == 1 && n <= LEVEL1_ORDER);
-#endif
-}
 
 /* a b; in complex by its real and imaginary parts, as LAPACK's Fortran multiplies: C's complex multiplication (Annex
  * G) checks its product for NaNs to recover infinities, and GCC does not vectorize it */
@@ -436,7 +420,8 @@ static void trsv_level1(char uplo, char trans, int unit, int n, const starsolve_
  * the complex products out in real arithmetic (times): 2 cores, 16 right-hand sides, solve time ratio to the LAPACKE
  * loop, a column at a time with C's complex products and division / this: z getrs 16 0.59 / 1.15, 32 0.36 / 0.75; z
  * potrs 16 0.53 / 1.19, 32 0.35 / 0.79; c getrs 16 0.43 / 1.13, 32 0.32 / 0.73; c potrs 16 0.37 / 1.35, 32 0.25 / 0.62
- * (bench/NOTES.md, session 65). */
+ * (bench/NOTES.md, session 65). It now takes one column, and in complex up to 3 (z) or 7 (c) of them: more go by
+ * trsm_planar (solve_for). */
 SS_SIMD_CLONES_AVX512 static void trsm_subst(char uplo, char trans, int unit, int n, int nrhs,
                                              const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb)
 {
@@ -486,6 +471,147 @@ static void trsm_tile(char uplo, char trans, int unit, int n, int nrhs, const st
     cpu_ztrsm('L', uplo, trans, unit ? 'U' : 'N', n, nrhs, 1.0, A, lda, B, ldb);
 }
 #endif
+
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+/* The highest order of a planar solve (trsm_planar) */
+#define PLANAR_ORDER 128
+/* The fewest right-hand sides a planar solve takes above SMALL_ORDER (below, two or more) */
+#define PLANAR_MIN_RHS 8
+
+/* A planar copy's vector: 64 bytes, 8 (z) or 16 (c) right-hand sides of one row, real or imaginary parts */
+typedef double planar_vector __attribute__((vector_size(64)));
+enum { PLANAR_LANES = sizeof(planar_vector) / sizeof(double) };
+
+/* the triangular solve of trsm_planar on B's planar copy: row k in Pr[k nv .. k nv + nv - 1] (real parts) and Pi
+ * (imaginary), nv vectors a row; A is read down its columns. op(A) = A: the column form, x_j final taken out of the
+ * other rows; op(A) = A^T or A^H: the row form, row i less op(A)'s row i (A's column i) times the rows already final,
+ * in two sums for the real and two for the imaginary part so that more multiply-adds are in flight. */
+static inline __attribute__((always_inline)) void planar_solve(const int nv, char uplo, char trans, int unit, int n,
+                                                               const starsolve_complex64_t *A, int lda,
+                                                               planar_vector *restrict Pr, planar_vector *restrict Pi)
+{
+    if (trans == 'N') {
+        const int lower = uplo == 'L';
+        for (int t = 0; t < n; t++) {
+            const int j = lower ? t : n - 1 - t, k0 = lower ? j + 1 : 0, k1 = lower ? n : j;
+            const starsolve_complex64_t *col = A + (size_t)j * lda, inv = unit ? 1 : 1 / col[j];
+            for (int h = 0; h < nv; h++) {
+                planar_vector xr = Pr[j * nv + h], xi = Pi[j * nv + h];
+                if (!unit) {
+                    const planar_vector yr = xr * creal(inv) - xi * cimag(inv);
+                    xi = xr * cimag(inv) + xi * creal(inv);
+                    xr = yr;
+                    Pr[j * nv + h] = xr;
+                    Pi[j * nv + h] = xi;
+                }
+                for (int k = k0; k < k1; k++) {
+                    const double ar = creal(col[k]), ai = cimag(col[k]);
+                    planar_vector yr = Pr[k * nv + h], yi = Pi[k * nv + h];
+                    yr -= ar * xr;
+                    yr += ai * xi;
+                    yi -= ar * xi;
+                    yi -= ai * xr;
+                    Pr[k * nv + h] = yr;
+                    Pi[k * nv + h] = yi;
+                }
+            }
+        }
+        return;
+    }
+    const int lower = uplo == 'U';   /* op(A) lower triangular: forward */
+    const double sign = trans == 'C' ? -1 : 1;
+    for (int t = 0; t < n; t++) {
+        const int i = lower ? t : n - 1 - t, k0 = lower ? 0 : i + 1, k1 = lower ? i : n;
+        const starsolve_complex64_t *col = A + (size_t)i * lda;
+        planar_vector r1[2], r2[2], i1[2], i2[2];
+#pragma GCC unroll 2   /* the sums in registers, not in arrays */
+        for (int h = 0; h < nv; h++) {
+            r1[h] = Pr[i * nv + h];
+            i1[h] = Pi[i * nv + h];
+            r2[h] = i2[h] = (planar_vector){0};
+        }
+        for (int k = k0; k < k1; k++) {
+            const double ar = creal(col[k]), ai = sign * cimag(col[k]);
+    #pragma GCC unroll 2   /* the sums in registers, not in arrays */
+        for (int h = 0; h < nv; h++) {
+                const planar_vector xr = Pr[k * nv + h], xi = Pi[k * nv + h];
+                r1[h] -= ar * xr;
+                r2[h] += ai * xi;
+                i1[h] -= ar * xi;
+                i2[h] -= ai * xr;
+            }
+        }
+        const starsolve_complex64_t inv = unit ? 1 : 1 / CMPLX(creal(col[i]), sign * cimag(col[i]));
+#pragma GCC unroll 2   /* the sums in registers, not in arrays */
+        for (int h = 0; h < nv; h++) {
+            const planar_vector sr = r1[h] + r2[h], si = i1[h] + i2[h];
+            Pr[i * nv + h] = sr * creal(inv) - si * cimag(inv);
+            Pi[i * nv + h] = sr * cimag(inv) + si * creal(inv);
+        }
+    }
+}
+
+/* B (n x nrhs, n <= PLANAR_ORDER) overwritten by op(A)^-1 B, A triangular (uplo) with a unit diagonal or not, by
+ * substitution on a planar copy of B: up to 2 PLANAR_LANES columns at a time, each row's real parts in vectors apart
+ * from its imaginary parts (zero past the last column), so that every multiply-add is a whole vector's and A's
+ * elements are scalars; trsm_subst's `omp simd` across interleaved columns gathers every element. One core, us a
+ * zgetrs of 16 right-hand sides (LAPACKE / trsm_subst / this): 16 5.0 / 4.5 / 2.4, 32 12.7 / 17.6 / 7.2, 64 36 / 77 /
+ * 27, 128 106 / 275 / 89, 256 331 / 1261 / 382; with 4 at 64 15.2 / 30.4 / 16.9, with 2 at 32 3.4 / 6.3 / 4.0 (at 16 1.1
+ * / 1.3 / 1.2). The batched solves on 2 cores, 16 right-hand sides, solve time ratio to the LAPACKE loop, before (up
+ * to SMALL_ORDER trsm_subst, above LAPACKE) / this: z getrs 32 0.73 / 1.72-1.89, 64 1.02 / 1.45, 128 1.00 / 1.21; z
+ * getrs 'C' 128 1.00 / 1.14; z potrs U 128 1.02 / 1.18; c getrs 32 0.69 / 2.23, 128 1.02 / 2.00; c potrs L 128 1.02 /
+ * 1.67. The row form's sums stay in registers only with its loops over the row's vectors unrolled: z getrs 'C' 128
+ * went from 0.83 to 1.14 with them (bench/NOTES.md, session 66). */
+SS_SIMD_CLONES_AVX512 static void trsm_planar(char uplo, char trans, int unit, int n, int nrhs,
+                                              const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
+                                              int ldb)
+{
+    planar_vector Pr[2 * PLANAR_ORDER], Pi[2 * PLANAR_ORDER];
+    for (int c = 0; c < nrhs; c += 2 * PLANAR_LANES) {
+        const int w = ss_min(nrhs - c, 2 * PLANAR_LANES), nv = w > PLANAR_LANES ? 2 : 1;
+        starsolve_complex64_t *Bc = B + (size_t)c * ldb;
+        for (int k = 0; k < n; k++)
+            for (int r = 0; r < nv * PLANAR_LANES; r++) {
+                const starsolve_complex64_t x = r < w ? Bc[k + (size_t)r * ldb] : 0;
+                Pr[k * nv + r / PLANAR_LANES][r % PLANAR_LANES] = creal(x);
+                Pi[k * nv + r / PLANAR_LANES][r % PLANAR_LANES] = cimag(x);
+            }
+        if (nv == 1)
+            planar_solve(1, uplo, trans, unit, n, A, lda, Pr, Pi);
+        else
+            planar_solve(2, uplo, trans, unit, n, A, lda, Pr, Pi);
+        for (int r = 0; r < w; r++)
+            for (int k = 0; k < n; k++)
+                Bc[k + (size_t)r * ldb] = CMPLX(Pr[k * nv + r / PLANAR_LANES][r % PLANAR_LANES],
+                                                Pi[k * nv + r / PLANAR_LANES][r % PLANAR_LANES]);
+    }
+}
+#endif
+
+/* The triangular solves of one matrix's getrs, potrs and geqrs with nrhs columns at order n; NULL where LAPACKE's own
+ * are used. One column: trsm_subst up to LEVEL1_ORDER (above, LAPACKE). More columns: in real precisions the tile TRSM
+ * at every order, whose leaves up to SMALL_ORDER are plain C loops across the columns (trsm_subst took one column at a
+ * time: 2 cores, solve time ratio to the LAPACKE loop, trsm_subst / trsm_tile, getrs 16 x 16 0.92 / 2.24, 32 x 16 0.58
+ * / 2.09, 32 x 4 0.73 / 1.14, 32 x 2 0.86 / 0.96, getrs 'T' 32 x 16 0.68 / 1.52, potrs 32 x 16 0.59 / 1.85, 32 x 2
+ * 1.47 / 1.45; the H200 machine's 16 CPU workers (two rounds) getrs 16 x 16 3.42 3.31 / 11.77 11.92, 32 x 16 1.19 1.08
+ * / 4.42 4.04, 16 x 2 19.24 18.93 / 18.46 16.69, 32 x 2 5.09 5.44 / 6.14 6.41, getrs 'T' 32 x 2 6.58 6.29 / 5.90 6.19,
+ * potrs 32 x 16 2.12 1.92 / 7.23 7.97, 32 x 2 9.55 9.40 / 12.65 11.39; bench/NOTES.md, session 65); in complex
+ * trsm_planar up to SMALL_ORDER, and up to PLANAR_ORDER with PLANAR_MIN_RHS columns or more (trsm_planar's numbers),
+ * unless the columns fill less than a quarter of its vector: 2 cores, ratios as above, trsm_subst / trsm_planar, z
+ * getrs 16 x 2 0.59 / 0.55, 32 x 2 0.64 / 0.83, 32 x 3 0.67 / 1.12, 32 x 4 0.77 / 1.32; c 16 x 2 0.94 / 0.90, 16 x 3
+ * 1.43 / 1.32, 32 x 3 1.12 / 1.10, 32 x 4 1.02 / 1.34 (session 66). */
+static triangular_solve *solve_for(int n, int nrhs)
+{
+    if (nrhs == 1)
+        return n <= LEVEL1_ORDER ? trsm_subst : NULL;
+#if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
+    if (4 * nrhs < PLANAR_LANES)   /* most of a vector's lanes would be padding */
+        return n <= SMALL_ORDER ? trsm_subst : NULL;
+    return n <= SMALL_ORDER || (nrhs >= PLANAR_MIN_RHS && n <= PLANAR_ORDER) ? trsm_planar : NULL;
+#else
+    return trsm_tile;
+#endif
+}
 
 /* LAPACK's getrs by the triangular solves `solve` */
 static void getrs_by(triangular_solve *solve, char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda,
@@ -674,29 +800,21 @@ int ss_zpotrf_one(char uplo, int n, starsolve_complex64_t *A, int lda, starsolve
 void ss_zgetrs_one(char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda, const int *ipiv,
                    starsolve_complex64_t *B, int ldb)
 {
-    if (by_substitution(n, nrhs))
-        getrs_by(trsm_subst, trans, n, nrhs, A, lda, ipiv, B, ldb);
-#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    triangular_solve *solve = solve_for(n, nrhs);
+    if (solve)
+        getrs_by(solve, trans, n, nrhs, A, lda, ipiv, B, ldb);
     else
-        getrs_by(trsm_tile, trans, n, nrhs, A, lda, ipiv, B, ldb);
-#else
-    else   /* not by trsm_tile: its comment says why */
         LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, ss_lapack_trans(trans), n, nrhs, A, lda, ipiv, B, ldb);
-#endif
 }
 
 void ss_zpotrs_one(char uplo, int n, int nrhs, const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
                    int ldb)
 {
-    if (by_substitution(n, nrhs))
-        potrs_by(trsm_subst, uplo, n, nrhs, A, lda, B, ldb);
-#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    triangular_solve *solve = solve_for(n, nrhs);
+    if (solve)
+        potrs_by(solve, uplo, n, nrhs, A, lda, B, ldb);
     else
-        potrs_by(trsm_tile, uplo, n, nrhs, A, lda, B, ldb);
-#else
-    else   /* not by trsm_tile: its comment says why */
         LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, uplo, n, nrhs, A, lda, B, ldb);
-#endif
 }
 
 /* b = [head; tail] (tail: below elements) overwritten by H^H b, H = I - tau u u^H with u = [1; v]:
@@ -969,15 +1087,12 @@ void ss_zgeqrs_one(int m, int n, int nrhs, const starsolve_complex64_t *A, int l
         unm2r_few(m, n, nrhs, A, lda, tau, B, ldb);
     else
         unmqr_blocked(m, n, nrhs, A, lda, tau, B, ldb);
-    if (by_substitution(n, nrhs)) {
-        trsm_subst('U', 'N', 0, n, nrhs, A, lda, B, ldb);
+    triangular_solve *solve = solve_for(n, nrhs);
+    if (solve) {
+        solve('U', 'N', 0, n, nrhs, A, lda, B, ldb);
         return;
     }
-#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
-    trsm_tile('U', 'N', 0, n, nrhs, A, lda, B, ldb);
-#else
     const starsolve_complex64_t one = 1;
     cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, CBLAS_SADDR(one), A, lda, B,
                 ldb);
-#endif
 }

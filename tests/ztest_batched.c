@@ -526,6 +526,11 @@ int test_zbatched(void)
         chol_batch('U', 200, 9, 0);
         lu_batch(100, 100, 40, 0);
         chol_batch('L', 100, 40, 0);
+        /* complex solves on planar copies (zbatch_one_cpu.c's trsm_planar): at its highest order with a last chunk of
+         * one column; the upper triangle's two solves; below SMALL_ORDER with a second vector one lane full (z) */
+        lu_batch(128, 128, 33, 0);
+        chol_batch('U', 128, 9, 0);
+        lu_batch(20, 20, 17, 3);
         lu_pivot_choice();
         lu_batch(56, 56, 2, 0);   /* the plain LU's largest order in double complex, */
         lu_batch(96, 70, 1, 3);   /* in single complex (tall) */
