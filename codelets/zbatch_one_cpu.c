@@ -387,44 +387,60 @@ static starsolve_complex64_t dot(int conj_x, int n, const starsolve_complex64_t 
 #endif
 }
 
-/* b overwritten by op(A)^-1 b, A triangular (uplo), unit diagonal or not, by level-1 calls along A's columns:
- * an axpy a column where they are op(A)'s columns ('N'), a dot where they are its rows ('T', 'C') */
+/* b overwritten by op(A)^-1 b, op(A) = A^T or A^H with A triangular (uplo), unit diagonal or not: b(j) less a dot of
+ * A's column j (op(A)'s row j) with the part already final */
 static void trsv_level1(char uplo, char trans, int unit, int n, const starsolve_complex64_t *A, int lda,
                         starsolve_complex64_t *b)
 {
-    const int forward = (uplo == 'L') == (trans == 'N');   /* op(A) lower triangular */
+    const int forward = uplo == 'U';   /* op(A) lower triangular */
     for (int t = 0; t < n; t++) {
         const int j = forward ? t : n - 1 - t;
         const starsolve_complex64_t *col = A + (size_t)j * lda, diag = trans == 'C' ? conj(col[j]) : col[j];
         /* A's column j above (uplo U) or below (L) the diagonal */
         const int lo = uplo == 'L' ? j + 1 : 0, len = uplo == 'L' ? n - j - 1 : j;
-        if (trans == 'N') {   /* b(j) final: take it out of the rest */
-            if (!unit)
-                b[j] /= diag;
-            starsolve_complex64_t alpha = -b[j];
-            if (len > 0)
-                cblas_zaxpy(len, CBLAS_SADDR(alpha), col + lo, 1, b + lo, 1);
-        } else {              /* b(j) less op(A)'s row j times the part already final */
-            if (len > 0)
-                b[j] -= dot(trans == 'C', len, col + lo, b + lo);
-            if (!unit)
-                b[j] /= diag;
-        }
+        if (len > 0)
+            b[j] -= dot(trans == 'C', len, col + lo, b + lo);
+        if (!unit)
+            b[j] /= diag;
     }
 }
 
-/* B (n x nrhs) overwritten by op(A)^-1 B, A triangular (uplo) with a unit diagonal or not: up to SMALL_ORDER
- * substitution in plain loops, above by level-1 calls a column (trsv_level1); the BLAS triangular solves
- * (cblas_ztrsv too) serialize concurrent callers like getrf (session 42). The plain loops take a row of every column
- * at once (`omp simd` across the columns, AVX-512 / AVX2 clones), multiply by the diagonal's reciprocal and write
- * the complex products out in real arithmetic (times): 2 cores, 16 right-hand sides, solve time ratio to the LAPACKE
- * loop, a column at a time with C's complex products and division / this: z getrs 16 0.59 / 1.15, 32 0.36 / 0.75; z
- * potrs 16 0.53 / 1.19, 32 0.35 / 0.79; c getrs 16 0.43 / 1.13, 32 0.32 / 0.73; c potrs 16 0.37 / 1.35, 32 0.25 / 0.62
- * (bench/NOTES.md, session 65). It now takes one column, and in complex up to 3 (z) or 7 (c) of them: more go by
+/* B (n x nrhs) overwritten by op(A)^-1 B, A triangular (uplo) with a unit diagonal or not, by substitution in plain
+ * loops; the BLAS triangular solves (cblas_ztrsv too) serialize concurrent callers like getrf (session 42). op(A) = A
+ * above ROW_FORM_ORDER: a column at a time, down A's columns (b(j) final, taken out of the rest under `omp simd`, the
+ * complex products written out in real arithmetic: times). Before, A's rows at lda strides as below up to SMALL_ORDER
+ * and a level-1 axpy a column above: 2 cores, one right-hand side unless said, solve time ratio to the LAPACKE loop,
+ * medians of three, before / now: d getrs 24 0.66 / 0.82, 32 0.84 / 0.91, 64 0.94 / 1.03, 128 1.00 / 1.12, 256 1.03 /
+ * 1.09; d potrs 32 1.19 / 1.73, 128 1.24 / 1.43; s getrs 32 1.01 / 1.23, 128 1.04 / 1.15; z getrs 24 0.47 / 0.71, 32
+ * 0.64 / 1.05, 128 0.93 / 1.01, 256 1.02 / 1.05; z potrs 32 1.18 / 1.47; c getrs 32 x 2 0.97 / 1.04; up to
+ * ROW_FORM_ORDER the rows were faster (z getrs 8 1.95 / 1.36, c 8 x 2 2.45 / 1.19, 16 x 2 0.89 / 0.56; bench/NOTES.md,
+ * session 66). op(A) = A up to ROW_FORM_ORDER, A^T or A^H up to SMALL_ORDER: a row of every column at once (`omp simd` across the columns, AVX-512 / AVX2 clones) by the diagonal's reciprocal
+ * (a column at a time with C's complex products and division / this, 2 cores, 16 right-hand sides, the solve time
+ * ratio to the LAPACKE loop: z getrs 16 0.59 / 1.15, 32 0.36 / 0.75; z potrs 16 0.53 / 1.19, 32 0.35 / 0.79; c getrs
+ * 16 0.43 / 1.13, 32 0.32 / 0.73; c potrs 16 0.37 / 1.35, 32 0.25 / 0.62; bench/NOTES.md, session 65), above by a
+ * level-1 dot a row (trsv_level1). It takes one column, and in complex up to 3 (z) or 7 (c) of them: more go by
  * trsm_planar (solve_for). */
+#define ROW_FORM_ORDER 16
 SS_SIMD_CLONES_AVX512 static void trsm_subst(char uplo, char trans, int unit, int n, int nrhs,
                                              const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb)
 {
+    if (trans == 'N' && n > ROW_FORM_ORDER) {
+        const int lower = uplo == 'L';
+        for (int r = 0; r < nrhs; r++) {
+            starsolve_complex64_t *b = B + (size_t)r * ldb;
+            for (int t = 0; t < n; t++) {
+                const int j = lower ? t : n - 1 - t, k0 = lower ? j + 1 : 0, k1 = lower ? n : j;
+                const starsolve_complex64_t *col = A + (size_t)j * lda;
+                if (!unit)
+                    b[j] /= col[j];
+                const starsolve_complex64_t x = b[j];
+#pragma omp simd
+                for (int k = k0; k < k1; k++)
+                    b[k] -= times(col[k], x);
+            }
+        }
+        return;
+    }
     if (n > SMALL_ORDER) {
         for (int r = 0; r < nrhs; r++)
             trsv_level1(uplo, trans, unit, n, A, lda, B + (size_t)r * ldb);
@@ -613,22 +629,40 @@ static triangular_solve *solve_for(int n, int nrhs)
 #endif
 }
 
+/* B's rows permuted by P (forward) or P^T: LAPACK's zlaswp. One column by plain swaps, more by a BLAS swap a row (2
+ * cores, one column, solve time ratio to the LAPACKE loop, a BLAS call a row / plain swaps, medians of seven: d getrs 16
+ * 1.07 / 1.18, 32 0.99 / 1.04; z getrs 32 1.03 / 1.12; with 16 columns a column at a time was even or behind: z 16 1.98
+ * / 1.76, 128 1.21 / 1.19; bench/NOTES.md, session 66) */
+static void permute_rows(int forward, int n, int nrhs, const int *ipiv, starsolve_complex64_t *B, int ldb)
+{
+    if (nrhs == 1) {
+        for (int t = 0; t < n; t++) {
+            const int i = forward ? t : n - 1 - t, p = ipiv[i] - 1;
+            const starsolve_complex64_t x = B[i];
+            B[i] = B[p];
+            B[p] = x;
+        }
+        return;
+    }
+    for (int t = 0; t < n; t++) {
+        const int i = forward ? t : n - 1 - t;
+        if (ipiv[i] - 1 != i)
+            cblas_zswap(nrhs, B + i, ldb, B + ipiv[i] - 1, ldb);
+    }
+}
+
 /* LAPACK's getrs by the triangular solves `solve` */
 static void getrs_by(triangular_solve *solve, char trans, int n, int nrhs, const starsolve_complex64_t *A, int lda,
                      const int *ipiv, starsolve_complex64_t *B, int ldb)
 {
     if (trans == 'N') {   /* P A = L U: x = U^-1 L^-1 P b */
-        for (int i = 0; i < n; i++)
-            if (ipiv[i] - 1 != i)
-                cblas_zswap(nrhs, B + i, ldb, B + ipiv[i] - 1, ldb);
+        permute_rows(1, n, nrhs, ipiv, B, ldb);
         solve('L', 'N', 1, n, nrhs, A, lda, B, ldb);
         solve('U', 'N', 0, n, nrhs, A, lda, B, ldb);
     } else {              /* op(A) = op(U) op(L) P: x = P^T op(L)^-1 op(U)^-1 b */
         solve('U', trans, 0, n, nrhs, A, lda, B, ldb);
         solve('L', trans, 1, n, nrhs, A, lda, B, ldb);
-        for (int i = n - 1; i >= 0; i--)
-            if (ipiv[i] - 1 != i)
-                cblas_zswap(nrhs, B + i, ldb, B + ipiv[i] - 1, ldb);
+        permute_rows(0, n, nrhs, ipiv, B, ldb);
     }
 }
 
