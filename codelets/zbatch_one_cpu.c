@@ -10,8 +10,9 @@
  * From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16 took
  * 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against 21 ms; at
  * order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8 took 70 ms through
- * LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one right-hand side go by substitution in level-1
- * calls up to order LEVEL1_ORDER, the other real getrs and potrs by the tile TRSM (trsm_tile), complex ones up to
+ * LAPACKE_dgetrs against 11 (bench/NOTES.md, session 42). Solves with one right-hand side go by substitution (plain
+ * loops; the transposed ones' dots by level-1 calls above SMALL_ORDER) up to order LEVEL1_ORDER, the other real getrs
+ * and potrs by the tile TRSM (trsm_tile), complex ones up to
  * PLANAR_ORDER by substitution on a planar copy of the right-hand sides (trsm_planar; solve_for); least squares with
  * few right-hand sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below), with more by its
  * blocked one with T by level-1 calls; QR, unless m + n is at most QR_LAPACKE_SUM, is LAPACK's blocked algorithm with
@@ -33,9 +34,10 @@
  * 64-512: 2.7-3.7x slower with one right-hand side, 2.2-2.7x with 4, 1.0-1.5x with 16; 1.2-1.5x faster with 64
  * (bench/NOTES.md, session 43). */
 #define FEW_RHS 16
-/* The largest order whose one-column solves (getrs, potrs, least squares' R^-1) go by substitution in level-1 calls
- * (trsv_level1) instead of LAPACKE / cblas_ztrsm, which take a buffer from OpenBLAS's locked pool each call. One
- * core, dgetrs with one right-hand side against the level-1 steps, us a solve: order 64 3.40 / 3.49 from one
+/* The largest order whose one-column solves (getrs, potrs, least squares' R^-1) go by substitution (trsm_subst: plain
+ * loops, level-1 dots for the transposed ones) instead of LAPACKE / cblas_ztrsm, which take a buffer from OpenBLAS's
+ * locked pool each call. One core, dgetrs with one right-hand side against the level-1 steps (an axpy or a dot a
+ * column), us a solve: order 64 3.40 / 3.49 from one
  * thread, 3.66 / 2.90 from each of two; 128 15.4 / 15.0, 12.5 / 11.1; 256 51.4 / 54.4, 46.0 / 38.5; 512 150 / 210,
  * 161 / 212 (more columns: 4 at order 64, 6.8 / 9.9: A is read once a column) (bench/NOTES.md, session 43). */
 #define LEVEL1_ORDER 256
@@ -414,12 +416,12 @@ static void trsv_level1(char uplo, char trans, int unit, int n, const starsolve_
  * 1.09; d potrs 32 1.19 / 1.73, 128 1.24 / 1.43; s getrs 32 1.01 / 1.23, 128 1.04 / 1.15; z getrs 24 0.47 / 0.71, 32
  * 0.64 / 1.05, 128 0.93 / 1.01, 256 1.02 / 1.05; z potrs 32 1.18 / 1.47; c getrs 32 x 2 0.97 / 1.04; up to
  * ROW_FORM_ORDER the rows were faster (z getrs 8 1.95 / 1.36, c 8 x 2 2.45 / 1.19, 16 x 2 0.89 / 0.56; bench/NOTES.md,
- * session 66). op(A) = A up to ROW_FORM_ORDER, A^T or A^H up to SMALL_ORDER: a row of every column at once (`omp simd` across the columns, AVX-512 / AVX2 clones) by the diagonal's reciprocal
- * (a column at a time with C's complex products and division / this, 2 cores, 16 right-hand sides, the solve time
- * ratio to the LAPACKE loop: z getrs 16 0.59 / 1.15, 32 0.36 / 0.75; z potrs 16 0.53 / 1.19, 32 0.35 / 0.79; c getrs
- * 16 0.43 / 1.13, 32 0.32 / 0.73; c potrs 16 0.37 / 1.35, 32 0.25 / 0.62; bench/NOTES.md, session 65), above by a
- * level-1 dot a row (trsv_level1). It takes one column, and in complex up to 3 (z) or 7 (c) of them: more go by
- * trsm_planar (solve_for). */
+ * session 66). op(A) = A up to ROW_FORM_ORDER, A^T or A^H up to SMALL_ORDER: a row of every column at once (`omp simd`
+ * across the columns, AVX-512 / AVX2 clones) by the diagonal's reciprocal (a column at a time with C's complex products
+ * and division / this, 2 cores, 16 right-hand sides, the solve time ratio to the LAPACKE loop: z getrs 16 0.59 / 1.15,
+ * 32 0.36 / 0.75; z potrs 16 0.53 / 1.19, 32 0.35 / 0.79; c getrs 16 0.43 / 1.13, 32 0.32 / 0.73; c potrs 16 0.37 /
+ * 1.35, 32 0.25 / 0.62; bench/NOTES.md, session 65), above by a level-1 dot a row (trsv_level1). It takes one column,
+ * and in single complex two or three: more go by trsm_planar (solve_for). */
 #define ROW_FORM_ORDER 16
 SS_SIMD_CLONES_AVX512 static void trsm_subst(char uplo, char trans, int unit, int n, int nrhs,
                                              const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb)
@@ -539,8 +541,10 @@ static inline __attribute__((always_inline)) void planar_solve(const int nv, cha
     for (int t = 0; t < n; t++) {
         const int i = lower ? t : n - 1 - t, k0 = lower ? 0 : i + 1, k1 = lower ? i : n;
         const starsolve_complex64_t *col = A + (size_t)i * lda;
+        /* the row's sums: in registers only if the loops over the row's vectors are unrolled (perf showed them stored
+         * and reloaded at every step otherwise) */
         planar_vector r1[2], r2[2], i1[2], i2[2];
-#pragma GCC unroll 2   /* the sums in registers, not in arrays */
+#pragma GCC unroll 2
         for (int h = 0; h < nv; h++) {
             r1[h] = Pr[i * nv + h];
             i1[h] = Pi[i * nv + h];
@@ -548,8 +552,8 @@ static inline __attribute__((always_inline)) void planar_solve(const int nv, cha
         }
         for (int k = k0; k < k1; k++) {
             const double ar = creal(col[k]), ai = sign * cimag(col[k]);
-    #pragma GCC unroll 2   /* the sums in registers, not in arrays */
-        for (int h = 0; h < nv; h++) {
+#pragma GCC unroll 2
+            for (int h = 0; h < nv; h++) {
                 const planar_vector xr = Pr[k * nv + h], xi = Pi[k * nv + h];
                 r1[h] -= ar * xr;
                 r2[h] += ai * xi;
@@ -558,7 +562,7 @@ static inline __attribute__((always_inline)) void planar_solve(const int nv, cha
             }
         }
         const starsolve_complex64_t inv = unit ? 1 : 1 / CMPLX(creal(col[i]), sign * cimag(col[i]));
-#pragma GCC unroll 2   /* the sums in registers, not in arrays */
+#pragma GCC unroll 2
         for (int h = 0; h < nv; h++) {
             const planar_vector sr = r1[h] + r2[h], si = i1[h] + i2[h];
             Pr[i * nv + h] = sr * creal(inv) - si * cimag(inv);
@@ -569,15 +573,15 @@ static inline __attribute__((always_inline)) void planar_solve(const int nv, cha
 
 /* B (n x nrhs, n <= PLANAR_ORDER) overwritten by op(A)^-1 B, A triangular (uplo) with a unit diagonal or not, by
  * substitution on a planar copy of B: up to 2 PLANAR_LANES columns at a time, each row's real parts in vectors apart
- * from its imaginary parts (zero past the last column), so that every multiply-add is a whole vector's and A's
- * elements are scalars; trsm_subst's `omp simd` across interleaved columns gathers every element. One core, us a
- * zgetrs of 16 right-hand sides (LAPACKE / trsm_subst / this): 16 5.0 / 4.5 / 2.4, 32 12.7 / 17.6 / 7.2, 64 36 / 77 /
- * 27, 128 106 / 275 / 89, 256 331 / 1261 / 382; with 4 at 64 15.2 / 30.4 / 16.9, with 2 at 32 3.4 / 6.3 / 4.0 (at 16 1.1
- * / 1.3 / 1.2). The batched solves on 2 cores, 16 right-hand sides, solve time ratio to the LAPACKE loop, before (up
- * to SMALL_ORDER trsm_subst, above LAPACKE) / this: z getrs 32 0.73 / 1.72-1.89, 64 1.02 / 1.45, 128 1.00 / 1.21; z
- * getrs 'C' 128 1.00 / 1.14; z potrs U 128 1.02 / 1.18; c getrs 32 0.69 / 2.23, 128 1.02 / 2.00; c potrs L 128 1.02 /
- * 1.67. The row form's sums stay in registers only with its loops over the row's vectors unrolled: z getrs 'C' 128
- * went from 0.83 to 1.14 with them (bench/NOTES.md, session 66). */
+ * from its imaginary parts (zero past the last column), so that every multiply-add is a whole vector's and A's elements
+ * are scalars; trsm_subst's `omp simd` across interleaved columns gathers every element. One core, us a zgetrs of 16
+ * right-hand sides (LAPACKE / trsm_subst / this): 16 5.0 / 4.5 / 2.4, 32 12.7 / 17.6 / 7.2, 64 36 / 77 / 27, 128 106 /
+ * 275 / 89, 256 331 / 1261 / 382; with 4 at 64 15.2 / 30.4 / 16.9, with 2 at 32 3.4 / 6.3 / 4.0 (at 16 1.1 / 1.3 /
+ * 1.2). The batched solves on 2 cores, 16 right-hand sides, solve time ratio to the LAPACKE loop, before (up to
+ * SMALL_ORDER trsm_subst, above LAPACKE) / this: z getrs 32 0.73 / 1.72-1.89, 64 1.02 / 1.45, 128 1.00 / 1.21; z getrs
+ * 'C' 128 1.00 / 1.14; z potrs U 128 1.02 / 1.18; c getrs 32 0.69 / 2.23, 128 1.02 / 2.00; c potrs L 128 1.02 / 1.67.
+ * The row form's sums stay in registers only with its loops over the row's vectors unrolled: z getrs 'C' 128 went from
+ * 0.83 to 1.14 with them (bench/NOTES.md, session 66). */
 SS_SIMD_CLONES_AVX512 static void trsm_planar(char uplo, char trans, int unit, int n, int nrhs,
                                               const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
                                               int ldb)
@@ -630,9 +634,9 @@ static triangular_solve *solve_for(int n, int nrhs)
 }
 
 /* B's rows permuted by P (forward) or P^T: LAPACK's zlaswp. One column by plain swaps, more by a BLAS swap a row (2
- * cores, one column, solve time ratio to the LAPACKE loop, a BLAS call a row / plain swaps, medians of seven: d getrs 16
- * 1.07 / 1.18, 32 0.99 / 1.04; z getrs 32 1.03 / 1.12; with 16 columns a column at a time was even or behind: z 16 1.98
- * / 1.76, 128 1.21 / 1.19; bench/NOTES.md, session 66) */
+ * cores, one column, solve time ratio to the LAPACKE loop, a BLAS call a row / plain swaps, medians of seven: d getrs
+ * 16 1.07 / 1.18, 32 0.99 / 1.04; z getrs 32 1.03 / 1.12; with 16 columns a column at a time was even or behind: z 16
+ * 1.98 / 1.76, 128 1.21 / 1.19; bench/NOTES.md, session 66) */
 static void permute_rows(int forward, int n, int nrhs, const int *ipiv, starsolve_complex64_t *B, int ldb)
 {
     if (nrhs == 1) {
