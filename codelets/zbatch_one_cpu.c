@@ -408,25 +408,23 @@ static void trsv_level1(char uplo, char trans, int unit, int n, const starsolve_
 }
 
 /* B (n x nrhs) overwritten by op(A)^-1 B, A triangular (uplo) with a unit diagonal or not, by substitution in plain
- * loops; the BLAS triangular solves (cblas_ztrsv too) serialize concurrent callers like getrf (session 42). op(A) = A
- * above ROW_FORM_ORDER: a column at a time, down A's columns (b(j) final, taken out of the rest under `omp simd`, the
- * complex products written out in real arithmetic: times). Before, A's rows at lda strides as below up to SMALL_ORDER
- * and a level-1 axpy a column above: 2 cores, one right-hand side unless said, solve time ratio to the LAPACKE loop,
- * medians of three, before / now: d getrs 24 0.66 / 0.82, 32 0.84 / 0.91, 64 0.94 / 1.03, 128 1.00 / 1.12, 256 1.03 /
- * 1.09; d potrs 32 1.19 / 1.73, 128 1.24 / 1.43; s getrs 32 1.01 / 1.23, 128 1.04 / 1.15; z getrs 24 0.47 / 0.71, 32
- * 0.64 / 1.05, 128 0.93 / 1.01, 256 1.02 / 1.05; z potrs 32 1.18 / 1.47; c getrs 32 x 2 0.97 / 1.04; up to
- * ROW_FORM_ORDER the rows were faster (z getrs 8 1.95 / 1.36, c 8 x 2 2.45 / 1.19, 16 x 2 0.89 / 0.56; bench/NOTES.md,
- * session 66). op(A) = A up to ROW_FORM_ORDER, A^T or A^H up to SMALL_ORDER: a row of every column at once (`omp simd`
- * across the columns, AVX-512 / AVX2 clones) by the diagonal's reciprocal (a column at a time with C's complex products
- * and division / this, 2 cores, 16 right-hand sides, the solve time ratio to the LAPACKE loop: z getrs 16 0.59 / 1.15,
- * 32 0.36 / 0.75; z potrs 16 0.53 / 1.19, 32 0.35 / 0.79; c getrs 16 0.43 / 1.13, 32 0.32 / 0.73; c potrs 16 0.37 /
- * 1.35, 32 0.25 / 0.62; bench/NOTES.md, session 65), above by a level-1 dot a row (trsv_level1). It takes one column,
- * and in single complex two or three: more go by trsm_planar (solve_for). */
-#define ROW_FORM_ORDER 16
+ * loops; the BLAS triangular solves (cblas_ztrsv too) serialize concurrent callers like getrf (session 42). One column
+ * with op(A) = A: down A's columns (b(j) final, taken out of the rest under `omp simd`, the complex products written
+ * out in real arithmetic: times). Before, A's rows at lda strides as below up to SMALL_ORDER and a level-1 axpy a
+ * column above; 2 cores, one right-hand side, solve time ratio to the LAPACKE loop, medians of three, rows / columns,
+ * 256 MiB of matrices: d getrs 8 2.91 / 3.82, 16 2.29 / 2.67, 32 0.94 / 1.45; z getrs 8 2.62 / 2.93, 16 1.41 / 1.79, 32
+ * 0.79 / 1.29; 1000 matrices, level-1 axpys / columns: d getrs 64 0.94 / 1.03, 128 1.00 / 1.12, 256 1.03 / 1.09; d
+ * potrs 128 1.24 / 1.43; z getrs 128 0.93 / 1.01, 256 1.02 / 1.05. Otherwise, up to SMALL_ORDER, a row of every column
+ * at once (`omp simd` across the columns, AVX-512 / AVX2 clones) by the diagonal's reciprocal: with several columns
+ * (single complex takes two or three here; more go by trsm_planar: solve_for) it beat the columns' form, 256 MiB, rows
+ * / columns: c getrs 8 x 2 2.73 / 1.81, 16 x 2 1.92 / 1.12, 24 x 2 1.35 / 1.12, 32 x 2 1.14 / 1.14, 32 x 3 1.24 / 1.10;
+ * against a column at a time with C's complex products and division, 2 cores, 16 right-hand sides, z getrs 16 0.59 /
+ * 1.15, 32 0.36 / 0.75; c potrs 16 0.37 / 1.35, 32 0.25 / 0.62 (session 65). The transposed solves above SMALL_ORDER: a
+ * level-1 dot a row (trsv_level1) (bench/NOTES.md, sessions 65-66). */
 SS_SIMD_CLONES_AVX512 static void trsm_subst(char uplo, char trans, int unit, int n, int nrhs,
                                              const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B, int ldb)
 {
-    if (trans == 'N' && n > ROW_FORM_ORDER) {
+    if (trans == 'N' && (nrhs == 1 || n > SMALL_ORDER)) {
         const int lower = uplo == 'L';
         for (int r = 0; r < nrhs; r++) {
             starsolve_complex64_t *b = B + (size_t)r * ldb;
@@ -577,11 +575,11 @@ static inline __attribute__((always_inline)) void planar_solve(const int nv, cha
  * are scalars; trsm_subst's `omp simd` across interleaved columns gathers every element. One core, us a zgetrs of 16
  * right-hand sides (LAPACKE / trsm_subst / this): 16 5.0 / 4.5 / 2.4, 32 12.7 / 17.6 / 7.2, 64 36 / 77 / 27, 128 106 /
  * 275 / 89, 256 331 / 1261 / 382; with 4 at 64 15.2 / 30.4 / 16.9, with 2 at 32 3.4 / 6.3 / 4.0 (at 16 1.1 / 1.3 /
- * 1.2). The batched solves on 2 cores, 16 right-hand sides, solve time ratio to the LAPACKE loop, before (up to
- * SMALL_ORDER trsm_subst, above LAPACKE) / this: z getrs 32 0.73 / 1.72-1.89, 64 1.02 / 1.45, 128 1.00 / 1.21; z getrs
- * 'C' 128 1.00 / 1.14; z potrs U 128 1.02 / 1.18; c getrs 32 0.69 / 2.23, 128 1.02 / 2.00; c potrs L 128 1.02 / 1.67.
- * The row form's sums stay in registers only with its loops over the row's vectors unrolled: z getrs 'C' 128 went from
- * 0.83 to 1.14 with them (bench/NOTES.md, session 66). */
+ * 1.2). The batched solves on 2 cores, 16 right-hand sides, 1000 matrices, solve time ratio to the LAPACKE loop, before
+ * (up to SMALL_ORDER trsm_subst, above LAPACKE) / this: z getrs 32 0.73 / 1.72-1.89, 64 1.02 / 1.45, 128 1.00 / 1.21; z
+ * getrs 'C' 128 1.00 / 1.14; z potrs U 128 1.02 / 1.18; c getrs 32 0.69 / 2.23, 128 1.02 / 2.00; c potrs L 128 1.02 /
+ * 1.67. The row form's sums stay in registers only with its loops over the row's vectors unrolled: z getrs 'C' 128 went
+ * from 0.83 to 1.14 with them (bench/NOTES.md, session 66). */
 SS_SIMD_CLONES_AVX512 static void trsm_planar(char uplo, char trans, int unit, int n, int nrhs,
                                               const starsolve_complex64_t *A, int lda, starsolve_complex64_t *B,
                                               int ldb)
@@ -617,9 +615,9 @@ SS_SIMD_CLONES_AVX512 static void trsm_planar(char uplo, char trans, int unit, i
  * / 4.42 4.04, 16 x 2 19.24 18.93 / 18.46 16.69, 32 x 2 5.09 5.44 / 6.14 6.41, getrs 'T' 32 x 2 6.58 6.29 / 5.90 6.19,
  * potrs 32 x 16 2.12 1.92 / 7.23 7.97, 32 x 2 9.55 9.40 / 12.65 11.39; bench/NOTES.md, session 65); in complex
  * trsm_planar up to SMALL_ORDER, and up to PLANAR_ORDER with PLANAR_MIN_RHS columns or more (trsm_planar's numbers),
- * unless the columns fill less than a quarter of its vector: 2 cores, ratios as above, trsm_subst / trsm_planar, z
- * getrs 16 x 2 0.59 / 0.55, 32 x 2 0.64 / 0.83, 32 x 3 0.67 / 1.12, 32 x 4 0.77 / 1.32; c 16 x 2 0.94 / 0.90, 16 x 3
- * 1.43 / 1.32, 32 x 3 1.12 / 1.10, 32 x 4 1.02 / 1.34 (session 66). */
+ * unless the columns fill less than a quarter of its vector: 2 cores, 256 MiB of matrices, ratios as above,
+ * trsm_subst / trsm_planar, c getrs 16 x 2 1.90 / 1.22, 32 x 2 1.19 / 1.09, 16 x 3 1.76 / 1.45, 16 x 4 1.60 / 1.50, 32
+ * x 4 0.99 / 1.49; z 16 x 2 1.24 / 1.32, 32 x 2 1.05 / 0.99 (session 66). */
 static triangular_solve *solve_for(int n, int nrhs)
 {
     if (nrhs == 1)
@@ -634,9 +632,9 @@ static triangular_solve *solve_for(int n, int nrhs)
 }
 
 /* B's rows permuted by P (forward) or P^T: LAPACK's zlaswp. One column by plain swaps, more by a BLAS swap a row (2
- * cores, one column, solve time ratio to the LAPACKE loop, a BLAS call a row / plain swaps, medians of seven: d getrs
- * 16 1.07 / 1.18, 32 0.99 / 1.04; z getrs 32 1.03 / 1.12; with 16 columns a column at a time was even or behind: z 16
- * 1.98 / 1.76, 128 1.21 / 1.19; bench/NOTES.md, session 66) */
+ * cores, one column, 256 MiB of matrices, solve time ratio to the LAPACKE loop, a BLAS call a row / plain swaps,
+ * medians of three: d getrs 16 2.20 / 2.30, 32 1.44 / 1.56; z getrs 32 1.25 / 1.31; with 16 columns, 1000 matrices, a
+ * column at a time was even or behind: z 16 1.98 / 1.76, 128 1.21 / 1.19; bench/NOTES.md, session 66) */
 static void permute_rows(int forward, int n, int nrhs, const int *ipiv, starsolve_complex64_t *B, int ldb)
 {
     if (nrhs == 1) {
