@@ -637,9 +637,13 @@ static triangular_solve *solve_for(int n, int nrhs)
  * column at a time was even or behind: z 16 1.98 / 1.76, 128 1.21 / 1.19; bench/NOTES.md, session 66) */
 static void permute_rows(int forward, int n, int nrhs, const int *ipiv, starsolve_complex64_t *B, int ldb)
 {
-    if (nrhs == 1) {
-        for (int t = 0; t < n; t++) {
-            const int i = forward ? t : n - 1 - t, p = ipiv[i] - 1;
+    if (nrhs == 1 && forward) {
+        swap_rows_in_column(B, 0, n, ipiv);
+        return;
+    }
+    if (nrhs == 1) {   /* swap_rows_in_column's swaps in the other order */
+        for (int i = n - 1; i >= 0; i--) {
+            const int p = ipiv[i] - 1;
             const starsolve_complex64_t x = B[i];
             B[i] = B[p];
             B[p] = x;
