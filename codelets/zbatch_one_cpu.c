@@ -2,11 +2,11 @@
  * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one, ss_ztpqrt_one): LAPACKE, except for
  * LU up to order PLAIN_LU_ORDER and lower Cholesky up to PLAIN_CHOL_ORDER (getrf_plain, potrf_plain_lower: plain C,
  * faster than OpenBLAS's getrf and potrf there), real LU above that order (getrf_blocked: LAPACK's blocked algorithm on
- * that code's panels, the tile TRSM and one GEMM a block), double lower Cholesky from BLOCKED_CHOL_FROM
- * (potrf_blocked_lower: LAPACK's blocked algorithm) and for other orders up to SMALL_ORDER, where OpenBLAS serializes
- * concurrent callers of its getrf, potrf, getrs, potrs and triangular solves: there LAPACK's unblocked Cholesky
- * (zpotf2) by level-1 and 2 BLAS calls, with the same results and infos, and (complex) the triangular solves by
- * substitution.
+ * that code's panels, the tile TRSM and one GEMM a block), real lower Cholesky above it up to TILED_CHOL_TO
+ * (potrf_tiled_lower: LAPACK's blocked algorithm on packed tiles, kernels of our own) and for other orders up to
+ * SMALL_ORDER, where OpenBLAS serializes concurrent callers of its getrf, potrf, getrs, potrs and triangular solves:
+ * there LAPACK's unblocked Cholesky (zpotf2) by level-1 and 2 BLAS calls, with the same results and infos, and
+ * (complex) the triangular solves by substitution.
  * From the 16 cores of the H100 machine (one OpenBLAS thread each, as the library sets it), 200000 LUs of order 16 took
  * 268 ms through LAPACKE_dgetrf (one thread alone: 483 ms) against 46 ms by these steps, Cholesky 261 against 21 ms; at
  * order 32 70 against 43 and 66 against 18 ms; at 64 about even. On 2 cores 262144 solves of order 8 took 70 ms through
@@ -24,6 +24,7 @@
 #include <complex.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include "codelets.h"
 
 /* the largest order taken by the unblocked steps and substitution: faster from many cores up to 32, even at 64 */
@@ -240,8 +241,10 @@ SS_SIMD_CLONES_AVX512 static int getrf_plain_panels(int m, int n, starsolve_comp
  * Both cores, 1 GiB, the library against the OpenMP loop of LAPACKE: 16 2.18x, 32 1.19x (LAPACK's unblocked steps,
  * potf2_small, before: 2.00x, 1.15x), 48 1.42x, 64 1.17x, 96 1.11x, 128 1.05x, 160 1.04x, 192 0.97x. On the 16 CPU
  * workers of the H200 machine 64 1.44-1.52x, but at 128 and 160 about 8 % behind LAPACKE's call (the same library
- * with LAPACKE there, three rounds each), hence 96. The upper triangle's copy (UPPER_VIA_LOWER_FROM) is factored here
- * too up to this order (bench/NOTES.md, session 62). In complex (L L^H: the panel's row conjugated, times() for the
+ * with LAPACKE there, three rounds each), hence 96 then (session 62). In real precisions the packed tiles
+ * (potrf_tiled_lower) now take over above 40, their first tile being this code: 2 cores, 256 MiB, against the loop, 48
+ * 1.31x -> 1.40x, 64 1.16-1.19x -> 1.35x, 96 1.10-1.14x -> 1.31x; at 40, even within the noise (session 67). The
+ * upper triangle's copy (UPPER_VIA_LOWER_FROM) is factored here too up to this order. In complex (L L^H: the panel's row conjugated, times() for the
  * products) only up to 24, against LAPACK's unblocked steps (potf2_small): 2 cores, 256 MiB, c 8 3.4-3.8x -> 4.8x, 16
  * 1.5-1.7x -> 2.0-2.1x, 24 1.15-1.20x -> 1.14-1.22x, 32 1.02-1.08x -> 0.98-0.99x, 64 0.98-1.00x -> 0.82x; z 8 3.2-3.3x
  * -> 3.3-4.1x, 16 1.55x -> 1.6-1.7x, 24 1.23-1.27x -> 1.17-1.25x, 32 1.04-1.14x -> 1.00x; 16 CPU workers of the H200
@@ -250,7 +253,7 @@ SS_SIMD_CLONES_AVX512 static int getrf_plain_panels(int m, int n, starsolve_comp
 #if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
 #define PLAIN_CHOL_ORDER 24
 #else
-#define PLAIN_CHOL_ORDER 96
+#define PLAIN_CHOL_ORDER 40
 #endif
 SS_SIMD_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t *A, int lda)
 {
@@ -286,33 +289,148 @@ SS_SIMD_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t 
     return 0;
 }
 
-#if defined(STARSOLVE_PRECISION_D)
-/* Double lower Cholesky from order BLOCKED_CHOL_FROM: LAPACK's right-looking blocked algorithm by CHOL_BLOCK columns,
- * each diagonal block by potrf_plain_lower, the block column under it by one TRSM, the trailing matrix by one SYRK.
- * OpenBLAS 0.3.21's dpotrf runs at half its GEMM's rate there (one core of the 2-core CI machine, order 512: 28-33
- * GF/s against 65). Ratio to the OpenMP loop of LAPACKE_dpotrf, 1 GiB: 2 cores (bench/batched.sh) 512 1.07, 768
- * 1.24, 1024 1.16, where the library's LAPACKE call made 0.99-1.00; 16 CPU workers of the H200 machine, two rounds,
- * 512 0.93 1.00, 768 1.23 1.19, 1024 1.51 1.22 (LAPACKE's call there: 1.02 1.03, 1.07 1.14, 1.10 1.30). From 384 it
- * was even on both machines. cblas_dtrsm rather than cpu_ztrsm: on the 16 cores that recursion's many small BLAS
- * calls, each taking a buffer from OpenBLAS's locked pool, made 384 0.76-0.80x and 512 0.90-0.96x; on 2 cores both
- * made 512 1.05-1.07x. Blocks of 128: no faster. Not in single (2 cores: 512 0.91x, 1024 0.96x) nor yet in complex
- * (2 cores 512 1.05-1.07x; 16 cores c 512 0.96x, z 768 even) (bench/NOTES.md, session 63). */
-#define BLOCKED_CHOL_FROM 512
-#define CHOL_BLOCK 64
-static int potrf_blocked_lower(int n, double *A, int lda)
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+/* Real lower Cholesky above PLAIN_CHOL_ORDER up to TILED_CHOL_TO: LAPACK's right-looking blocked algorithm by
+ * CHOL_TILE columns with kernels of our own, no BLAS call. Each diagonal block goes by potrf_plain_lower; the block
+ * column under it is copied (packed) by CHOL_ROWS-row chunks, each chunk's columns CHOL_ROWS apart, solved there
+ * (trsm_packed_below) and copied back; the trailing matrix's lower triangle takes the packed column's product by
+ * 2 x 4 vector tiles kept in registers (syrk_packed_lower). Why packed: A's columns are n elements apart, and at
+ * orders 256 and 512 (2 and 4 KiB) a tile's 32 columns fall in too few sets of the first-level cache; unpacked, the
+ * same kernels ran at 0.78x (256) and 0.66x (512) OpenBLAS's potrf, packed at 1.35x and 1.29x. Why not OpenBLAS's
+ * TRSM and SYRK (potrf_blocked_lower, sessions 59-64): at these orders they are no faster than its potrf, which they
+ * make up. One core of the 2-core CI machine (AVX-512), double, 64 MiB, GF/s of LAPACKE_dpotrf / this code: 64 7.7 /
+ * 10.5, 128 13.6 / 18.5, 256 20.6 / 27.7, 512 27.8 / 35.9; both cores, an OpenMP loop over 256 MiB: 48 9.9 / 14.9, 96
+ * 21.7 / 29.9, 128 27.9 / 38.7, 256 43.7 / 56.6, 512 57.8 / 79.2, 1024 69.0 / 87.5 (tiles of 16: 1.21-1.40x; of 64:
+ * 1.19-1.41x; bench/NOTES.md, session 67). */
+#define TILED_CHOL_TO 1024
+#define CHOL_TILE 32
+/* a vector of A's or the packed copy's elements, read and written in place: at any address of an element, and
+ * aliasing the elements */
+typedef starsolve_complex64_t chol_vector
+    __attribute__((vector_size(64), aligned(sizeof(starsolve_complex64_t)), may_alias));
+enum { CHOL_LANES = sizeof(chol_vector) / sizeof(starsolve_complex64_t), CHOL_ROWS = 2 * CHOL_LANES };
+
+/* elements of potrf_tiled_lower's packed block column at order n: its rows in whole chunks, CHOL_TILE columns, and
+ * a vector's worth more to start it on a vector's boundary (a work array from malloc is 16-byte aligned: chunks off
+ * the 64-byte boundary made every vector load touch two cache lines, and order 512 ran at 0.78x the aligned speed) */
+static size_t potrf_tiled_lwork(int n)
 {
-    for (int k = 0; k < n; k += CHOL_BLOCK) {
-        const int kb = ss_min(CHOL_BLOCK, n - k), rest = n - k - kb;
-        double *diag = A + k + (size_t)k * lda, *below = diag + kb;
+    return (size_t)((n + CHOL_ROWS - 1) / CHOL_ROWS) * CHOL_ROWS * CHOL_TILE + CHOL_LANES;
+}
+
+/* B (rows x kb, leading dimension lda) copied into P by CHOL_ROWS-row chunks: chunk r's column q at
+ * P + (r kb + q) CHOL_ROWS, the last chunk's rows past B's zero */
+static inline __attribute__((always_inline)) void pack_below(int rows, int kb, const starsolve_complex64_t *B, int lda,
+                                                             starsolve_complex64_t *P)
+{
+    for (int i0 = 0; i0 < rows; i0 += CHOL_ROWS) {
+        const int len = ss_min(rows - i0, CHOL_ROWS);
+        starsolve_complex64_t *chunk = P + (size_t)i0 * kb;
+        for (int q = 0; q < kb; q++) {
+            const starsolve_complex64_t *b = B + i0 + (size_t)q * lda;
+            starsolve_complex64_t *p = chunk + q * CHOL_ROWS;
+            if (len == CHOL_ROWS) {
+#pragma omp simd
+                for (int t = 0; t < CHOL_ROWS; t++)
+                    p[t] = b[t];
+            } else {
+                for (int t = 0; t < CHOL_ROWS; t++)
+                    p[t] = t < len ? b[t] : 0;
+            }
+        }
+    }
+}
+
+/* P = P L^-T, P pack_below's copy of B, L kb x kb lower triangular (leading dimension lda): each chunk's columns
+ * left to right, two vectors of rows in registers; then copied back to B */
+static inline __attribute__((always_inline)) void trsm_packed_below(int rows, int kb, const starsolve_complex64_t *L,
+                                                                    int lda, starsolve_complex64_t *P,
+                                                                    starsolve_complex64_t *B)
+{
+    starsolve_complex64_t inverse[CHOL_TILE];   /* 1 / L(j, j): a multiply a column, as LAPACK's TRSM */
+    for (int j = 0; j < kb; j++)
+        inverse[j] = 1 / L[j + (size_t)j * lda];
+    for (int i0 = 0; i0 < rows; i0 += CHOL_ROWS) {
+        starsolve_complex64_t *chunk = P + (size_t)i0 * kb;
+        for (int j = 0; j < kb; j++) {
+            chol_vector x0 = *(chol_vector *)(chunk + j * CHOL_ROWS);
+            chol_vector x1 = *(chol_vector *)(chunk + j * CHOL_ROWS + CHOL_LANES);
+            for (int q = 0; q < j; q++) {
+                const starsolve_complex64_t l = L[j + (size_t)q * lda];
+                x0 -= *(chol_vector *)(chunk + q * CHOL_ROWS) * l;
+                x1 -= *(chol_vector *)(chunk + q * CHOL_ROWS + CHOL_LANES) * l;
+            }
+            *(chol_vector *)(chunk + j * CHOL_ROWS) = x0 * inverse[j];
+            *(chol_vector *)(chunk + j * CHOL_ROWS + CHOL_LANES) = x1 * inverse[j];
+        }
+        const int len = ss_min(rows - i0, CHOL_ROWS);
+        for (int q = 0; q < kb; q++) {
+            starsolve_complex64_t *b = B + i0 + (size_t)q * lda;
+            const starsolve_complex64_t *p = chunk + q * CHOL_ROWS;
+            if (len == CHOL_ROWS) {
+#pragma omp simd
+                for (int t = 0; t < CHOL_ROWS; t++)
+                    b[t] = p[t];
+            } else {
+                for (int t = 0; t < len; t++)
+                    b[t] = p[t];
+            }
+        }
+    }
+}
+
+/* C's lower triangle (h x h, leading dimension lda) less X X^T, X (h x kb) packed as by pack_below: for each four
+ * columns j .. j + 3, the chunks from the one holding row j down, each a 2 x 4 tile of vectors summed over X's kb
+ * columns in registers. Tiles that reach above the diagonal or past row h are written element by element. */
+static inline __attribute__((always_inline)) void syrk_packed_lower(int h, int kb, const starsolve_complex64_t *X,
+                                                                    starsolve_complex64_t *C, int lda)
+{
+    for (int j = 0; j < h; j += 4) {
+        /* X's rows j .. j + 3 (in one chunk: CHOL_ROWS is a multiple of 4), column q at x_j[q CHOL_ROWS] */
+        const starsolve_complex64_t *x_j = X + (size_t)(j / CHOL_ROWS) * CHOL_ROWS * kb + j % CHOL_ROWS;
+        for (int i0 = j / CHOL_ROWS * CHOL_ROWS; i0 < h; i0 += CHOL_ROWS) {
+            const starsolve_complex64_t *chunk = X + (size_t)i0 * kb;
+            chol_vector s00 = {0}, s01 = {0}, s02 = {0}, s03 = {0}, s10 = {0}, s11 = {0}, s12 = {0}, s13 = {0};
+            for (int q = 0; q < kb; q++) {
+                const chol_vector x0 = *(const chol_vector *)(chunk + q * CHOL_ROWS);
+                const chol_vector x1 = *(const chol_vector *)(chunk + q * CHOL_ROWS + CHOL_LANES);
+                const starsolve_complex64_t *y = x_j + q * CHOL_ROWS;
+                s00 += x0 * y[0], s01 += x0 * y[1], s02 += x0 * y[2], s03 += x0 * y[3];
+                s10 += x1 * y[0], s11 += x1 * y[1], s12 += x1 * y[2], s13 += x1 * y[3];
+            }
+            starsolve_complex64_t *c = C + i0 + (size_t)j * lda;
+            if (i0 >= j + 4 && i0 + CHOL_ROWS <= h) {   /* wholly below the diagonal and inside C */
+                *(chol_vector *)c -= s00, *(chol_vector *)(c + CHOL_LANES) -= s10;
+                *(chol_vector *)(c + lda) -= s01, *(chol_vector *)(c + lda + CHOL_LANES) -= s11;
+                *(chol_vector *)(c + 2 * (size_t)lda) -= s02, *(chol_vector *)(c + 2 * (size_t)lda + CHOL_LANES) -= s12;
+                *(chol_vector *)(c + 3 * (size_t)lda) -= s03, *(chol_vector *)(c + 3 * (size_t)lda + CHOL_LANES) -= s13;
+            } else {
+                const chol_vector sums[4][2] = {{s00, s10}, {s01, s11}, {s02, s12}, {s03, s13}};
+                for (int t = 0; t < 4; t++)   /* columns past h: no row r with j + t <= i0 + r < h */
+                    for (int r = ss_max(j + t - i0, 0); r < ss_min(h - i0, CHOL_ROWS); r++)
+                        c[r + (size_t)t * lda] -= sums[t][r / CHOL_LANES][r % CHOL_LANES];
+            }
+        }
+    }
+}
+
+/* info as LAPACK's potrf: the diagonal blocks' (potrf_plain_lower's), offset by the columns before */
+SS_SIMD_CLONES_AVX512 static int potrf_tiled_lower(int n, starsolve_complex64_t *A, int lda,
+                                                   starsolve_complex64_t *work)
+{
+    starsolve_complex64_t *packed = (starsolve_complex64_t *)(((uintptr_t)work + sizeof(chol_vector) - 1) /
+                                                              sizeof(chol_vector) * sizeof(chol_vector));
+    for (int k = 0; k < n; k += CHOL_TILE) {
+        const int kb = ss_min(CHOL_TILE, n - k), rest = n - k - kb;
+        starsolve_complex64_t *diag = A + k + (size_t)k * lda, *below = diag + kb;
         const int info = potrf_plain_lower(kb, diag, lda);
         if (info)   /* the leading k + info - 1 columns factored, as LAPACK's */
             return k + info;
         if (rest == 0)
             break;
-        cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, rest, kb, 1, diag, lda, below,
-                    lda);
-        cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, rest, kb, -1, below, lda, 1, below + (size_t)kb * lda,
-                    lda);
+        pack_below(rest, kb, below, lda, packed);
+        trsm_packed_below(rest, kb, diag, lda, packed, below);
+        syrk_packed_lower(rest, kb, packed, below + (size_t)kb * lda, lda);
     }
     return 0;
 }
@@ -760,20 +878,17 @@ int ss_zgetrf_one(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
  * 36.9 / 27.6, 512 44.5 / 43.5, the copies eating the gain at 512 (bench/NOTES.md, session 61). In real precisions
  * the copy goes to potrf_plain_lower up to its order, which pays for the copies from order 33 on: both cores, 1 GiB,
  * against the LAPACKE loop with uplo U, 33 1.40x, 40 1.22x, 48 1.12x (1.01x through LAPACKE's upper), 56 1.17x
- * (session 62); in complex, through LAPACKE's lower, from 64 (48: 0.87x, session 61). In double the copy goes to
- * potrf_blocked_lower from its order on, which pays for the copies up to 1024 at least: against the loop with uplo U,
- * 2 cores 512 0.99x through LAPACKE's upper -> 1.16x, 1024 0.99x -> 1.10x; 16 CPU workers of the H200 machine, two
- * rounds, 512 1.04 0.99 -> 1.12 1.26, 1024 1.31 1.12 -> 1.26 1.17 (session 63). Above UPPER_VIA_LOWER_TO (unmeasured)
- * the copy's work array would pass 8 MiB a worker. In single and complex the copy to LAPACKE's lower lost from 512
- * on (2 cores: s 1024 0.89x, z 512 0.96x). */
+ * (session 62); in complex, through LAPACKE's lower, from 64 (48: 0.87x, session 61). Above, in real precisions, the
+ * copy goes to potrf_tiled_lower, which pays for the copies up to 1024: 2 cores, 256 MiB, against the loop with uplo
+ * U, double 128 1.62x, 256 1.65x, 512 1.53x, 1024 1.24x; single 448 1.44x, 512 1.32x and 1024 1.07x, where LAPACKE's
+ * upper made 0.97x and 0.96x (session 67; before, double's blocked code with OpenBLAS's TRSM and SYRK made 512 1.16x,
+ * 1024 1.10x, session 63). Above UPPER_VIA_LOWER_TO (unmeasured) the copy's work array would pass 8 MiB a worker. In
+ * complex the copy to LAPACKE's lower lost from 512 on (2 cores: z 512 0.96x). */
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
 #define UPPER_VIA_LOWER_FROM (SMALL_ORDER + 1)
-#else
-#define UPPER_VIA_LOWER_FROM 64
-#endif
-#if defined(STARSOLVE_PRECISION_D)
 #define UPPER_VIA_LOWER_TO 1024
 #else
+#define UPPER_VIA_LOWER_FROM 64
 #define UPPER_VIA_LOWER_TO 448
 #endif
 /* The copies go by COPY_BLOCK x COPY_BLOCK blocks, so that the strided side stays in the first-level cache, and work's
@@ -800,21 +915,43 @@ static void copy_triangle_conj_transposed(int n, starsolve_complex64_t *A, int l
         }
 }
 
-size_t ss_zpotrf_one_lwork(char uplo, int n)
+/* elements of the upper triangle's copy at order n (0: none, the upper triangle factored in place) */
+static size_t upper_copy_lwork(int n)
 {
-    const int upper = uplo == 'U' || uplo == 'u';
-    return upper && n >= UPPER_VIA_LOWER_FROM && n <= UPPER_VIA_LOWER_TO ? (size_t)(n + WORK_LD_PAD) * n : 0;
+    return n >= UPPER_VIA_LOWER_FROM && n <= UPPER_VIA_LOWER_TO ? (size_t)(n + WORK_LD_PAD) * n : 0;
 }
 
-/* A's lower Cholesky factor: getrf_plain's way up to PLAIN_CHOL_ORDER, in double blocked from BLOCKED_CHOL_FROM, else
- * LAPACK's unblocked steps up to SMALL_ORDER, else LAPACKE */
-static int potrf_lower(int n, starsolve_complex64_t *A, int lda)
+/* elements of the packed block column potrf_lower takes at order n (0: none) */
+static size_t packed_lwork(int n)
+{
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    return n > PLAIN_CHOL_ORDER && n <= TILED_CHOL_TO ? potrf_tiled_lwork(n) : 0;
+#else
+    (void)n;
+    return 0;
+#endif
+}
+
+/* work: the upper triangle's copy, then the packed block column */
+size_t ss_zpotrf_one_lwork(char uplo, int n)
+{
+    if (uplo == 'L' || uplo == 'l')
+        return packed_lwork(n);
+    const size_t copy = upper_copy_lwork(n);
+    return copy ? copy + packed_lwork(n) : 0;
+}
+
+/* A's lower Cholesky factor: getrf_plain's way up to PLAIN_CHOL_ORDER, in real precisions by packed tiles above
+ * (packed: NULL or packed_lwork(n) elements), else LAPACK's unblocked steps up to SMALL_ORDER, else LAPACKE */
+static int potrf_lower(int n, starsolve_complex64_t *A, int lda, starsolve_complex64_t *packed)
 {
     if (n <= PLAIN_CHOL_ORDER)
         return potrf_plain_lower(n, A, lda);
-#if defined(STARSOLVE_PRECISION_D)
-    if (n >= BLOCKED_CHOL_FROM)
-        return potrf_blocked_lower(n, A, lda);
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+    if (packed && n <= TILED_CHOL_TO)
+        return potrf_tiled_lower(n, A, lda, packed);
+#else
+    (void)packed;
 #endif
     if (n <= SMALL_ORDER)
         return potf2_small('L', n, A, lda);
@@ -824,11 +961,12 @@ static int potrf_lower(int n, starsolve_complex64_t *A, int lda)
 int ss_zpotrf_one(char uplo, int n, starsolve_complex64_t *A, int lda, starsolve_complex64_t *work)
 {
     if (uplo == 'L' || uplo == 'l')
-        return potrf_lower(n, A, lda);
-    if (work && ss_zpotrf_one_lwork(uplo, n) > 0) {   /* the upper triangle through the lower one's code */
+        return potrf_lower(n, A, lda, packed_lwork(n) ? work : NULL);
+    const size_t copy = upper_copy_lwork(n);
+    if (work && copy) {   /* the upper triangle through the lower one's code */
         const int ldw = n + WORK_LD_PAD;
         copy_triangle_conj_transposed(n, A, lda, work, ldw, 0);
-        const int info = potrf_lower(n, work, ldw);
+        const int info = potrf_lower(n, work, ldw, packed_lwork(n) ? work + copy : NULL);
         copy_triangle_conj_transposed(n, A, lda, work, ldw, 1);
         return info;
     }

@@ -537,11 +537,14 @@ int test_zbatched(void)
         chol_batch('U', 100, 1, 0);
         chol_batch('U', 64, 2, 3);   /* the upper triangle through the lower one's code from here in complex, from 33 (above) in real */
         chol_batch('L', 256, 1, 0);
-        chol_batch('L', 96, 2, 0);   /* real Cholesky by 8-column panels (zbatch_one_cpu.c): its largest order */
-        chol_batch('U', 96, 1, 0);   /* the same code on the upper triangle's copy */
+        chol_batch('L', 40, 2, 0);   /* real Cholesky by 8-column panels (zbatch_one_cpu.c): its largest order */
+        chol_batch('U', 40, 1, 0);   /* the same code on the upper triangle's copy */
         chol_batch('L', 24, 2, 0);   /* its largest order in complex */
-        /* double Cholesky by 64-column blocks from 512 (potrf_blocked_lower), on the upper triangle's copy too: a last
-         * block of 24 columns, the non-SPD member's failure inside a block */
+        /* real Cholesky by packed 32-column tiles above 40 (potrf_tiled_lower): one column of 9 rows below the first
+         * tile (a part-filled chunk, a last group of one column), on the upper triangle's copy; whole chunks under
+         * each tile; a last tile of 24 columns with the non-SPD member's failure inside a tile, both triangles */
+        chol_batch('U', 41, 1, 0);
+        chol_batch('L', 96, 2, 0);
         chol_batch('L', 600, 1, 0);
         chol_batch('U', 600, 2, 0);
         qr_batch(120, 100, 1, 0);
