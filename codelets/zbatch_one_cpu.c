@@ -15,8 +15,9 @@
  * and potrs by the tile TRSM (trsm_tile), complex ones up to
  * PLANAR_ORDER by substitution on a planar copy of the right-hand sides (trsm_planar; solve_for); least squares with
  * few right-hand sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below), with more by its
- * blocked one with T by level-1 calls; QR, unless m + n is at most QR_LAPACKE_SUM, is LAPACK's blocked algorithm with
- * its panels and T by level-1 calls (ss_zgeqrf_one). QR with its whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3
+ * blocked one with T by level-1 calls; real QR up to m + n = QR_UNBLOCKED_SUM is LAPACK's unblocked algorithm in plain C
+ * (geqr2_plain), complex QR there LAPACKE's; above, QR is LAPACK's blocked algorithm with its panels by that plain
+ * code (real) or level-1 calls (complex) and T by level-1 calls (ss_zgeqrf_one). QR with its whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3
  * stopped at QRT_LEAF columns, which go by level-1 calls: zgeqrt3 recurses down to single columns, hundreds of small
  * level-3 calls a tile, each taking a buffer from OpenBLAS's locked pool; from each of the 16 cores of the H100 machine
  * a LAPACKE_dgeqrt of a 256 x 256 tile took 29.5 ms against 1.9 from one core (QRT_LEAF's numbers). ss_ztpqrt_one is
@@ -43,12 +44,15 @@
  * 161 / 212 (more columns: 4 at order 64, 6.8 / 9.9: A is read once a column) (bench/NOTES.md, session 43). */
 #define LEVEL1_ORDER 256
 
-/* QR: up to this m + n LAPACKE's zgeqrf, unblocked there (LAPACK's crossover is 128 columns), whose gemv and gerc
- * on such small matrices work from OpenBLAS's stack. Above, the blocked factorization of ss_zgeqrf_one. Double, us
- * a factorization from one thread / each of sixteen, LAPACKE against ss_zgeqrf_one's steps: 64 x 64 85 / 95
- * against 99 / 110; 128 x 64 144 / 251 against 136 / 164; 96 x 96 221 / 386 against 200 / 333; 256 x 16 23 / 414
- * against 21 / 38; 512 x 512 9220 / 22300 against 8178 / 8724 (bench/NOTES.md, session 44). */
-#define QR_LAPACKE_SUM 128
+/* QR: up to this m + n the unblocked algorithm (LAPACK's zgeqrf is unblocked there too: its crossover is 128
+ * columns), in real precisions in plain C (geqr2_plain), in complex LAPACKE's zgeqrf, whose gemv and gerc on such
+ * small matrices work from OpenBLAS's stack. Above, the blocked factorization of ss_zgeqrf_one. Double, us a
+ * factorization from one thread / each of sixteen, LAPACKE against ss_zgeqrf_one's steps with level-1 panels: 64 x
+ * 64 85 / 95 against 99 / 110; 128 x 64 144 / 251 against 136 / 164; 96 x 96 221 / 386 against 200 / 333; 256 x 16
+ * 23 / 414 against 21 / 38; 512 x 512 9220 / 22300 against 8178 / 8724 (bench/NOTES.md, session 44). With the plain
+ * steps, 2 cores, 256 MiB, against the LAPACKE loop: unblocked up to 128 / blocked from 64, 48 1.49-1.50x / 0.89-0.91x,
+ * 64 1.39-1.45x / 1.18-1.24x; unblocked up to 256, 96 1.32x and 128 1.38x against 1.42-1.56x blocked (session 67). */
+#define QR_UNBLOCKED_SUM 128
 /* QR's block width, LAPACK's zgeqrf's */
 #define QR_NB 32
 /* The narrowest panel of QR with its whole T (ss_zgeqrt_one), factored by level-1 calls. On the H100 machine, us a
@@ -1037,6 +1041,80 @@ static void geqr2_level1(int m, int nb, starsolve_complex64_t *A, int lda, stars
     }
 }
 
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+/* a0 .. a3 (four columns of `below` + 1 rows) overwritten by H^T a, H = I - tau u u^T with u = [1; v]: four dots
+ * sharing v's loads, then four axpys */
+static inline __attribute__((always_inline)) void reflect_four_columns(int below, const starsolve_complex64_t *v,
+                                                                       starsolve_complex64_t tau,
+                                                                       starsolve_complex64_t *a0,
+                                                                       starsolve_complex64_t *a1,
+                                                                       starsolve_complex64_t *a2,
+                                                                       starsolve_complex64_t *a3)
+{
+    starsolve_complex64_t s0 = a0[0], s1 = a1[0], s2 = a2[0], s3 = a3[0];
+#pragma omp simd reduction(+ : s0, s1, s2, s3)
+    for (int i = 0; i < below; i++) {
+        s0 += v[i] * a0[i + 1];
+        s1 += v[i] * a1[i + 1];
+        s2 += v[i] * a2[i + 1];
+        s3 += v[i] * a3[i + 1];
+    }
+    s0 *= -tau, s1 *= -tau, s2 *= -tau, s3 *= -tau;
+    a0[0] += s0, a1[0] += s1, a2[0] += s2, a3[0] += s3;
+#pragma omp simd
+    for (int i = 0; i < below; i++) {
+        a0[i + 1] += s0 * v[i];
+        a1[i + 1] += s1 * v[i];
+        a2[i + 1] += s2 * v[i];
+        a3[i + 1] += s3 * v[i];
+    }
+}
+
+/* one column the same way */
+static inline __attribute__((always_inline)) void reflect_one_column(int below, const starsolve_complex64_t *v,
+                                                                     starsolve_complex64_t tau,
+                                                                     starsolve_complex64_t *a)
+{
+    starsolve_complex64_t s = a[0];
+#pragma omp simd reduction(+ : s)
+    for (int i = 0; i < below; i++)
+        s += v[i] * a[i + 1];
+    s *= -tau;
+    a[0] += s;
+#pragma omp simd
+    for (int i = 0; i < below; i++)
+        a[i + 1] += s * v[i];
+}
+
+/* Real QR's unblocked steps (LAPACK's dgeqr2 on m x n, min(m, n) reflectors) in plain C: H(j) from dlarfg, applied
+ * to the later columns four at a time by reflect_four_columns where dlarf calls gemv and ger (LAPACKE's dgeqrf, at
+ * these orders unblocked) or geqr2_level1 a dot and an axpy a column, each a call. 2 cores, 256 MiB, double, against
+ * the LAPACKE loop: the whole QR up to m + n = QR_UNBLOCKED_SUM, LAPACKE's unblocked call / this code, 16 1.17-1.20x
+ * / 1.83-1.88x, 32 1.06-1.07x / 1.59-1.64x, 48 1.03-1.06x / 1.48-1.50x, 64 0.98-1.03x / 1.37-1.40x; as the blocked
+ * QR's panels, geqr2_level1 / this code, 96 1.10-1.18x / 1.42-1.47x, 128 1.34-1.39x / 1.51-1.56x, 256 1.11-1.12x /
+ * 1.15-1.16x, 512 1.08-1.13x / 1.09-1.10x. One core, a 32-column panel, us: 64 rows 16.0 / 10.2, 256 43.1 / 33.9, 512
+ * 79.0 / 73.2, 1024 150.7 / 152.4. Not in the tile QR's geqrt (geqrt_recursive's leaves): there starpu_qr at 4096
+ * on 2 cores took 1.25 s with it against 1.15 s (bench/NOTES.md, session 67). */
+SS_SIMD_CLONES_AVX512 static void geqr2_plain(int m, int n, starsolve_complex64_t *A, int lda,
+                                              starsolve_complex64_t *tau)
+{
+    const int k = ss_min(m, n);
+    for (int j = 0; j < k; j++) {
+        starsolve_complex64_t *d = A + j + (size_t)j * lda;   /* H(j) = I - tau u u^T, u = [1; A(j+1:m, j)] */
+        LAPACKE_zlarfg_work(m - j, d, d + 1, 1, tau + j);
+        if (tau[j] == 0)   /* H(j) = I */
+            continue;
+        const int below = m - j - 1;
+        int c = j + 1;
+        for (; c + 4 <= n; c += 4)
+            reflect_four_columns(below, d + 1, tau[j], A + j + (size_t)c * lda, A + j + (size_t)(c + 1) * lda,
+                                 A + j + (size_t)(c + 2) * lda, A + j + (size_t)(c + 3) * lda);
+        for (; c < n; c++)
+            reflect_one_column(below, d + 1, tau[j], A + j + (size_t)c * lda);
+    }
+}
+#endif
+
 /* T(0:j, j) = T(0:j, 0:j) T(0:j, j), T upper triangular (zlarft's trmv), top down: row i reads rows >= i of the
  * column, not yet overwritten; then T(j, j) = tau */
 static void larft_column_finish(int j, starsolve_complex64_t *T, int ldt, starsolve_complex64_t tau)
@@ -1088,15 +1166,25 @@ int ss_zgeqrf_one(int m, int n, starsolve_complex64_t *A, int lda, starsolve_com
                   starsolve_complex64_t *work)
 {
     const int k = m < n ? m : n;
-    if (m + n <= QR_LAPACKE_SUM)
+    if (m + n <= QR_UNBLOCKED_SUM) {
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+        geqr2_plain(m, n, A, lda, tau);
+        return 0;
+#else
         return LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, m, n, A, lda, tau, work, (int)ss_zgeqrf_one_lwork(n));
-    /* LAPACK's zgeqrf without its unblocked tail: a panel of QR_NB columns, its T, the block reflector applied to
-     * the columns right of it by zlarfb (a few level-3 calls a panel) */
+#endif
+    }
+    /* LAPACK's zgeqrf without its unblocked tail: a panel of QR_NB columns (geqr2_plain in real precisions), its T,
+     * the block reflector applied to the columns right of it by zlarfb (a few level-3 calls a panel) */
     starsolve_complex64_t *T = work, *larfb_work = work + QR_NB * QR_NB;
     for (int j = 0; j < k; j += QR_NB) {
         const int nb = k - j < QR_NB ? k - j : QR_NB, rows = m - j, right = n - j - nb;
         starsolve_complex64_t *Ajj = A + j + (size_t)j * lda;
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+        geqr2_plain(rows, nb, Ajj, lda, tau + j);
+#else
         geqr2_level1(rows, nb, Ajj, lda, tau + j);
+#endif
         if (right > 0)
             apply_block_reflector(rows, nb, Ajj, lda, tau + j, T, QR_NB, right, Ajj + (size_t)nb * lda, lda,
                                   larfb_work);
