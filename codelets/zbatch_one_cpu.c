@@ -15,13 +15,14 @@
  * and potrs by the tile TRSM (trsm_tile), complex ones up to
  * PLANAR_ORDER by substitution on a planar copy of the right-hand sides (trsm_planar; solve_for); least squares with
  * few right-hand sides applies Q^H by LAPACK's unblocked algorithm at every order (FEW_RHS, below), with more by its
- * blocked one with T by level-1 calls; real QR up to m + n = QR_UNBLOCKED_SUM is LAPACK's unblocked algorithm in plain C
- * (geqr2_plain), complex QR there LAPACKE's; above, QR is LAPACK's blocked algorithm with its panels by that plain
- * code (real) or level-1 calls (complex) and T by level-1 calls (ss_zgeqrf_one). QR with its whole T (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3
- * stopped at QRT_LEAF columns, which go by level-1 calls: zgeqrt3 recurses down to single columns, hundreds of small
- * level-3 calls a tile, each taking a buffer from OpenBLAS's locked pool; from each of the 16 cores of the H100 machine
- * a LAPACKE_dgeqrt of a 256 x 256 tile took 29.5 ms against 1.9 from one core (QRT_LEAF's numbers). ss_ztpqrt_one is
- * the same recursion on a triangle stacked on a matrix (LAPACK's ztpqrt), without the zeros under the triangle. */
+ * blocked one with T by level-1 calls; real QR up to m + n = QR_UNBLOCKED_SUM is LAPACK's unblocked algorithm in
+ * plain C (geqr2_plain), complex QR there LAPACKE's; above, QR is LAPACK's blocked algorithm with its panels by that
+ * plain code (real) or level-1 calls (complex) and T by level-1 calls (ss_zgeqrf_one). QR with its whole T
+ * (ss_zgeqrt_one) is LAPACK's recursive zgeqrt3 stopped at QRT_LEAF columns, which go by level-1 calls: zgeqrt3
+ * recurses down to single columns, hundreds of small level-3 calls a tile, each taking a buffer from OpenBLAS's locked
+ * pool; from each of the 16 cores of the H100 machine a LAPACKE_dgeqrt of a 256 x 256 tile took 29.5 ms against 1.9
+ * from one core (QRT_LEAF's numbers). ss_ztpqrt_one is the same recursion on a triangle stacked on a matrix (LAPACK's
+ * ztpqrt), without the zeros under the triangle. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -248,12 +249,12 @@ SS_SIMD_CLONES_AVX512 static int getrf_plain_panels(int m, int n, starsolve_comp
  * with LAPACKE there, three rounds each), hence 96 then (session 62). In real precisions the packed tiles
  * (potrf_tiled_lower) now take over above 40, their first tile being this code: 2 cores, 256 MiB, against the loop, 48
  * 1.31x -> 1.40x, 64 1.16-1.19x -> 1.35x, 96 1.10-1.14x -> 1.31x; at 40, even within the noise (session 67). The
- * upper triangle's copy (UPPER_VIA_LOWER_FROM) is factored here too up to this order. In complex (L L^H: the panel's row conjugated, times() for the
- * products) only up to 24, against LAPACK's unblocked steps (potf2_small): 2 cores, 256 MiB, c 8 3.4-3.8x -> 4.8x, 16
- * 1.5-1.7x -> 2.0-2.1x, 24 1.15-1.20x -> 1.14-1.22x, 32 1.02-1.08x -> 0.98-0.99x, 64 0.98-1.00x -> 0.82x; z 8 3.2-3.3x
- * -> 3.3-4.1x, 16 1.55x -> 1.6-1.7x, 24 1.23-1.27x -> 1.17-1.25x, 32 1.04-1.14x -> 1.00x; 16 CPU workers of the H200
- * machine, c 24 5.6-6.0x -> 6.9-7.3x, 32 3.0-3.2x -> 3.4-3.9x, z 24 4.1-4.3x -> 5.5x, 32 2.0-2.3x -> 2.1-2.8x (session
- * 63). */
+ * upper triangle's copy (UPPER_VIA_LOWER_FROM) is factored here too up to this order. In complex (L L^H: the panel's
+ * row conjugated, times() for the products) only up to 24, against LAPACK's unblocked steps (potf2_small): 2 cores, 256
+ * MiB, c 8 3.4-3.8x -> 4.8x, 16 1.5-1.7x -> 2.0-2.1x, 24 1.15-1.20x -> 1.14-1.22x, 32 1.02-1.08x -> 0.98-0.99x, 64
+ * 0.98-1.00x -> 0.82x; z 8 3.2-3.3x -> 3.3-4.1x, 16 1.55x -> 1.6-1.7x, 24 1.23-1.27x -> 1.17-1.25x, 32 1.04-1.14x ->
+ * 1.00x; 16 CPU workers of the H200 machine, c 24 5.6-6.0x -> 6.9-7.3x, 32 3.0-3.2x -> 3.4-3.9x, z 24 4.1-4.3x -> 5.5x,
+ * 32 2.0-2.3x -> 2.1-2.8x (session 63). */
 #if defined(STARSOLVE_PRECISION_Z) || defined(STARSOLVE_PRECISION_C)
 #define PLAIN_CHOL_ORDER 24
 #else
@@ -322,8 +323,22 @@ static size_t potrf_tiled_lwork(int n)
     return (size_t)((n + CHOL_ROWS - 1) / CHOL_ROWS) * CHOL_ROWS * CHOL_TILE + CHOL_LANES;
 }
 
+/* to[0 .. len - 1] = from[0 .. len - 1], len <= CHOL_ROWS: one chunk's column into or out of the packed copy */
+static inline __attribute__((always_inline)) void copy_chunk_column(int len, const starsolve_complex64_t *from,
+                                                                    starsolve_complex64_t *to)
+{
+    if (len == CHOL_ROWS) {
+#pragma omp simd
+        for (int t = 0; t < CHOL_ROWS; t++)
+            to[t] = from[t];
+    } else {
+        for (int t = 0; t < len; t++)
+            to[t] = from[t];
+    }
+}
+
 /* B (rows x kb, leading dimension lda) copied into P by CHOL_ROWS-row chunks: chunk r's column q at
- * P + (r kb + q) CHOL_ROWS, the last chunk's rows past B's zero */
+ * P + (r kb + q) CHOL_ROWS, the last chunk's rows past B's zero (never written back: finite is all they need be) */
 static inline __attribute__((always_inline)) void pack_below(int rows, int kb, const starsolve_complex64_t *B, int lda,
                                                              starsolve_complex64_t *P)
 {
@@ -331,16 +346,10 @@ static inline __attribute__((always_inline)) void pack_below(int rows, int kb, c
         const int len = ss_min(rows - i0, CHOL_ROWS);
         starsolve_complex64_t *chunk = P + (size_t)i0 * kb;
         for (int q = 0; q < kb; q++) {
-            const starsolve_complex64_t *b = B + i0 + (size_t)q * lda;
             starsolve_complex64_t *p = chunk + q * CHOL_ROWS;
-            if (len == CHOL_ROWS) {
-#pragma omp simd
-                for (int t = 0; t < CHOL_ROWS; t++)
-                    p[t] = b[t];
-            } else {
-                for (int t = 0; t < CHOL_ROWS; t++)
-                    p[t] = t < len ? b[t] : 0;
-            }
+            copy_chunk_column(len, B + i0 + (size_t)q * lda, p);
+            for (int t = len; t < CHOL_ROWS; t++)
+                p[t] = 0;
         }
     }
 }
@@ -368,18 +377,8 @@ static inline __attribute__((always_inline)) void trsm_packed_below(int rows, in
             *(chol_vector *)(chunk + j * CHOL_ROWS + CHOL_LANES) = x1 * inverse[j];
         }
         const int len = ss_min(rows - i0, CHOL_ROWS);
-        for (int q = 0; q < kb; q++) {
-            starsolve_complex64_t *b = B + i0 + (size_t)q * lda;
-            const starsolve_complex64_t *p = chunk + q * CHOL_ROWS;
-            if (len == CHOL_ROWS) {
-#pragma omp simd
-                for (int t = 0; t < CHOL_ROWS; t++)
-                    b[t] = p[t];
-            } else {
-                for (int t = 0; t < len; t++)
-                    b[t] = p[t];
-            }
-        }
+        for (int q = 0; q < kb; q++)
+            copy_chunk_column(len, chunk + q * CHOL_ROWS, B + i0 + (size_t)q * lda);
     }
 }
 
