@@ -307,6 +307,7 @@ SS_SIMD_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t 
  * 10.5, 128 13.6 / 18.5, 256 20.6 / 27.7, 512 27.8 / 35.9; both cores, an OpenMP loop over 256 MiB: 48 9.9 / 14.9, 96
  * 21.7 / 29.9, 128 27.9 / 38.7, 256 43.7 / 56.6, 512 57.8 / 79.2, 1024 69.0 / 87.5 (tiles of 16: 1.21-1.40x; of 64:
  * 1.19-1.41x; bench/NOTES.md, session 67). */
+#define TILED_CHOL_AFTER PLAIN_CHOL_ORDER
 #define TILED_CHOL_TO 1024
 #define CHOL_TILE 32
 /* a vector of A's or the packed copy's elements, read and written in place: at any address of an element, and
@@ -428,6 +429,158 @@ SS_SIMD_CLONES_AVX512 static int potrf_tiled_lower(int n, starsolve_complex64_t 
         starsolve_complex64_t *diag = A + k + (size_t)k * lda, *below = diag + kb;
         const int info = potrf_plain_lower(kb, diag, lda);
         if (info)   /* the leading k + info - 1 columns factored, as LAPACK's */
+            return k + info;
+        if (rest == 0)
+            break;
+        pack_below(rest, kb, below, lda, packed);
+        trsm_packed_below(rest, kb, diag, lda, packed, below);
+        syrk_packed_lower(rest, kb, packed, below + (size_t)kb * lda, lda);
+    }
+    return 0;
+}
+#else
+/* Complex lower Cholesky above TILED_CHOL_AFTER up to TILED_CHOL_TO: the real code's algorithm and tiles
+ * (potrf_tiled_lower, above), the packed copy planar: a chunk's column q holds the real parts of its CHOL_ROWS rows,
+ * then their imaginary parts, so that every multiply-add covers a whole vector of one part (the products written as
+ * one multiply-add each: as sums of two products GCC made a multiply, a multiply-add and an add). The trailing
+ * update's sums go back to C's interleaved elements by a vectorized loop where the tile is wholly below the diagonal
+ * (element by element, 20 % of the time went there). LAPACKE's complex potrf runs nearer its GEMM than the real one,
+ * so the margin is smaller and starts later: 2 cores, 256 MiB, against the LAPACKE loop, LAPACKE's call (or LAPACK's
+ * unblocked steps up to 32) / this code: c 32 1.06 / 0.96, 40 1.02 / 1.18, 48 1.00 / 1.15, 64 1.01 / 1.04, 96 0.98 /
+ * 1.14, 128 0.98 / 1.10, 256 1.01 / 1.22, 512 1.00 / 1.23, 1024 1.16; z 32 1.29 / 1.13, 40 1.00 / 0.91, 48 1.01 /
+ * 0.94, 64 0.97 / 0.98, 96 1.00 / 1.06, 128 1.04 / 1.11, 256 1.01 / 1.24, 512 0.99 / 1.21, 1024 1.08 (bench/NOTES.md,
+ * session 67). */
+#if defined(STARSOLVE_PRECISION_C)
+#define TILED_CHOL_AFTER 32
+#else
+#define TILED_CHOL_AFTER 64
+#endif
+#define TILED_CHOL_TO 1024
+#define CHOL_TILE 32
+typedef double chol_vector __attribute__((vector_size(64), aligned(sizeof(double)), may_alias));
+enum { CHOL_LANES = sizeof(chol_vector) / sizeof(double), CHOL_ROWS = 2 * CHOL_LANES };
+
+/* complex elements of the packed block column: whole chunks (a chunk's column is CHOL_ROWS complex elements: its real
+ * and imaginary parts), and a vector's worth more for the alignment */
+static size_t potrf_tiled_lwork(int n)
+{
+    return (size_t)((n + CHOL_ROWS - 1) / CHOL_ROWS) * CHOL_ROWS * CHOL_TILE + CHOL_LANES;
+}
+
+/* B (rows x kb) into P planar by CHOL_ROWS-row chunks: chunk r's column q's real parts at P + 2 (r kb + q) CHOL_ROWS,
+ * its imaginary parts CHOL_ROWS further, the rows past B zero */
+static inline __attribute__((always_inline)) void pack_below(int rows, int kb, const starsolve_complex64_t *B, int lda,
+                                                             double *P)
+{
+    for (int i0 = 0; i0 < rows; i0 += CHOL_ROWS) {
+        const int len = ss_min(rows - i0, CHOL_ROWS);
+        double *chunk = P + 2 * (size_t)i0 * kb;
+        for (int q = 0; q < kb; q++) {
+            const starsolve_complex64_t *b = B + i0 + (size_t)q * lda;
+            double *re = chunk + 2 * q * CHOL_ROWS, *im = re + CHOL_ROWS;
+            for (int t = 0; t < len; t++)
+                re[t] = creal(b[t]), im[t] = cimag(b[t]);
+            for (int t = len; t < CHOL_ROWS; t++)
+                re[t] = im[t] = 0;
+        }
+    }
+}
+
+/* P = P L^-H (P planar as by pack_below, L kb x kb lower triangular, its diagonal real), then copied back to B */
+static inline __attribute__((always_inline)) void trsm_packed_below(int rows, int kb, const starsolve_complex64_t *L,
+                                                                    int lda, double *P, starsolve_complex64_t *B)
+{
+    double inverse[CHOL_TILE];
+    for (int j = 0; j < kb; j++)
+        inverse[j] = 1 / creal(L[j + (size_t)j * lda]);
+    for (int i0 = 0; i0 < rows; i0 += CHOL_ROWS) {
+        double *chunk = P + 2 * (size_t)i0 * kb;
+        for (int j = 0; j < kb; j++) {
+            double *xj = chunk + 2 * j * CHOL_ROWS;
+            chol_vector r0 = *(chol_vector *)xj, r1 = *(chol_vector *)(xj + CHOL_LANES);
+            chol_vector i0v = *(chol_vector *)(xj + CHOL_ROWS), i1v = *(chol_vector *)(xj + CHOL_ROWS + CHOL_LANES);
+            for (int q = 0; q < j; q++) {   /* x_j less x_q conj(L(j, q)) */
+                const double lr = creal(L[j + (size_t)q * lda]), li = cimag(L[j + (size_t)q * lda]);
+                const double *xq = chunk + 2 * q * CHOL_ROWS;
+                const chol_vector qr0 = *(const chol_vector *)xq, qr1 = *(const chol_vector *)(xq + CHOL_LANES);
+                const chol_vector qi0 = *(const chol_vector *)(xq + CHOL_ROWS);
+                const chol_vector qi1 = *(const chol_vector *)(xq + CHOL_ROWS + CHOL_LANES);
+                r0 -= qr0 * lr, r1 -= qr1 * lr;   /* a multiply-add each */
+                r0 -= qi0 * li, r1 -= qi1 * li;
+                i0v -= qi0 * lr, i1v -= qi1 * lr;
+                i0v += qr0 * li, i1v += qr1 * li;
+            }
+            *(chol_vector *)xj = r0 * inverse[j], *(chol_vector *)(xj + CHOL_LANES) = r1 * inverse[j];
+            *(chol_vector *)(xj + CHOL_ROWS) = i0v * inverse[j];
+            *(chol_vector *)(xj + CHOL_ROWS + CHOL_LANES) = i1v * inverse[j];
+        }
+        const int len = ss_min(rows - i0, CHOL_ROWS);
+        for (int q = 0; q < kb; q++) {
+            const double *re = chunk + 2 * q * CHOL_ROWS, *im = re + CHOL_ROWS;
+            starsolve_complex64_t *b = B + i0 + (size_t)q * lda;
+            for (int t = 0; t < len; t++)
+                b[t] = re[t] + I * im[t];
+        }
+    }
+}
+
+/* C's lower triangle (h x h) less X X^H, X planar (as by pack_below): syrk_packed_lower's tiles, each element's sum
+ * X(i, :) conj(X(j, :)) by its real and imaginary parts */
+static inline __attribute__((always_inline)) void syrk_packed_lower(int h, int kb, const double *X,
+                                                                    starsolve_complex64_t *C, int lda)
+{
+    for (int j = 0; j < h; j += 4) {
+        const double *x_j = X + 2 * (size_t)(j / CHOL_ROWS) * CHOL_ROWS * kb + j % CHOL_ROWS;
+        for (int i0 = j / CHOL_ROWS * CHOL_ROWS; i0 < h; i0 += CHOL_ROWS) {
+            const double *chunk = X + 2 * (size_t)i0 * kb;
+            chol_vector sr[4][2] = {{{0}}}, si[4][2] = {{{0}}};
+            for (int q = 0; q < kb; q++) {
+                const double *x = chunk + 2 * q * CHOL_ROWS, *y = x_j + 2 * q * CHOL_ROWS;
+                const chol_vector xr0 = *(const chol_vector *)x, xr1 = *(const chol_vector *)(x + CHOL_LANES);
+                const chol_vector xi0 = *(const chol_vector *)(x + CHOL_ROWS);
+                const chol_vector xi1 = *(const chol_vector *)(x + CHOL_ROWS + CHOL_LANES);
+#pragma GCC unroll 4
+                for (int t = 0; t < 4; t++) {
+                    const double yr = y[t], yi = y[t + CHOL_ROWS];
+                    sr[t][0] += xr0 * yr, sr[t][1] += xr1 * yr;   /* a multiply-add each */
+                    sr[t][0] += xi0 * yi, sr[t][1] += xi1 * yi;
+                    si[t][0] += xi0 * yr, si[t][1] += xi1 * yr;
+                    si[t][0] -= xr0 * yi, si[t][1] -= xr1 * yi;
+                }
+            }
+            double re[4][CHOL_ROWS], im[4][CHOL_ROWS];   /* the sums out of registers, for the element writes */
+#pragma GCC unroll 4
+            for (int t = 0; t < 4; t++) {
+                *(chol_vector *)re[t] = sr[t][0], *(chol_vector *)(re[t] + CHOL_LANES) = sr[t][1];
+                *(chol_vector *)im[t] = si[t][0], *(chol_vector *)(im[t] + CHOL_LANES) = si[t][1];
+            }
+            starsolve_complex64_t *c = C + i0 + (size_t)j * lda;
+            if (i0 >= j + 4 && i0 + CHOL_ROWS <= h) {   /* wholly below the diagonal and inside C */
+                for (int t = 0; t < 4; t++) {
+                    double *ct = (double *)(c + (size_t)t * lda);   /* C99: a complex is its real and imaginary parts */
+#pragma omp simd
+                    for (int r = 0; r < CHOL_ROWS; r++)
+                        ct[2 * r] -= re[t][r], ct[2 * r + 1] -= im[t][r];
+                }
+            } else {
+                for (int t = 0; t < 4; t++)   /* columns past h: no row r with j + t <= i0 + r < h */
+                    for (int r = ss_max(j + t - i0, 0); r < ss_min(h - i0, CHOL_ROWS); r++)
+                        c[r + (size_t)t * lda] -= re[t][r] + I * im[t][r];
+            }
+        }
+    }
+}
+
+SS_SIMD_CLONES_AVX512 static int potrf_tiled_lower(int n, starsolve_complex64_t *A, int lda,
+                                                   starsolve_complex64_t *work)
+{
+    double *packed = (double *)(((uintptr_t)work + sizeof(chol_vector) - 1) / sizeof(chol_vector) *
+                                sizeof(chol_vector));
+    for (int k = 0; k < n; k += CHOL_TILE) {
+        const int kb = ss_min(CHOL_TILE, n - k), rest = n - k - kb;
+        starsolve_complex64_t *diag = A + k + (size_t)k * lda, *below = diag + kb;
+        const int info = potrf_plain_lower(kb, diag, lda);
+        if (info)
             return k + info;
         if (rest == 0)
             break;
@@ -885,14 +1038,17 @@ int ss_zgetrf_one(int m, int n, starsolve_complex64_t *A, int lda, int *ipiv)
  * copy goes to potrf_tiled_lower, which pays for the copies up to 1024: 2 cores, 256 MiB, against the loop with uplo
  * U, double 128 1.62x, 256 1.65x, 512 1.53x, 1024 1.24x; single 448 1.44x, 512 1.32x and 1024 1.07x, where LAPACKE's
  * upper made 0.97x and 0.96x (session 67; before, double's blocked code with OpenBLAS's TRSM and SYRK made 512 1.16x,
- * 1024 1.10x, session 63). Above UPPER_VIA_LOWER_TO (unmeasured) the copy's work array would pass 8 MiB a worker. In
- * complex the copy to LAPACKE's lower lost from 512 on (2 cores: z 512 0.96x). */
+ * 1024 1.10x, session 63). Above UPPER_VIA_LOWER_TO (unmeasured) the copy's work array would pass 8 MiB a worker (16
+ * MiB in double complex at 1024 already). In complex the copy to LAPACKE's lower lost from 512 on (2 cores: z 512
+ * 0.96x), so it stopped at 448 until the packed tiles took complex orders too: with them, 512 z 1.00x -> 1.14x, c 0.98x
+ * -> 1.21x, 1024 z 1.01x -> 1.06x, c 1.00x -> 1.03x (session 67). From 33 in single complex (below 64 the lower code is
+ * LAPACKE's or the unblocked steps): 40 1.01-1.02x -> 0.95x, so 64 stays. */
 #if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
 #define UPPER_VIA_LOWER_FROM (SMALL_ORDER + 1)
 #define UPPER_VIA_LOWER_TO 1024
 #else
 #define UPPER_VIA_LOWER_FROM 64
-#define UPPER_VIA_LOWER_TO 448
+#define UPPER_VIA_LOWER_TO 1024
 #endif
 /* The copies go by COPY_BLOCK x COPY_BLOCK blocks, so that the strided side stays in the first-level cache, and work's
  * leading dimension is n + WORK_LD_PAD, off the powers of two whose columns share cache sets: double, order 256, both
@@ -927,12 +1083,7 @@ static size_t upper_copy_lwork(int n)
 /* elements of the packed block column potrf_lower takes at order n (0: none) */
 static size_t packed_lwork(int n)
 {
-#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
-    return n > PLAIN_CHOL_ORDER && n <= TILED_CHOL_TO ? potrf_tiled_lwork(n) : 0;
-#else
-    (void)n;
-    return 0;
-#endif
+    return n > TILED_CHOL_AFTER && n <= TILED_CHOL_TO ? potrf_tiled_lwork(n) : 0;
 }
 
 /* work: the upper triangle's copy, then the packed block column */
@@ -944,18 +1095,15 @@ size_t ss_zpotrf_one_lwork(char uplo, int n)
     return copy ? copy + packed_lwork(n) : 0;
 }
 
-/* A's lower Cholesky factor: getrf_plain's way up to PLAIN_CHOL_ORDER, in real precisions by packed tiles above
- * (packed: NULL or packed_lwork(n) elements), else LAPACK's unblocked steps up to SMALL_ORDER, else LAPACKE */
+/* A's lower Cholesky factor: getrf_plain's way up to PLAIN_CHOL_ORDER, by packed tiles above TILED_CHOL_AFTER up to
+ * TILED_CHOL_TO (packed: NULL or packed_lwork(n) elements; NULL there, LAPACKE), else LAPACK's unblocked steps up to
+ * SMALL_ORDER, else LAPACKE */
 static int potrf_lower(int n, starsolve_complex64_t *A, int lda, starsolve_complex64_t *packed)
 {
     if (n <= PLAIN_CHOL_ORDER)
         return potrf_plain_lower(n, A, lda);
-#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
-    if (packed && n <= TILED_CHOL_TO)
+    if (packed)
         return potrf_tiled_lower(n, A, lda, packed);
-#else
-    (void)packed;
-#endif
     if (n <= SMALL_ORDER)
         return potf2_small('L', n, A, lda);
     return LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda);
