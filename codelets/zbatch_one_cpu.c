@@ -2,7 +2,7 @@
  * codelet_zvbatched.c) and the tile QR's CPU geqrt and tpqrt tasks (ss_zgeqrt_one, ss_ztpqrt_one): LAPACKE, except for
  * LU up to order PLAIN_LU_ORDER and lower Cholesky up to PLAIN_CHOL_ORDER (getrf_plain, potrf_plain_lower: plain C,
  * faster than OpenBLAS's getrf and potrf there), real LU above that order (getrf_blocked: LAPACK's blocked algorithm on
- * that code's panels, the tile TRSM and one GEMM a block), real lower Cholesky above it up to TILED_CHOL_TO
+ * that code's panels, the tile TRSM and one GEMM a block), lower Cholesky above TILED_CHOL_AFTER up to TILED_CHOL_TO
  * (potrf_tiled_lower: LAPACK's blocked algorithm on packed tiles, kernels of our own) and for other orders up to
  * SMALL_ORDER, where OpenBLAS serializes concurrent callers of its getrf, potrf, getrs, potrs and triangular solves:
  * there LAPACK's unblocked Cholesky (zpotf2) by level-1 and 2 BLAS calls, with the same results and infos, and
@@ -294,8 +294,7 @@ SS_SIMD_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t 
     return 0;
 }
 
-#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
-/* Real lower Cholesky above PLAIN_CHOL_ORDER up to TILED_CHOL_TO: LAPACK's right-looking blocked algorithm by
+/* Lower Cholesky above TILED_CHOL_AFTER up to TILED_CHOL_TO: LAPACK's right-looking blocked algorithm by
  * CHOL_TILE columns with kernels of our own, no BLAS call. Each diagonal block goes by potrf_plain_lower; the block
  * column under it is copied (packed) by CHOL_ROWS-row chunks, each chunk's columns CHOL_ROWS apart, solved there
  * (trsm_packed_below) and copied back; the trailing matrix's lower triangle takes the packed column's product by
@@ -306,27 +305,28 @@ SS_SIMD_CLONES_AVX512 static int potrf_plain_lower(int n, starsolve_complex64_t 
  * make up. One core of the 2-core CI machine (AVX-512), double, 64 MiB, GF/s of LAPACKE_dpotrf / this code: 64 7.7 /
  * 10.5, 128 13.6 / 18.5, 256 20.6 / 27.7, 512 27.8 / 35.9; both cores, an OpenMP loop over 256 MiB: 48 9.9 / 14.9, 96
  * 21.7 / 29.9, 128 27.9 / 38.7, 256 43.7 / 56.6, 512 57.8 / 79.2, 1024 69.0 / 87.5 (tiles of 16: 1.21-1.40x; of 64:
- * 1.19-1.41x; bench/NOTES.md, session 67). */
-#define TILED_CHOL_AFTER PLAIN_CHOL_ORDER
+ * 1.19-1.41x; bench/NOTES.md, session 67). In complex the packed copy is planar (below). */
 #define TILED_CHOL_TO 1024
 #define CHOL_TILE 32
-/* a vector of A's or the packed copy's elements, read and written in place: at any address of an element, and
- * aliasing the elements */
-typedef starsolve_complex64_t chol_vector
-    __attribute__((vector_size(64), aligned(sizeof(starsolve_complex64_t)), may_alias));
-enum { CHOL_LANES = sizeof(chol_vector) / sizeof(starsolve_complex64_t), CHOL_ROWS = 2 * CHOL_LANES };
+/* a vector of real numbers (real and imaginary parts in complex) of A or the packed copy, read and written in place:
+ * at any address of an element, and aliasing the elements */
+typedef double chol_vector __attribute__((vector_size(64), aligned(sizeof(double)), may_alias));
+enum { CHOL_LANES = sizeof(chol_vector) / sizeof(double), CHOL_ROWS = 2 * CHOL_LANES };
 
-/* elements of potrf_tiled_lower's packed block column at order n: its rows in whole chunks, CHOL_TILE columns, and
- * a vector's worth more to start it on a vector's boundary (a work array from malloc is 16-byte aligned: chunks off
- * the 64-byte boundary made every vector load touch two cache lines, and order 512 ran at 0.78x the aligned speed) */
+/* elements of potrf_tiled_lower's packed block column at order n: its rows in whole chunks, CHOL_TILE columns (a
+ * complex element's parts in two vectors), and a vector's worth more to start it on a vector's boundary (a work array
+ * from malloc is 16-byte aligned: chunks off the 64-byte boundary made every vector load touch two cache lines, and
+ * order 512 ran at 0.78x the aligned speed) */
 static size_t potrf_tiled_lwork(int n)
 {
     return (size_t)((n + CHOL_ROWS - 1) / CHOL_ROWS) * CHOL_ROWS * CHOL_TILE + CHOL_LANES;
 }
 
+#if !defined(STARSOLVE_PRECISION_Z) && !defined(STARSOLVE_PRECISION_C)
+#define TILED_CHOL_AFTER PLAIN_CHOL_ORDER
+
 /* to[0 .. len - 1] = from[0 .. len - 1], len <= CHOL_ROWS: one chunk's column into or out of the packed copy */
-static inline __attribute__((always_inline)) void copy_chunk_column(int len, const starsolve_complex64_t *from,
-                                                                    starsolve_complex64_t *to)
+static inline __attribute__((always_inline)) void copy_chunk_column(int len, const double *from, double *to)
 {
     if (len == CHOL_ROWS) {
 #pragma omp simd
@@ -341,13 +341,13 @@ static inline __attribute__((always_inline)) void copy_chunk_column(int len, con
 /* B (rows x kb, leading dimension lda) copied into P by CHOL_ROWS-row chunks: chunk r's column q at
  * P + (r kb + q) CHOL_ROWS, the last chunk's rows past B's zero (never written back: finite is all they need be) */
 static inline __attribute__((always_inline)) void pack_below(int rows, int kb, const starsolve_complex64_t *B, int lda,
-                                                             starsolve_complex64_t *P)
+                                                             double *P)
 {
     for (int i0 = 0; i0 < rows; i0 += CHOL_ROWS) {
         const int len = ss_min(rows - i0, CHOL_ROWS);
-        starsolve_complex64_t *chunk = P + (size_t)i0 * kb;
+        double *chunk = P + (size_t)i0 * kb;
         for (int q = 0; q < kb; q++) {
-            starsolve_complex64_t *p = chunk + q * CHOL_ROWS;
+            double *p = chunk + q * CHOL_ROWS;
             copy_chunk_column(len, B + i0 + (size_t)q * lda, p);
             for (int t = len; t < CHOL_ROWS; t++)
                 p[t] = 0;
@@ -358,19 +358,18 @@ static inline __attribute__((always_inline)) void pack_below(int rows, int kb, c
 /* P = P L^-T, P pack_below's copy of B, L kb x kb lower triangular (leading dimension lda): each chunk's columns
  * left to right, two vectors of rows in registers; then copied back to B */
 static inline __attribute__((always_inline)) void trsm_packed_below(int rows, int kb, const starsolve_complex64_t *L,
-                                                                    int lda, starsolve_complex64_t *P,
-                                                                    starsolve_complex64_t *B)
+                                                                    int lda, double *P, starsolve_complex64_t *B)
 {
-    starsolve_complex64_t inverse[CHOL_TILE];   /* 1 / L(j, j): a multiply a column, as LAPACK's TRSM */
+    double inverse[CHOL_TILE];   /* 1 / L(j, j): a multiply a column, as LAPACK's TRSM */
     for (int j = 0; j < kb; j++)
         inverse[j] = 1 / L[j + (size_t)j * lda];
     for (int i0 = 0; i0 < rows; i0 += CHOL_ROWS) {
-        starsolve_complex64_t *chunk = P + (size_t)i0 * kb;
+        double *chunk = P + (size_t)i0 * kb;
         for (int j = 0; j < kb; j++) {
             chol_vector x0 = *(chol_vector *)(chunk + j * CHOL_ROWS);
             chol_vector x1 = *(chol_vector *)(chunk + j * CHOL_ROWS + CHOL_LANES);
             for (int q = 0; q < j; q++) {
-                const starsolve_complex64_t l = L[j + (size_t)q * lda];
+                const double l = L[j + (size_t)q * lda];
                 x0 -= *(chol_vector *)(chunk + q * CHOL_ROWS) * l;
                 x1 -= *(chol_vector *)(chunk + q * CHOL_ROWS + CHOL_LANES) * l;
             }
@@ -386,19 +385,19 @@ static inline __attribute__((always_inline)) void trsm_packed_below(int rows, in
 /* C's lower triangle (h x h, leading dimension lda) less X X^T, X (h x kb) packed as by pack_below: for each four
  * columns j .. j + 3, the chunks from the one holding row j down, each a 2 x 4 tile of vectors summed over X's kb
  * columns in registers. Tiles that reach above the diagonal or past row h are written element by element. */
-static inline __attribute__((always_inline)) void syrk_packed_lower(int h, int kb, const starsolve_complex64_t *X,
+static inline __attribute__((always_inline)) void syrk_packed_lower(int h, int kb, const double *X,
                                                                     starsolve_complex64_t *C, int lda)
 {
     for (int j = 0; j < h; j += 4) {
         /* X's rows j .. j + 3 (in one chunk: CHOL_ROWS is a multiple of 4), column q at x_j[q CHOL_ROWS] */
-        const starsolve_complex64_t *x_j = X + (size_t)(j / CHOL_ROWS) * CHOL_ROWS * kb + j % CHOL_ROWS;
+        const double *x_j = X + (size_t)(j / CHOL_ROWS) * CHOL_ROWS * kb + j % CHOL_ROWS;
         for (int i0 = j / CHOL_ROWS * CHOL_ROWS; i0 < h; i0 += CHOL_ROWS) {
-            const starsolve_complex64_t *chunk = X + (size_t)i0 * kb;
+            const double *chunk = X + (size_t)i0 * kb;
             chol_vector s00 = {0}, s01 = {0}, s02 = {0}, s03 = {0}, s10 = {0}, s11 = {0}, s12 = {0}, s13 = {0};
             for (int q = 0; q < kb; q++) {
                 const chol_vector x0 = *(const chol_vector *)(chunk + q * CHOL_ROWS);
                 const chol_vector x1 = *(const chol_vector *)(chunk + q * CHOL_ROWS + CHOL_LANES);
-                const starsolve_complex64_t *y = x_j + q * CHOL_ROWS;
+                const double *y = x_j + q * CHOL_ROWS;
                 s00 += x0 * y[0], s01 += x0 * y[1], s02 += x0 * y[2], s03 += x0 * y[3];
                 s10 += x1 * y[0], s11 += x1 * y[1], s12 += x1 * y[2], s13 += x1 * y[3];
             }
@@ -418,29 +417,9 @@ static inline __attribute__((always_inline)) void syrk_packed_lower(int h, int k
     }
 }
 
-/* info as LAPACK's potrf: the diagonal blocks' (potrf_plain_lower's), offset by the columns before */
-SS_SIMD_CLONES_AVX512 static int potrf_tiled_lower(int n, starsolve_complex64_t *A, int lda,
-                                                   starsolve_complex64_t *work)
-{
-    starsolve_complex64_t *packed = (starsolve_complex64_t *)(((uintptr_t)work + sizeof(chol_vector) - 1) /
-                                                              sizeof(chol_vector) * sizeof(chol_vector));
-    for (int k = 0; k < n; k += CHOL_TILE) {
-        const int kb = ss_min(CHOL_TILE, n - k), rest = n - k - kb;
-        starsolve_complex64_t *diag = A + k + (size_t)k * lda, *below = diag + kb;
-        const int info = potrf_plain_lower(kb, diag, lda);
-        if (info)   /* the leading k + info - 1 columns factored, as LAPACK's */
-            return k + info;
-        if (rest == 0)
-            break;
-        pack_below(rest, kb, below, lda, packed);
-        trsm_packed_below(rest, kb, diag, lda, packed, below);
-        syrk_packed_lower(rest, kb, packed, below + (size_t)kb * lda, lda);
-    }
-    return 0;
-}
 #else
-/* Complex lower Cholesky above TILED_CHOL_AFTER up to TILED_CHOL_TO: the real code's algorithm and tiles
- * (potrf_tiled_lower, above), the packed copy planar: a chunk's column q holds the real parts of its CHOL_ROWS rows,
+/* Complex lower Cholesky above TILED_CHOL_AFTER up to TILED_CHOL_TO: the real algorithm and tiles
+ * (potrf_tiled_lower), the packed copy planar: a chunk's column q holds the real parts of its CHOL_ROWS rows,
  * then their imaginary parts, so that every multiply-add covers a whole vector of one part (the products written as
  * one multiply-add each: as sums of two products GCC made a multiply, a multiply-add and an add). The trailing
  * update's sums go back to C's interleaved elements by a vectorized loop where the tile is wholly below the diagonal
@@ -455,17 +434,6 @@ SS_SIMD_CLONES_AVX512 static int potrf_tiled_lower(int n, starsolve_complex64_t 
 #else
 #define TILED_CHOL_AFTER 64
 #endif
-#define TILED_CHOL_TO 1024
-#define CHOL_TILE 32
-typedef double chol_vector __attribute__((vector_size(64), aligned(sizeof(double)), may_alias));
-enum { CHOL_LANES = sizeof(chol_vector) / sizeof(double), CHOL_ROWS = 2 * CHOL_LANES };
-
-/* complex elements of the packed block column: whole chunks (a chunk's column is CHOL_ROWS complex elements: its real
- * and imaginary parts), and a vector's worth more for the alignment */
-static size_t potrf_tiled_lwork(int n)
-{
-    return (size_t)((n + CHOL_ROWS - 1) / CHOL_ROWS) * CHOL_ROWS * CHOL_TILE + CHOL_LANES;
-}
 
 /* B (rows x kb) into P planar by CHOL_ROWS-row chunks: chunk r's column q's real parts at P + 2 (r kb + q) CHOL_ROWS,
  * its imaginary parts CHOL_ROWS further, the rows past B zero */
@@ -571,6 +539,9 @@ static inline __attribute__((always_inline)) void syrk_packed_lower(int h, int k
     }
 }
 
+#endif
+
+/* info as LAPACK's potrf: the diagonal blocks' (potrf_plain_lower's), offset by the columns before */
 SS_SIMD_CLONES_AVX512 static int potrf_tiled_lower(int n, starsolve_complex64_t *A, int lda,
                                                    starsolve_complex64_t *work)
 {
@@ -580,7 +551,7 @@ SS_SIMD_CLONES_AVX512 static int potrf_tiled_lower(int n, starsolve_complex64_t 
         const int kb = ss_min(CHOL_TILE, n - k), rest = n - k - kb;
         starsolve_complex64_t *diag = A + k + (size_t)k * lda, *below = diag + kb;
         const int info = potrf_plain_lower(kb, diag, lda);
-        if (info)
+        if (info)   /* the leading k + info - 1 columns factored, as LAPACK's */
             return k + info;
         if (rest == 0)
             break;
@@ -590,7 +561,6 @@ SS_SIMD_CLONES_AVX512 static int potrf_tiled_lower(int n, starsolve_complex64_t 
     }
     return 0;
 }
-#endif
 
 /* x conjugated in place (nothing in real precisions) */
 static void conj_vector(int n, starsolve_complex64_t *x, int inc)
