@@ -1211,8 +1211,10 @@ static inline __attribute__((always_inline)) void reflect_one_column(int below, 
  * QR's panels, geqr2_level1 / this code, 96 1.10-1.18x / 1.42-1.47x, 128 1.34-1.39x / 1.51-1.56x, 256 1.11-1.12x /
  * 1.15-1.16x, 512 1.08-1.13x / 1.09-1.10x. One core, a 32-column panel, us: 64 rows 16.0 / 10.2, 256 43.1 / 33.9, 512
  * 79.0 / 73.2, 1024 150.7 / 152.4. Not in the tile QR's geqrt (geqrt_recursive's leaves): there starpu_qr at 4096
- * on 2 cores took 1.25 s with it against 1.15 s (bench/NOTES.md, session 67). */
-SS_SIMD_CLONES_AVX512 static void geqr2_plain(int m, int n, starsolve_complex64_t *A, int lda,
+ * on 2 cores took 1.25 s with it against 1.15 s. The AVX2 clone rather than AVX-512, as the columns are short: single
+ * 16-128 1.09-1.54x -> 1.71-1.93x, double 16 1.77x -> 2.14x, 32 1.63x -> 1.83x, 64-512 even (two rounds at 64 and
+ * 128: 1.44-1.46 / 1.51-1.54 against 1.47-1.51 / 1.50-1.53) (bench/NOTES.md, session 67). */
+SS_SIMD_CLONES_AVX2 static void geqr2_plain(int m, int n, starsolve_complex64_t *A, int lda,
                                               starsolve_complex64_t *tau)
 {
     const int k = ss_min(m, n);
