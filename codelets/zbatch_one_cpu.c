@@ -1203,17 +1203,17 @@ static inline __attribute__((always_inline)) void reflect_one_column(int below, 
         a[i + 1] += s * v[i];
 }
 
-/* Real QR's unblocked steps (LAPACK's dgeqr2 on m x n, min(m, n) reflectors) in plain C: H(j) from dlarfg, applied
- * to the later columns four at a time by reflect_four_columns where dlarf calls gemv and ger (LAPACKE's dgeqrf, at
- * these orders unblocked) or geqr2_level1 a dot and an axpy a column, each a call. 2 cores, 256 MiB, double, against
- * the LAPACKE loop: the whole QR up to m + n = QR_UNBLOCKED_SUM, LAPACKE's unblocked call / this code, 16 1.17-1.20x
- * / 1.83-1.88x, 32 1.06-1.07x / 1.59-1.64x, 48 1.03-1.06x / 1.48-1.50x, 64 0.98-1.03x / 1.37-1.40x; as the blocked
- * QR's panels, geqr2_level1 / this code, 96 1.10-1.18x / 1.42-1.47x, 128 1.34-1.39x / 1.51-1.56x, 256 1.11-1.12x /
- * 1.15-1.16x, 512 1.08-1.13x / 1.09-1.10x. One core, a 32-column panel, us: 64 rows 16.0 / 10.2, 256 43.1 / 33.9, 512
- * 79.0 / 73.2, 1024 150.7 / 152.4. Not in the tile QR's geqrt (geqrt_recursive's leaves): there starpu_qr at 4096
- * on 2 cores took 1.25 s with it against 1.15 s. The AVX2 clone rather than AVX-512, as the columns are short: single
- * 16-128 1.09-1.54x -> 1.71-1.93x, double 16 1.77x -> 2.14x, 32 1.63x -> 1.83x, 64-512 even (two rounds at 64 and
- * 128: 1.44-1.46 / 1.51-1.54 against 1.47-1.51 / 1.50-1.53) (bench/NOTES.md, session 67). */
+/* Real QR's unblocked steps (LAPACK's dgeqr2 on m x n, min(m, n) reflectors) in plain C: H(j) from dlarfg, applied to
+ * the later columns four at a time by reflect_four_columns where dlarf calls gemv and ger (LAPACKE's dgeqrf, at these
+ * orders unblocked) or geqr2_level1 a dot and an axpy a column, each a call. 2 cores, 256 MiB, double, against the
+ * LAPACKE loop: the whole QR up to m + n = QR_UNBLOCKED_SUM, LAPACKE's unblocked call / this code, 16 1.17-1.20x /
+ * 1.83-1.88x, 32 1.06-1.07x / 1.59-1.64x, 48 1.03-1.06x / 1.48-1.50x, 64 0.98-1.03x / 1.37-1.40x; as the blocked QR's
+ * panels, geqr2_level1 / this code, 96 1.10-1.18x / 1.42-1.47x, 128 1.34-1.39x / 1.51-1.56x, 256 1.11-1.12x /
+ * 1.15-1.16x, 512 1.08-1.13x / 1.09-1.10x. One core, a 32-column panel (AVX-512 clone), us: 64 rows 16.0 / 10.2, 256
+ * 43.1 / 33.9, 512 79.0 / 73.2, 1024 150.7 / 152.4. Not in the tile QR's geqrt (geqrt_recursive's leaves): there
+ * starpu_qr at 4096 on 2 cores took 1.25 s with it against 1.15 s. The AVX2 clone rather than AVX-512, as the columns
+ * are short: single 16-128 1.09-1.54x -> 1.71-1.93x, double 16 1.77x -> 2.14x, 32 1.63x -> 1.83x, 64-512 even (two
+ * rounds at 64 and 128: 1.44-1.46 / 1.51-1.54 against 1.47-1.51 / 1.50-1.53) (bench/NOTES.md, session 67). */
 SS_SIMD_CLONES_AVX2 static void geqr2_plain(int m, int n, starsolve_complex64_t *A, int lda,
                                               starsolve_complex64_t *tau)
 {

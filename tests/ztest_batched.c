@@ -540,9 +540,10 @@ int test_zbatched(void)
         chol_batch('L', 40, 2, 0);   /* real Cholesky by 8-column panels (zbatch_one_cpu.c): its largest order */
         chol_batch('U', 40, 1, 0);   /* the same code on the upper triangle's copy */
         chol_batch('L', 24, 2, 0);   /* its largest order in complex */
-        /* real Cholesky by packed 32-column tiles above 40 (potrf_tiled_lower): one column of 9 rows below the first
-         * tile (a part-filled chunk, a last group of one column), on the upper triangle's copy; whole chunks under
-         * each tile; a last tile of 24 columns with the non-SPD member's failure inside a tile, both triangles */
+        /* Cholesky by packed 32-column tiles (potrf_tiled_lower: above 40 in s and d, 32 in c, 64 in z; the spread
+         * above takes them too): one column of 9 rows below the first tile (a part-filled chunk, a last group of
+         * one column), on the upper triangle's copy in real; whole chunks under each tile in real; a last tile of 24
+         * columns with the non-SPD member's failure inside a tile, both triangles */
         chol_batch('U', 41, 1, 0);
         chol_batch('L', 96, 2, 0);
         chol_batch('L', 600, 1, 0);
