@@ -51,7 +51,7 @@ static void zgetrf_batch_range(const struct ss_batch_args *a, void *const base[]
 static void zpotrf_batch_range(const struct ss_batch_args *a, void *const base[], int count, const void *after)
 {
     const size_t lwork = ss_zpotrf_one_lwork(a->uplo, a->n);
-    starsolve_complex64_t *work = lwork ? malloc(lwork * sizeof *work) : NULL;   /* none: LAPACKE's upper triangle */
+    starsolve_complex64_t *work = lwork ? malloc(lwork * sizeof *work) : NULL;   /* none: neither copy nor tiles at n */
     for (int k = 0; k < count; k++) {
         prefetch_next(a, base[0], k, count, after);
         *ints(base[1], 1, k) = ss_zpotrf_one(a->uplo, a->n, matrix(base[0], a->strideA, k), a->lda, work);

@@ -15,7 +15,7 @@ static int zvbatch_one(int op, char uplo, int m, int n, starsolve_complex64_t *A
         return ss_zgetrf_one(m, n, A, lda, (int *)aux);
     if (op == SS_BATCH_POTRF) {
         const size_t lwork = ss_zpotrf_one_lwork(uplo, n);
-        starsolve_complex64_t *work = lwork ? malloc(lwork * sizeof *work) : NULL;   /* none: LAPACKE's upper triangle */
+        starsolve_complex64_t *work = lwork ? malloc(lwork * sizeof *work) : NULL;   /* none: neither copy nor tiles at n */
         int info = ss_zpotrf_one(uplo, n, A, lda, work);
         free(work);
         return info;
