@@ -7,7 +7,7 @@
 #   still grows by ~1e15 after randomization; bench/NOTES.md, sessions 3 and 29): it
 #   must be reported as such, and keep failing until someone fixes it (then this list
 #   changes).
-# - Depth 4, where every butterfly mixes each row and column with 16 others: every kind
+# - Depth 4, where the butterflies mix each row and column with 15 others: every kind
 #   passes, Ris included (the depth Ris needs grows about as log2(n / 64), session 29).
 top_builddir=${top_builddir:-.}
 prog=$top_builddir/bench/rbt_accuracy
