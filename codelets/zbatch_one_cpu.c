@@ -129,6 +129,17 @@ static inline void swap_rows_in_column(starsolve_complex64_t *d, int j0, int j1,
     }
 }
 
+/* swap_rows_in_column undone: the same swaps, last to first (P^T) */
+static inline void unswap_rows_in_column(starsolve_complex64_t *d, int j0, int j1, const int *ipiv)
+{
+    for (int j = j1 - 1; j >= j0; j--) {
+        const int p = ipiv[j] - 1;
+        const starsolve_complex64_t t = d[j];
+        d[j] = d[p];
+        d[p] = t;
+    }
+}
+
 /* the first i with abs1(x[i]) largest (0 when every one is NaN): izamax's choice, its search vectorized */
 static inline int first_largest(int n, const starsolve_complex64_t *x)
 {
@@ -881,17 +892,11 @@ static triangular_solve *solve_for(int n, int nrhs)
  * column at a time was even or behind: z 16 1.98 / 1.76, 128 1.21 / 1.19; bench/NOTES.md, session 66) */
 static void permute_rows(int forward, int n, int nrhs, const int *ipiv, starsolve_complex64_t *B, int ldb)
 {
-    if (nrhs == 1 && forward) {
-        swap_rows_in_column(B, 0, n, ipiv);
-        return;
-    }
-    if (nrhs == 1) {   /* swap_rows_in_column's swaps in the other order */
-        for (int i = n - 1; i >= 0; i--) {
-            const int p = ipiv[i] - 1;
-            const starsolve_complex64_t x = B[i];
-            B[i] = B[p];
-            B[p] = x;
-        }
+    if (nrhs == 1) {
+        if (forward)
+            swap_rows_in_column(B, 0, n, ipiv);
+        else
+            unswap_rows_in_column(B, 0, n, ipiv);
         return;
     }
     for (int t = 0; t < n; t++) {
