@@ -6,8 +6,11 @@
  *    (forming Q starts from the identity);
  *  - lacpy_pad: a tile of a LAPACK array into a (larger) tile of an augmented
  *    matrix diag(A, I) (the RBT solver); lacpy_pad_upload the same from A's
- *    tile in main memory, uploaded by the task itself on a GPU. */
+ *    tile in main memory, uploaded by the task itself on a GPU;
+ *  - laset_pad_diagonal: that identity's diagonal scaled to A's size, so that
+ *    the matrix factored is diag(A, alpha I) (why: src/zgesv_rbt.c). */
 #include <complex.h>
+#include <math.h>
 #include <stdlib.h>
 #include "codelets.h"
 
@@ -233,6 +236,76 @@ static struct starpu_codelet cl_zlacpy_pad_upload = {
 void insert_zlacpy_pad_upload(starpu_data_handle_t A, starpu_data_handle_t F, int pad_from, int prio)
 {
     insert_lacpy_pad_task(&cl_zlacpy_pad_upload, A, F, pad_from, prio);
+}
+
+/* The diagonal of the augmentation diag(A, alpha I): alpha = ||A||_inf / n (the average row sum)
+ * cut to a power of two, so that the solver does the same on A and on 2^k A; 1 where that is
+ * no number (A zero, or with an Inf or NaN: the factorization reports it). */
+static double rbt_pad_value(double anorm, int n)
+{
+    double average = anorm / n;
+    if (!(average > 0) || isinf(average))
+        return 1;
+    return ldexp(1.0, ilogb(average));
+}
+
+struct zlaset_pad_diagonal_args { int pad_from, n; };
+
+/* buffers[0] a diagonal tile of F, buffers[1] ||A||_inf (one real, main memory) */
+static void zlaset_pad_diagonal_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zlaset_pad_diagonal_args *a = cl_arg;
+    starsolve_complex64_t *F = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    const double alpha = rbt_pad_value(*(const double *)STARPU_VECTOR_GET_PTR(buffers[1]), a->n);
+    int ldf = SS_LD(buffers[0]), order = ss_min(SS_ROWS(buffers[0]), SS_COLS(buffers[0]));
+    for (int i = a->pad_from; i < order; i++)
+        F[i + (size_t)i * ldf] = alpha;
+}
+
+#ifdef STARSOLVE_USE_CUDA
+/* the pad's square holds the identity (lacpy_pad, laset): rewritten as alpha I */
+static void zlaset_pad_diagonal_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zlaset_pad_diagonal_args *a = cl_arg;
+    starsolve_complex64_t *F = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    SS_CUBLAS_SCALAR const starsolve_complex64_t zero = 0.0,
+        alpha = rbt_pad_value(*(const double *)STARPU_VECTOR_GET_PTR(buffers[1]), a->n);
+    int ldf = SS_LD(buffers[0]), fm = SS_ROWS(buffers[0]), fn = SS_COLS(buffers[0]);
+    if (a->pad_from < ss_min(fm, fn))
+        ss_cuda_laset('A', sizeof zero, fm - a->pad_from, fn - a->pad_from, &zero, &alpha,
+                      F + a->pad_from + (size_t)a->pad_from * ldf, ldf, ss_cuda_stream());
+}
+#endif
+
+static struct starpu_perfmodel model_zlaset_pad_diagonal = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zlaset_pad_diagonal",
+};
+
+static struct starpu_codelet cl_zlaset_pad_diagonal = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
+    .cpu_funcs = { zlaset_pad_diagonal_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zlaset_pad_diagonal_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 2,
+    .modes = { STARPU_RW, STARPU_R },
+    .specific_nodes = 1,   /* the norm is read on the host: a kernel takes alpha by value */
+    .nodes = { STARPU_SPECIFIC_NODE_LOCAL, STARPU_SPECIFIC_NODE_CPU },
+    .model = &model_zlaset_pad_diagonal,
+    .name = "zlaset_pad_diagonal",
+    .callback_func = ss_trace_task_done,
+};
+
+void insert_zlaset_pad_diagonal(starpu_data_handle_t F, int pad_from, starpu_data_handle_t anorm, int n, int prio)
+{
+    struct zlaset_pad_diagonal_args *a = malloc(sizeof *a);
+    *a = (struct zlaset_pad_diagonal_args){ pad_from, n };
+    int ret = ss_task_insert(&cl_zlaset_pad_diagonal, STARPU_CL_ARGS, a, sizeof *a, STARPU_RW, F, STARPU_R, anorm,
+                             STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio), STARPU_NAME, "zlaset_pad_diagonal", 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlaset_pad_diagonal");
 }
 
 /* A column of tiles (StarPU matrix interfaces, top to bottom, n columns each)

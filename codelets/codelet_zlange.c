@@ -4,10 +4,14 @@
  *    task owns its rows' sums. It runs on the cores while the GPUs factor:
  *    LAPACK's lange on the calling thread took longer than the factorization
  *    (3.5 s for 40000 on the H100 machine, bench/NOTES.md);
+ *  - the largest of those row sums, ||A||_inf itself, as a running maximum over
+ *    the row vectors (one small task a vector, in a chain): the RBT solver scales
+ *    its augmentation diag(A, alpha I) by it (src/zgesv_rbt.c) before the
+ *    butterflies run, so where A is augmented the row sums go first;
  *  - the largest |a_ij| of each column of a few tall tiles (residuals and
  *    iterates, n x nrhs): one task, so that the caller acquires one small
  *    vector instead of every tile (each acquire of a tile cost milliseconds).
- * Both run on CPU workers whenever there are any (STARPU_EXECUTE_WHERE at the insert), so that they never take
+ * They run on CPU workers whenever there are any (STARPU_EXECUTE_WHERE at the insert), so that they never take
  * a GPU's time from the factorization; their CUDA variants (codelets/cuda/lange.cu) serve a library started
  * with GPUs and no CPU worker, where the tasks had no worker at all: StarPU refused them (ENODEV) and
  * starpu_rbt -ncpus 0 -ngpus 1 aborted (bench/NOTES.md, session 49). */
@@ -163,4 +167,47 @@ void insert_zlange_colmax(int mt, int nt, int nb, int nrows, const starpu_data_h
     struct zlange_colmax_args *a = malloc(sizeof *a);
     *a = (struct zlange_colmax_args){ mt, nt, nb, nrows };
     insert_tiles_to_vector(&cl_zlange_colmax, a, sizeof *a, mt * nt, tiles, out, prio);
+}
+
+/* buffers[0] a vector of row sums, buffers[1] the running maximum (one real), both in main memory:
+ * *anorm = max(*anorm, max_i sums[i]), a NaN, once met, stays (lange's norm of a matrix with a NaN is NaN).
+ * The same host code serves a CUDA worker (no CPU worker): it only reads and writes main memory. */
+static void zlange_rowsums_max_host(void *buffers[], void *cl_arg)
+{
+    (void)cl_arg;
+    const double *sums = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    int m = (int)STARPU_VECTOR_GET_NX(buffers[0]);
+    double *anorm = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    for (int i = 0; i < m && !isnan(*anorm); i++)
+        if (sums[i] > *anorm || isnan(sums[i]))
+            *anorm = sums[i];
+}
+
+static struct starpu_perfmodel model_zlange_rowsums_max = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zlange_rowsums_max",
+};
+
+static struct starpu_codelet cl_zlange_rowsums_max = {
+    .where = SS_WHERE_CPU_CUDA,
+    .cpu_funcs = { zlange_rowsums_max_host },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zlange_rowsums_max_host },
+#endif
+    .nbuffers = 2,
+    .modes = { STARPU_R, STARPU_RW },
+    .specific_nodes = 1,
+    .nodes = { STARPU_SPECIFIC_NODE_CPU, STARPU_SPECIFIC_NODE_CPU },
+    .model = &model_zlange_rowsums_max,
+    .name = "zlange_rowsums_max",
+    .callback_func = ss_trace_task_done,
+};
+
+void insert_zlange_rowsums_max(starpu_data_handle_t sums, starpu_data_handle_t anorm, int prio)
+{
+    /* the cores when there are any (see the top of this file) */
+    unsigned long long where = starpu_cpu_worker_get_count() > 0 ? STARPU_CPU : SS_WHERE_CPU_CUDA;
+    int ret = ss_task_insert(&cl_zlange_rowsums_max, STARPU_R, sums, STARPU_RW, anorm, STARPU_EXECUTE_WHERE, where,
+                             STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio), STARPU_NAME, "zlange_rowsums_max", 0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zlange_rowsums_max");
 }

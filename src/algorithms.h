@@ -19,9 +19,6 @@ static inline int ss_prio_update(int ncols, int j) { return 2 * (ncols - j); }
  * gather tiles of several processes. */
 static inline int ss_column_tasks(void) { return ss_ctx.update_tiles > 1 && !ss_ctx.mpi; }
 static inline int ss_panel_trsm_by_inverse(void) { return ss_column_tasks(); }
-/* What pzgerbt_augment submits: the copy of A into F, the butterflies, or both
- * interleaved by classes of tiles (the phases apart only to time them) */
-enum ss_rbt_part { SS_RBT_COPY = 1, SS_RBT_BUTTERFLIES = 2, SS_RBT_BOTH = 3 };
 #include "algorithms_s.h"
 #include "algorithms_d.h"
 #include "algorithms_c.h"

@@ -12,7 +12,7 @@
 #include "algorithms.h"
 #include "codelets.h"
 
-/* The butterflies of level l that touch tile class (r, g) (see pzgerbt_augment):
+/* The butterflies of level l that touch tile class (r, g) (see pzgerbt_copy):
  * the tile quadruples whose top row ti and left column tj, within their block, are
  * r and g mod k */
 static void butterflies_of_class(starsolve_desc_t *A, int l, int r, int g, int k, starpu_data_handle_t *u,
@@ -53,10 +53,10 @@ static void fused_butterflies_of_class(starsolve_desc_t *A, int l, int r, int g,
                 }
 }
 
-/* F = diag(A, I), tile by tile: tile (i, j) of F gets tile (i, j) of A where there
- * is one, with the identity's diagonal where F's global diagonal index reaches A's
- * order. As tasks: the copy runs on every core, and on a GPU the task uploads A's
- * tile from main memory itself (lacpy_pad_upload). */
+/* Tile (i, j) of F = diag(A, I): tile (i, j) of A where there is one, with the identity's
+ * diagonal where F's global diagonal index reaches A's order. As tasks: the copy runs on
+ * every core, and on a GPU the task uploads A's tile from main memory itself
+ * (lacpy_pad_upload). */
 static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, int i, int j, int prio)
 {
     int nb = F->nb;
@@ -68,40 +68,56 @@ static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, 
         insert_zlaset(0.0, i == j ? 1.0 : 0.0, ss_tile(F, i, j), prio);
 }
 
-/* F = U^T diag(A, I) V by classes of tiles. Every butterfly pairs tile rows i and
- * i + h/nb, and columns j and j + h/nb, and h/nb is a multiple of k = F->nt / 2^depth
- * (the smallest butterfly's half), so tile (i, j) of the result mixes only the tiles
- * (i', j') of A with i' = i and j' = j (mod k): class (r, g) = (i mod k, j mod k) can be
- * copied and randomized on its own. The classes go column group by column group, and
- * within group g row class by row class, class c = g k + r with priority -1 - c: below the
- * factorization's (>= 0), so that a ready update runs before a later class's copy, and
- * decreasing with c, so that A's tiles are fetched class by class. The factorization's
- * first column can then start once a k-th of A has arrived (on a GPU: uploaded) and
- * randomized, instead of after all of it (bench/NOTES.md, session 13), and its first
- * panel once a k^2-th has; the updates of F's rows of class 0 in the next column group
- * start before that group's other rows are up (session 34). A itself goes to the GPU
- * (for the refinement's residuals) once F's last class is done. */
-void pzgerbt_augment(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, starpu_data_handle_t *u,
-                     starpu_data_handle_t *v, enum ss_rbt_part part)
+/* F is built by classes of tiles. Every butterfly pairs tile rows i and i + h/nb, and
+ * columns j and j + h/nb, and h/nb is a multiple of k = F->nt / 2^depth (the smallest
+ * butterfly's half), so tile (i, j) of the result mixes only the tiles (i', j') of A with
+ * i' = i and j' = j (mod k): class (r, g) = (i mod k, j mod k) can be copied and randomized
+ * on its own. The classes go column group by column group, and within group g row class by
+ * row class, class c = g k + r with priority -1 - c: below the factorization's (>= 0), so
+ * that a ready update runs before a later class's copy, and decreasing with c, so that A's
+ * tiles are fetched class by class. The factorization's first column can then start once a
+ * k-th of A has arrived (on a GPU: uploaded) and randomized, instead of after all of it
+ * (bench/NOTES.md, session 13), and its first panel once a k^2-th has; the updates of F's
+ * rows of class 0 in the next column group start before that group's other rows are up
+ * (session 34). Classes touch disjoint tiles, so submitting every copy before any
+ * butterfly gives the same task graph as interleaving them. */
+static int class_priority(int g, int r, int k) { return -1 - (g * k + r); }
+
+void pzgerbt_copy(const starsolve_desc_t *A, starsolve_desc_t *F, int depth)
 {
     int k = F->nt >> depth;
     for (int g = 0; g < k; g++)
-        for (int r = 0; r < k; r++) {
-            int prio = -1 - (g * k + r);
-            if (part & SS_RBT_COPY)
-                for (int j = g; j < F->nt; j += k)
-                    for (int i = r; i < F->mt; i += k)
-                        copy_tile_augmented(A, F, i, j, prio);
-            if (part & SS_RBT_BUTTERFLIES)   /* levels two at a time: half the passes over the tiles */
-                for (int l = 0; l < depth; l += 2) {
-                    if (l + 1 < depth)
-                        fused_butterflies_of_class(F, l, r, g, k, u, v, prio);
-                    else
-                        butterflies_of_class(F, l, r, g, k, u, v, prio);
-                }
-        }
-    if (part & SS_RBT_BUTTERFLIES)   /* F's last tile: of the last class, after all its butterflies */
-        ss_desc_prefetch_gpu_after(A, ss_tile(F, F->mt - 1, F->nt - 1), 2);
+        for (int r = 0; r < k; r++)
+            for (int j = g; j < F->nt; j += k)
+                for (int i = r; i < F->mt; i += k)
+                    copy_tile_augmented(A, F, i, j, class_priority(g, r, k));
+}
+
+/* F's padded diagonal (the identity of pzgerbt_copy) becomes alpha I (from ||A||_inf in anorm) */
+void pzgerbt_pad_diagonal(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, starpu_data_handle_t anorm)
+{
+    int nb = F->nb, k = F->nt >> depth;
+    for (int i = A->n / nb; i < F->mt; i++)
+        insert_zlaset_pad_diagonal(ss_tile(F, i, i), ss_max(0, A->n - i * nb), anorm, A->n,
+                                   class_priority(i % k, i % k, k));
+}
+
+/* F = U^T F V, class by class (pzgerbt_copy), levels two at a time: half the passes over the tiles.
+ * A itself goes to the GPU (for the refinement's residuals) once F's last class is done. */
+void pzgerbt_butterflies(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, starpu_data_handle_t *u,
+                         starpu_data_handle_t *v)
+{
+    int k = F->nt >> depth;
+    for (int g = 0; g < k; g++)
+        for (int r = 0; r < k; r++)
+            for (int l = 0; l < depth; l += 2) {
+                if (l + 1 < depth)
+                    fused_butterflies_of_class(F, l, r, g, k, u, v, class_priority(g, r, k));
+                else
+                    butterflies_of_class(F, l, r, g, k, u, v, class_priority(g, r, k));
+            }
+    /* F's last tile: of the last class, after all its butterflies */
+    ss_desc_prefetch_gpu_after(A, ss_tile(F, F->mt - 1, F->nt - 1), 2);
 }
 
 void pzgerbt_rhs(int transposed, starsolve_desc_t *B, int depth, starpu_data_handle_t *u)

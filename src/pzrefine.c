@@ -58,6 +58,15 @@ void pzlange_rowsums(const starsolve_desc_t *A, starpu_data_handle_t *sums)
     free(row);
 }
 
+/* *anorm = ||A||_inf from pzlange_rowsums' vectors of one process (one process column):
+ * a chain of small tasks on *anorm, each taking its vector's maximum in as the vector is
+ * done (*anorm starts at 0) */
+void pzlange_rowsums_max(const starsolve_desc_t *A, starpu_data_handle_t *sums, starpu_data_handle_t anorm)
+{
+    for (int i = 0; i < A->mt; i++)
+        insert_zlange_rowsums_max(sums[i], anorm, 0);
+}
+
 /* One task per tile column and process row, on the tiles of the first nrows rows
  * that one process holds (tile rows i = p, p + P, ...). The codelet clips its
  * tiles as if they were consecutive from the first one's row 0, to nrows: handed

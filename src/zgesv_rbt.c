@@ -4,11 +4,23 @@
  *
  * Sizes: the butterflies need N = 2^depth q', and the tile algorithms need the
  * halves of every butterfly block to be whole tiles of A's nb: with
- * q = ceil(n / 2^depth) and k = ceil(q / nb), A is augmented to diag(A, I) of
+ * q = ceil(n / 2^depth) and k = ceil(q / nb), A is augmented to diag(A, alpha I) of
  * order N = 2^depth k nb. The LAPACK-layout routine tiles A with
  * starsolve_get_nb_rbt's nb = ceil(q / k), which pads least (at most
  * 2^depth (k + 1) - 1 rows). The randomized matrix lives in a tiled copy
  * distributed as A; A itself is only read (by the residuals of the refinement).
+ *
+ * alpha: ||A||_inf / n cut to a power of two, not 1. With ones, the Fiedler matrix
+ * (|i - j|) failed at every n = 2 mod 4 (depths 1-4, every seed), and passed once
+ * scaled by 2, by 0.9 or by 1/n: the solver did not do the same on A and on 2A. With
+ * alpha it does (scaling by powers of two is exact), and Fiedler passes at those n
+ * (bench/NOTES.md, session 70). The padded rows of the solution are 0 whatever alpha is.
+ * alpha needs all of A's row sums before the butterflies touch F's padded tiles: with
+ * padding, the row sums (which the stopping criterion needs anyway) go first, on the
+ * cores, their maximum is taken by a chain of small tasks, and only the butterflies of
+ * the padded tiles' class wait for it. Distributed, each process takes ||A||_inf from
+ * its partial sums and a reduction first. (Taking the sums in the copy tasks instead
+ * made the uploads longer on a GPU: bench/NOTES.md, session 70.)
  *
  * Distributed (StarPU-MPI): every process inserts the same tasks and takes the
  * same decisions. The butterflies are small: each process draws the same ones
@@ -187,7 +199,8 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
      * norms (||r_j||_inf, then ||x_j||_inf) */
     double *normvals = malloc((2 * P * nrhs + Q * n + (size_t)n + 2 * (size_t)nrhs) * sizeof *normvals);
     double *rowvals = normvals + 2 * P * nrhs, *rows = rowvals + Q * n, *norms = rows + n;
-    starpu_data_handle_t *hcol = malloc((2 * P * B->nt + (size_t)A->mt * Q) * sizeof *hcol);
+    const size_t nhandles = 2 * P * B->nt + (size_t)A->mt * Q;
+    starpu_data_handle_t *hcol = malloc(nhandles * sizeof *hcol);
     starpu_data_handle_t *hrow = hcol + 2 * P * B->nt;
     /* F the randomized matrix, X the iterate (N rows, the padding included), Xbest the best
      * one so far, W a correction, R a residual (n rows) */
@@ -223,24 +236,34 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
         ss_handle_prefetch_gpus(hu[l]);
         ss_handle_prefetch_gpus(hv[l]);
     }
-    starsolve_request_t *req = starsolve_request_create();
-
-    phase_end(times ? &times->setup : NULL, &t0, req);
-    /* F = U^T diag(A, I) V, factored without pivoting; timed, the copy (upload) and the
-     * butterflies apart, else interleaved by groups of tile columns */
-    if (times) {
-        pzgerbt_augment(A, F, depth, hu, hv, SS_RBT_COPY);
-        phase_end(&times->copy, &t0, req);
-        pzgerbt_augment(A, F, depth, hu, hv, SS_RBT_BUTTERFLIES);
-    } else {
-        pzgerbt_augment(A, F, depth, hu, hv, SS_RBT_BOTH);
+    /* ||A||_inf: the row sums go first where F is padded (alpha needs them), else they run on
+     * the cores while the GPUs factor (A is only read by both) */
+    const int padded = N > n;
+    double anormval = 0;   /* alpha's ||A||_inf where F is padded (main memory) */
+    starpu_data_handle_t hanorm = NULL;
+    if (padded) {
+        pzlange_rowsums(A, hrow);
+        if (P * Q > 1)   /* every process the same value */
+            anormval = inf_norm(A, hrow, rowvals, rows);
+        hanorm = ss_register_vector(&anormval, 1, sizeof anormval);
+        if (P * Q == 1)   /* by tasks: only the butterflies of the padded tiles' class wait for it */
+            pzlange_rowsums_max(A, hrow, hanorm);
     }
+    starsolve_request_t *req = starsolve_request_create();
+    phase_end(times ? &times->setup : NULL, &t0, req);
+
+    /* F = U^T diag(A, alpha I) V, factored without pivoting; timed, the copy (upload) and the
+     * butterflies apart, else they overlap class by class */
+    pzgerbt_copy(A, F, depth);
+    if (padded)
+        pzgerbt_pad_diagonal(A, F, depth, hanorm);
+    phase_end(times ? &times->copy : NULL, &t0, req);
+    pzgerbt_butterflies(A, F, depth, hu, hv);
     phase_end(times ? &times->randomize : NULL, &t0, req);
-    /* F arrives by tile classes (pzgerbt_augment): the LU's column tasks split along its row classes */
+    /* F arrives by tile classes (pzgerbt_copy): the LU's column tasks split along its row classes */
     pzgetrf_nopiv(F, depth > 0 ? F->nt >> depth : 1, req);
-    /* ||A||_inf for the stopping criterion: row sums by tasks on the CPU cores while the
-     * GPUs factor (A is only read by both) */
-    pzlange_rowsums(A, hrow);
+    if (!padded)
+        pzlange_rowsums(A, hrow);
     int info = starsolve_request_wait(req);
     phase_end(times ? &times->factor : NULL, &t0, req);
     double anorm = inf_norm(A, hrow, rowvals, rows);
@@ -289,11 +312,13 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     starsolve_request_wait(req);
     starsolve_request_destroy(req);
     ss_seconds_t cleanup_from = now();
+    if (hanorm)
+        starpu_data_unregister(hanorm);
     for (int l = 0; l < depth; l++) {
         starpu_data_unregister(hu[l]);
         starpu_data_unregister(hv[l]);
     }
-    for (size_t h = 0; h < 2 * P * R->nt + (size_t)A->mt * Q; h++)
+    for (size_t h = 0; h < nhandles; h++)
         starpu_data_unregister(hcol[h]);
     /* The workspaces' contents are not wanted any more: nothing to bring anywhere when their tiles
      * go. (F's was starpu_data_invalidate_submit on each tile, then the unregistering at once: the

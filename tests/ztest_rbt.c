@@ -5,6 +5,7 @@
  * residual bound of checks/ (<= 30) with at most max_refine refinement steps,
  * leave A and the padding rows untouched. A matrix with a zero leading block
  * breaks LU without pivoting (depth 0: info 1, B untouched) but not RBT; a
+ * padded Fiedler matrix is solved, the same way at 2^20 times its size; a
  * NaN in A gives info n+1 (no convergence); bad arguments give LAPACK's negative info. */
 #include <complex.h>
 #include <math.h>
@@ -99,6 +100,43 @@ static void rbt_zero_block(int n, int nb)
     free(A0); free(A); free(B0); free(X);
 }
 
+/* Where F is padded (n = 126, depth 2, nb 32: N = 128), diag(A, alpha I) with alpha from
+ * ||A||_inf (src/zgesv_rbt.c):
+ *  - the Fiedler matrix |i - j| must be solved: with ones (alpha = 1) it was not, at every
+ *    n = 2 mod 4 (info n + 1, backward error ~1e-10; bench/NOTES.md, session 70);
+ *  - 2^20 A must give 2^-20 times A's solution, bit for bit on CPU workers (every operation
+ *    scales exactly; with ones it did not). With GPUs the tasks land on CPU or GPU kernels by
+ *    the scheduler's choice, so only the residuals are checked there. */
+static void rbt_padded_scale(int n, int nb)
+{
+    const double scale = 0x1.0p20;
+    starsolve_complex64_t *A0 = test_znew_matrix(n, n), *A = test_znew_matrix(n, n), *B0 = test_znew_matrix(n, 1);
+    starsolve_complex64_t *X = test_znew_matrix(n, 1), *Xscaled = test_znew_matrix(n, 1);
+    TEST_CHECK(gen_zgallery("fiedler", n, A0, n, 1) == 0, "gen_zgallery fiedler");
+    gen_zmatrix(n, 1, B0, n, 71);
+    testing_set_nb(nb);
+    int iters;
+    test_zcopy_matrix(n, 1, B0, n, X, n);
+    int info = starsolve_zgesv_rbt(n, 1, A0, n, X, n, 2, 5, &iters);
+    double r = check_zsolve('N', n, 1, A0, n, X, n, B0, n);
+    TEST_CHECK(info == 0 && check_passes(r), "starsolve_zgesv_rbt Fiedler n=%d nb=%d depth 2 (padded): info = %d, "
+               "iters = %d, ||b-Ax||/(||A|| ||x|| n eps) = %.3g", n, nb, info, iters, r);
+    for (size_t i = 0; i < (size_t)n * n; i++)
+        A[i] = scale * A0[i];
+    test_zcopy_matrix(n, 1, B0, n, Xscaled, n);
+    int info_scaled = starsolve_zgesv_rbt(n, 1, A, n, Xscaled, n, 2, 5, &iters);
+    double r_scaled = check_zsolve('N', n, 1, A, n, Xscaled, n, B0, n);
+    TEST_CHECK(info_scaled == 0 && check_passes(r_scaled), "starsolve_zgesv_rbt 2^20 Fiedler n=%d: info = %d, resid = %.3g",
+               n, info_scaled, r_scaled);
+    if (starsolve_ngpus() == 0) {
+        int same = 1;
+        for (int i = 0; i < n; i++)
+            same &= scale * Xscaled[i] == X[i];
+        TEST_CHECK(same, "starsolve_zgesv_rbt n=%d padded: the solution for 2^20 A is not 2^-20 times A's", n);
+    }
+    free(A0); free(A); free(B0); free(X); free(Xscaled);
+}
+
 /* A NaN in A: no iterate can meet the criterion, so info = n + 1, never 0
  * (a nearly singular matrix is no such test: a backward-stable x of huge norm
  * meets the criterion, as with LAPACK's gesv) */
@@ -166,6 +204,7 @@ int test_zrbt(void)
     rbt_column_tasks_accuracy(1200, 300);
     rbt_column_tasks_accuracy(1200, 150);   /* 8 tiles a side, 2 row classes */
     rbt_zero_block(120, 32);
+    rbt_padded_scale(126, 32);
     rbt_nan(90, 32);
     rbt_bad_arguments();
     return (int)(testing_counts.failed - before);
