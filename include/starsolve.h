@@ -375,6 +375,8 @@ int starsolve_zposv(char uplo, int n, int nrhs, starsolve_complex64_t *A, int ld
  * of depth `depth` (2 is the usual choice; 0: no randomization, plain LU without
  * pivoting), LU of A_r without pivoting, then iterative refinement on A in working
  * precision until ||r||_inf <= ||x||_inf ||A||_inf eps sqrt(n) or max_refine steps.
+ * Where n does not fill the butterflies' tiles, A is augmented to diag(A, alpha I),
+ * alpha = ||A||_inf / n cut to a power of two (so 2^k A gives 2^-k X: the same steps).
  * A is only read. B (ldb >= n) is overwritten by X. Returns 0; i > 0 when U(i,i) of
  * the (augmented) randomized matrix is exactly zero, B unchanged; n+1 when
  * refinement did not meet the criterion (B then holds the best iterate).
@@ -393,7 +395,7 @@ typedef struct starsolve_rbt_times {
     double factor;      /* LU without pivoting */
     double solve;       /* the first solve, X = V A_r^-1 U^T B */
     double refine;      /* residuals and corrections */
-    double setup;       /* before the randomization: workspaces, butterflies, registrations */
+    double setup;       /* before the randomization: workspaces, butterflies, registrations (augmented: A's row sums) */
     double cleanup;     /* after the refinement: unregistering and freeing the workspaces */
 } starsolve_rbt_times_t;
 int starsolve_sgesv_rbt_timed(int n, int nrhs, float *A, int lda, float *B, int ldb, int depth, int max_refine,
