@@ -125,11 +125,8 @@ static void zlange_colmax_cpu(void *buffers[], void *cl_arg)
             int rows = ss_min(SS_ROWS(t), a->nrows - i * a->nb);
             for (int c = 0; c < SS_COLS(t); c++) {
                 double *o = &out[j * a->nb + c];
-                for (int r = 0; r < rows; r++) {
-                    double v = cabs(A[r + (size_t)c * SS_LD(t)]);
-                    if (!isnan(*o) && (v > *o || isnan(v)))   /* a NaN, once met, stays */
-                        *o = v;
-                }
+                for (int r = 0; r < rows; r++)
+                    *o = ss_max_nan(*o, cabs(A[r + (size_t)c * SS_LD(t)]));
             }
         }
 }
@@ -186,9 +183,8 @@ static void zlange_rowsums_max_host(void *buffers[], void *cl_arg)
     const double *sums = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
     int m = (int)STARPU_VECTOR_GET_NX(buffers[0]);
     double *anorm = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
-    for (int i = 0; i < m && !isnan(*anorm); i++)
-        if (sums[i] > *anorm || isnan(sums[i]))
-            *anorm = sums[i];
+    for (int i = 0; i < m; i++)
+        *anorm = ss_max_nan(*anorm, sums[i]);
 }
 
 static struct starpu_perfmodel model_zlange_rowsums_max = {

@@ -2,6 +2,7 @@
 #ifndef STARSOLVE_INTERNAL_H
 #define STARSOLVE_INTERNAL_H
 
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <starpu.h>
@@ -122,6 +123,8 @@ typedef double ss_seconds_t;
 static inline char ss_upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 static inline int ss_min(int a, int b) { return a < b ? a : b; }
 static inline int ss_max(int a, int b) { return a > b ? a : b; }
+/* The larger of two reals, NaN once either is (the RBT norms: lange's norm of a matrix with a NaN is NaN) */
+static inline double ss_max_nan(double a, double b) { return isnan(a) || isnan(b) ? NAN : a > b ? a : b; }
 
 /* Pivots of a tiled LU: one vector per panel (layout in pivots.h), panel k's
  * at data + k*stride, its ipiv entries global 1-based rows like LAPACK's. */

@@ -121,12 +121,6 @@ static int randomized_workspace(const starsolve_desc_t *A, starsolve_desc_t **F,
     return workspace(A, F, N, N);
 }
 
-/* The larger of two column maxima as zlange_colmax's: a NaN, once met, stays */
-static double colmax_join(double a, double b)
-{
-    return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
-}
-
 /* Column maxima of M (R or X) into norms[0 .. nrhs) from the partial vectors of
  * pzlange_colmax (one per process row and tile column) that this process owns;
  * distributed, the caller takes the maximum over the processes. */
@@ -143,7 +137,7 @@ static void column_norms(const starsolve_desc_t *M, starpu_data_handle_t *parts,
             starpu_data_acquire(h, STARPU_R);
             const double *v = values + (size_t)p * nrhs + (size_t)j * M->nb;
             for (int c = 0; c < ss_tile_cols(M, j); c++)
-                norms[j * M->nb + c] = colmax_join(norms[j * M->nb + c], v[c]);
+                norms[j * M->nb + c] = ss_max_nan(norms[j * M->nb + c], v[c]);
             starpu_data_release(h);
         }
 }
@@ -170,7 +164,7 @@ static double inf_norm(const starsolve_desc_t *A, starpu_data_handle_t *parts, c
         ss_mpi_sum_reals(rows, n, sizeof *rows);
     double anorm = 0;
     for (int r = 0; r < n; r++)   /* a NaN row sum makes the norm NaN, as lange's */
-        anorm = rows[r] > anorm || isnan(rows[r]) ? rows[r] : anorm;
+        anorm = ss_max_nan(anorm, rows[r]);
     return anorm;
 }
 
@@ -266,7 +260,15 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
         pzlange_rowsums(A, hrow);
     int info = starsolve_request_wait(req);
     phase_end(times ? &times->factor : NULL, &t0, req);
-    double anorm = inf_norm(A, hrow, rowvals, rows);
+    /* ||A||_inf for the stopping criterion: where F is padded, the one alpha came from */
+    double anorm;
+    if (hanorm) {
+        starpu_data_acquire(hanorm, STARPU_R);
+        anorm = anormval;
+        starpu_data_release(hanorm);
+    } else {
+        anorm = inf_norm(A, hrow, rowvals, rows);
+    }
     if (info == 0) {
         /* X = V A_r^-1 U^T [B; 0] */
         pzlacpy_pad_rows(B, X);
