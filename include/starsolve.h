@@ -118,8 +118,10 @@ int  starsolve_get_nb_for(starsolve_factorization_t factorization, int n);
 /* The tile size the RBT solver takes for order n and butterfly depth `depth`
  * (starsolve_<p>gesv_rbt; a good nb for starsolve_<p>gesv_rbt_tile): the tile
  * size of LU without pivoting, lowered so that the padded order
- * 2^depth ceil(ceil(n / 2^depth) / nb) nb exceeds n least; with GPUs and
- * 16384 <= n <= 49152, about 8 tiles a side instead (unless the tile size was set). */
+ * 2^depth ceil(ceil(n / 2^depth) / nb) nb exceeds n least, but at depths >= 1 never by exactly
+ * one row (a pad of one lines the butterflies up with structures of period n + 1, such as a sine
+ * transform's: every draw failed there); with GPUs and 16384 <= n <= 49152, about 8 tiles
+ * a side instead (unless the tile size was set). */
 int  starsolve_get_nb_rbt(int n, int depth);
 /* The butterfly depths the RBT solver takes for order n: 0 .. STARSOLVE_RBT_MAX_DEPTH, and
  * above the usual 2 only while 2^depth <= n (deeper blocks would hold less than a row of A).
@@ -411,7 +413,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
  * every process calls it): A (n x n, only read) and B (n x nrhs, the same nb and process grid)
  * hold A and B; B gets X. The same algorithm, returns and *iters as gesv_rbt, with the tiles
  * of A: the randomized matrix has order N = 2^depth ceil(ceil(n / 2^depth) / nb) nb (nb from
- * starsolve_get_nb_rbt pads least). Synchronous, unlike the *_tile_async routines: each
+ * starsolve_get_nb_rbt pads least, and never by one row). Synchronous, unlike the *_tile_async routines: each
  * refinement step's stopping test waits for the residual's norms (combined over the
  * processes, so that all of them take the same decision). times: NULL, or as *_timed's.
  * Negative returns: -1 A, -2 B, -3 depth (starsolve_rbt_depth_valid), -4 max_refine. */

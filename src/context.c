@@ -435,15 +435,29 @@ int starsolve_get_nb_rbt(int n, int depth)
     /* the butterflies need N = 2^depth q' with halves of whole tiles: q = ceil(n / 2^depth)
      * cut in k = ceil(q / nb) tiles of ceil(q / k) rows pads least (k tiles of nb could add
      * nearly a tile per butterfly block) */
-    long parts = 1L << depth, q = ((long)n + parts - 1) / parts, k = (q + nb - 1) / nb;
+    long parts = 1L << depth, q = ((long)n + parts - 1) / parts, k = (q + nb - 1) / nb, most_rows = nb;
     /* With GPUs, about 8 tiles a side (k = 8 / 2^depth tiles per butterfly half): LU without pivoting
      * on one H100 took fewer, larger steps, as gesv does. starpu_rbt -niter 3, depth 2, one command
      * (bench/NOTES.md, session 26): n = 20000, nb 1000 / 1667 / 2500: 0.305-0.324 / 0.320-0.343 /
      * 0.256-0.268 s (gesv 0.265-0.271); n = 40000, nb 2000 / 2500 / 3334 / 5000: 1.409-1.416 /
      * 1.351-1.385 / 1.468-1.521 / 1.305-1.314 s (gesv 1.250-1.275). Kept to the sizes measured
      * around, and only where the tile size is the library's to choose (not set: ss_ctx.nb_fixed). */
-    if (!ss_ctx.nb_fixed && starpu_cuda_worker_get_count() > 0 && n >= 16384 && n <= 49152)
+    if (!ss_ctx.nb_fixed && starpu_cuda_worker_get_count() > 0 && n >= 16384 && n <= 49152) {
         k = ss_max(1, (8 + parts - 1) / parts);
+        most_rows = q;
+    }
+    /* With butterflies, never a single padded row. N = 2^depth ceil(q / nb) nb is n + 1 exactly
+     * when 2^depth q = n + 1 and nb divides q; there the butterflies' fixed sum-and-difference
+     * stages line up with any structure of period n + 1, such as the sine transform
+     * sin(i j pi / (n + 1)) (Higham's orthog), whose randomized leading minors were then
+     * singular for every draw (n = 7 mod 8 at depths 2-7; bench/NOTES.md, session 69). So a
+     * tile a row taller (2^depth k + 1 padded rows), or a tile more a half where the tile size
+     * may not grow (session 71). */
+    if (depth >= 1 && parts * q == (long)n + 1)
+        for (long tiles = k; tiles <= q; tiles++)
+            for (long rows = (q + tiles - 1) / tiles; rows <= most_rows && (q + rows - 1) / rows == tiles; rows++)
+                if (q % rows != 0)
+                    return (int)rows;
     return (int)((q + k - 1) / k);
 }
 

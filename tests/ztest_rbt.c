@@ -179,6 +179,25 @@ static void rbt_bad_arguments(void)
                "starsolve_rbt_depth_valid: (1,2) (8,3) valid; (7,3), (2^20, max + 1), (100, -1) not");
 }
 
+/* starsolve_get_nb_rbt's padding: N = 2^depth k nb covers n, by less than 2^depth (k + 1)
+ * rows, and with butterflies (depth >= 1) never by exactly one (a pad of one lined them up
+ * with the sine transform's period, n + 1: orthog failed for every draw; src/context.c) */
+static void rbt_tile_size_padding(void)
+{
+    int bad = 0;
+    for (int n = 1; n <= 3000 && bad < 3; n++)
+        for (int depth = 0; starsolve_rbt_depth_valid(n, depth); depth++) {
+            long parts = 1L << depth, nb = starsolve_get_nb_rbt(n, depth), q = (n + parts - 1) / parts;
+            long k = (q + nb - 1) / nb, N = parts * k * nb;
+            if (N < n || (depth >= 1 && N == n + 1L) || N - n >= parts * (k + 1)) {
+                TEST_CHECK(0, "starsolve_get_nb_rbt(%d, %d) = %ld: order %ld (pad %ld, %ld tiles a half)", n, depth, nb, N,
+                           N - n, k);
+                bad++;
+            }
+        }
+    TEST_CHECK(bad == 0, "starsolve_get_nb_rbt's padding over n = 1 .. 3000");
+}
+
 int test_zrbt(void)
 {
     long before = testing_counts.failed;
@@ -207,5 +226,6 @@ int test_zrbt(void)
     rbt_padded_scale(126, 32);
     rbt_nan(90, 32);
     rbt_bad_arguments();
+    rbt_tile_size_padding();
     return (int)(testing_counts.failed - before);
 }
