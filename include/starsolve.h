@@ -120,8 +120,9 @@ int  starsolve_get_nb_for(starsolve_factorization_t factorization, int n);
  * size of LU without pivoting, lowered so that the padded order
  * 2^depth ceil(ceil(n / 2^depth) / nb) nb exceeds n least, but at depths >= 1 never by exactly
  * one row (a pad of one lines the butterflies up with structures of period n + 1, such as a sine
- * transform's: every draw failed there); with GPUs and 16384 <= n <= 49152, about 8 tiles
- * a side instead (unless the tile size was set). */
+ * transform's: every draw failed there); with GPUs a multiple of 4 (cuBLAS's GEMMs ran a third
+ * slower on tiles of odd order), and from 16384 to 49152 about 8 tiles a side (unless the
+ * tile size was set). */
 int  starsolve_get_nb_rbt(int n, int depth);
 /* The butterfly depths the RBT solver takes for order n: 0 .. STARSOLVE_RBT_MAX_DEPTH, and
  * above the usual 2 only while 2^depth <= n (deeper blocks would hold less than a row of A).

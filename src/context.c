@@ -427,6 +427,32 @@ int starsolve_rbt_depth_valid(int n, int depth)
     return depth >= 0 && depth <= STARSOLVE_RBT_MAX_DEPTH && (depth <= 2 || (1L << depth) <= n);
 }
 
+/* The rows of the randomized matrix's tiles, for q rows a butterfly half cut in k tiles of at
+ * most most_rows: the first of
+ * - ceil(q / k), which pads least, rounded up to a multiple of align (4 with CUDA workers:
+ *   cuBLAS's DGEMM on tiles of 5001 rows ran at 45 TF/s on an H200, 5002 at 57, 5000, 5004 and
+ *   5008 at 63-64, and RBT at n = 40001 took 1.26 s with tiles of 5001 against 1.03-1.10 s with
+ *   5008 (40000: 1.04 s); OpenBLAS ran 500 to 512 rows alike; bench/NOTES.md, session 71);
+ * - taller tiles, then up to twice as many tiles a half, where that size would pad by one row;
+ * - the same without the rounding, where a tile size set that small leaves no aligned choice.
+ * With butterflies, N = 2^depth ceil(q / rows) rows is n + 1 exactly when 2^depth q = n + 1 and
+ * rows divides q; there the butterflies' fixed sum-and-difference stages line up with any
+ * structure of period n + 1, such as the sine transform sin(i j pi / (n + 1)) (Higham's
+ * orthog), whose randomized leading minors were then singular for every draw (n = 7 mod 8 at
+ * depths 2-7; sessions 69 and 71). */
+static long rbt_tile_rows(long n, int depth, long q, long k, long most_rows, long align)
+{
+    const long parts = 1L << depth, steps[2] = { align, 1 };
+    const int may_pad_by_one = depth >= 1 && parts * q == n + 1;
+    for (int s = 0; s < 2; s++)
+        for (long tiles = k; tiles <= 2 * k; tiles++)
+            for (long rows = ((q + tiles - 1) / tiles + steps[s] - 1) / steps[s] * steps[s]; rows <= most_rows;
+                 rows += steps[s])
+                if (!may_pad_by_one || q % rows != 0)
+                    return rows;
+    return (q + k - 1) / k;   /* a tile size of 1 or 2 set: pad least */
+}
+
 int starsolve_get_nb_rbt(int n, int depth)
 {
     int nb = starsolve_get_nb_for(STARSOLVE_GETRF_NOPIV, n);
@@ -435,6 +461,7 @@ int starsolve_get_nb_rbt(int n, int depth)
     /* the butterflies need N = 2^depth q' with halves of whole tiles: q = ceil(n / 2^depth)
      * cut in k = ceil(q / nb) tiles of ceil(q / k) rows pads least (k tiles of nb could add
      * nearly a tile per butterfly block) */
+    const int gpus = starpu_cuda_worker_get_count() > 0;
     long parts = 1L << depth, q = ((long)n + parts - 1) / parts, k = (q + nb - 1) / nb, most_rows = nb;
     /* With GPUs, about 8 tiles a side (k = 8 / 2^depth tiles per butterfly half): LU without pivoting
      * on one H100 took fewer, larger steps, as gesv does. starpu_rbt -niter 3, depth 2, one command
@@ -442,23 +469,11 @@ int starsolve_get_nb_rbt(int n, int depth)
      * 0.256-0.268 s (gesv 0.265-0.271); n = 40000, nb 2000 / 2500 / 3334 / 5000: 1.409-1.416 /
      * 1.351-1.385 / 1.468-1.521 / 1.305-1.314 s (gesv 1.250-1.275). Kept to the sizes measured
      * around, and only where the tile size is the library's to choose (not set: ss_ctx.nb_fixed). */
-    if (!ss_ctx.nb_fixed && starpu_cuda_worker_get_count() > 0 && n >= 16384 && n <= 49152) {
+    if (!ss_ctx.nb_fixed && gpus && n >= 16384 && n <= 49152) {
         k = ss_max(1, (8 + parts - 1) / parts);
-        most_rows = q;
+        most_rows = q + 8;   /* room to round up, and to grow past a size that would pad by one */
     }
-    /* With butterflies, never a single padded row. N = 2^depth ceil(q / nb) nb is n + 1 exactly
-     * when 2^depth q = n + 1 and nb divides q; there the butterflies' fixed sum-and-difference
-     * stages line up with any structure of period n + 1, such as the sine transform
-     * sin(i j pi / (n + 1)) (Higham's orthog), whose randomized leading minors were then
-     * singular for every draw (n = 7 mod 8 at depths 2-7; bench/NOTES.md, session 69). So a
-     * tile a row taller (2^depth k + 1 padded rows), or a tile more a half where the tile size
-     * may not grow (session 71). */
-    if (depth >= 1 && parts * q == (long)n + 1)
-        for (long tiles = k; tiles <= q; tiles++)
-            for (long rows = (q + tiles - 1) / tiles; rows <= most_rows && (q + rows - 1) / rows == tiles; rows++)
-                if (q % rows != 0)
-                    return (int)rows;
-    return (int)((q + k - 1) / k);
+    return (int)rbt_tile_rows(n, depth, q, k, most_rows, gpus ? 4 : 1);
 }
 
 int starsolve_get_update_tiles(void) { return ss_ctx.update_tiles; }

@@ -7,8 +7,8 @@
  * q = ceil(n / 2^depth) and k = ceil(q / nb), A is augmented to diag(A, alpha I) of
  * order N = 2^depth k nb. The LAPACK-layout routine tiles A with
  * starsolve_get_nb_rbt's nb = ceil(q / k), which pads least (at most
- * 2^depth (k + 1) - 1 rows) but never by a single row (q goes up by one where
- * 2^depth q = n + 1: see there why). The randomized matrix lives in a tiled copy
+ * 2^depth (k + 1) - 1 rows; with GPUs a multiple of 4, for cuBLAS) but never by a
+ * single row (see there why). The randomized matrix lives in a tiled copy
  * distributed as A; A itself is only read (by the residuals of the refinement).
  *
  * alpha: ||A||_inf / n cut to a power of two, not 1. With ones, the Fiedler matrix

@@ -180,16 +180,20 @@ static void rbt_bad_arguments(void)
 }
 
 /* starsolve_get_nb_rbt's padding: N = 2^depth k nb covers n, by less than 2^depth (k + 1)
- * rows, and with butterflies (depth >= 1) never by exactly one (a pad of one lined them up
- * with the sine transform's period, n + 1: orthog failed for every draw; src/context.c) */
+ * rows (4 times that with CUDA workers, whose tiles are a multiple of 4 rows: odd ones made
+ * cuBLAS's GEMMs a third slower), and with butterflies (depth >= 1) never by exactly one (a pad
+ * of one lined them up with the sine transform's period, n + 1: orthog failed for every draw;
+ * src/context.c) */
 static void rbt_tile_size_padding(void)
 {
+    const long align = starsolve_ngpus() > 0 ? 4 : 1;
     int bad = 0;
     for (int n = 1; n <= 3000 && bad < 3; n++)
         for (int depth = 0; starsolve_rbt_depth_valid(n, depth); depth++) {
             long parts = 1L << depth, nb = starsolve_get_nb_rbt(n, depth), q = (n + parts - 1) / parts;
             long k = (q + nb - 1) / nb, N = parts * k * nb;
-            if (N < n || (depth >= 1 && N == n + 1L) || N - n >= parts * (k + 1)) {
+            if (N < n || (depth >= 1 && N == n + 1L) || N - n >= align * parts * (k + 1)
+                || (nb % align != 0 && nb + align <= starsolve_get_nb())) {
                 TEST_CHECK(0, "starsolve_get_nb_rbt(%d, %d) = %ld: order %ld (pad %ld, %ld tiles a half)", n, depth, nb, N,
                            N - n, k);
                 bad++;
