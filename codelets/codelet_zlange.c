@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include "codelets.h"
 
-struct zlange_rowsums_args { int ntiles; };
+struct zlange_rowsums_args { int ntiles, row0; };
 
 /* sums[i] += |a[i]|, i < m: one column of a tile, vectorized (codelets.h). Each row's sum still adds the
  * columns in order. */
@@ -31,7 +31,8 @@ static SS_SIMD_CLONES_AVX512 void add_abs_column(int m, const starsolve_complex6
         sums[i] += cabs(a[i]);
 }
 
-/* buffers[0..ntiles-1] the tiles of one tile row, buffers[ntiles] the vector of their rows' sums */
+/* buffers[0..ntiles-1] the tiles of one tile row, buffers[ntiles] the vector of the sums of their rows
+ * row0 .. row0 + (the vector's length) - 1 */
 static void zlange_rowsums_cpu(void *buffers[], void *cl_arg)
 {
     const struct zlange_rowsums_args *a = cl_arg;
@@ -40,7 +41,7 @@ static void zlange_rowsums_cpu(void *buffers[], void *cl_arg)
     for (int i = 0; i < m; i++)
         sums[i] = 0;
     for (int t = 0; t < a->ntiles; t++) {
-        const starsolve_complex64_t *A = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[t]);
+        const starsolve_complex64_t *A = (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[t]) + a->row0;
         size_t ld = SS_LD(buffers[t]);
         for (int j = 0; j < SS_COLS(buffers[t]); j++)
             add_abs_column(m, A + j * ld, sums);
@@ -60,7 +61,8 @@ static void zlange_rowsums_cuda(void *buffers[], void *cl_arg)
     SS_CUDA(cudaMemsetAsync(sums, 0, (size_t)m * sizeof *sums, stream));
     for (int t = 0; t < a->ntiles; t++)
         ss_cuda_abs_rowsums_add(sizeof(double), complex_entries, m, SS_COLS(buffers[t]),
-                                (const void *)STARPU_MATRIX_GET_PTR(buffers[t]), (size_t)SS_LD(buffers[t]), sums, stream);
+                                (const starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[t]) + a->row0,
+                                (size_t)SS_LD(buffers[t]), sums, stream);
 }
 #endif
 
@@ -100,10 +102,10 @@ static void insert_tiles_to_vector(struct starpu_codelet *cl, void *args, size_t
     free(descr);
 }
 
-void insert_zlange_rowsums(int ntiles, const starpu_data_handle_t *tiles, starpu_data_handle_t sums, int prio)
+void insert_zlange_rowsums(int ntiles, const starpu_data_handle_t *tiles, int row0, starpu_data_handle_t sums, int prio)
 {
     struct zlange_rowsums_args *a = malloc(sizeof *a);
-    *a = (struct zlange_rowsums_args){ ntiles };
+    *a = (struct zlange_rowsums_args){ ntiles, row0 };
     insert_tiles_to_vector(&cl_zlange_rowsums, a, sizeof *a, ntiles, tiles, sums, prio);
 }
 

@@ -41,10 +41,10 @@ void pzgeadd(starsolve_complex64_t alpha, const starsolve_desc_t *A, starsolve_d
             insert_zgeadd(alpha, ss_tile(A, i, j), ss_tile(B, i, j), 0);
 }
 
-/* One task per tile row and process column: each reads the tiles of its row that one
- * process holds (columns j = q, q + Q, ...), so it runs there and moves no tile; the
- * caller adds the Q partial sums of a row. One process: one task per tile row. */
-void pzlange_rowsums(const starsolve_desc_t *A, starpu_data_handle_t *sums)
+/* One task per part of a tile row (split of them, ss_rowsum_parts) and process column: each
+ * reads its rows of the tiles of its row that one process holds (columns j = q, q + Q, ...), so
+ * it runs there and moves no tile; the caller adds the Q partial sums of a row. */
+void pzlange_rowsums(const starsolve_desc_t *A, int split, starpu_data_handle_t *sums)
 {
     starpu_data_handle_t *row = malloc(((size_t)A->nt + 1) * sizeof *row);
     for (int q = 0; q < A->Q; q++)
@@ -53,7 +53,10 @@ void pzlange_rowsums(const starsolve_desc_t *A, starpu_data_handle_t *sums)
             for (int j = q; j < A->nt; j += A->Q)
                 row[ntiles++] = ss_tile(A, i, j);
             /* no tile here (Q > nt): the task still writes zeros, so every vector has a value */
-            insert_zlange_rowsums(ntiles, row, sums[i + (size_t)q * A->mt], 0);
+            const int rows = ss_tile_rows(A, i), parts = ss_rowsum_parts(rows, split);
+            for (int s = 0; s < parts; s++)
+                insert_zlange_rowsums(ntiles, row, ss_rowsum_part_start(rows, parts, s),
+                                      sums[((size_t)i + (size_t)q * A->mt) * split + s], 0);
         }
     free(row);
 }
@@ -61,10 +64,11 @@ void pzlange_rowsums(const starsolve_desc_t *A, starpu_data_handle_t *sums)
 /* *anorm = ||A||_inf from pzlange_rowsums' vectors of one process (one process column):
  * a chain of small tasks on *anorm, each taking its vector's maximum in as the vector is
  * done (*anorm starts at 0) */
-void pzlange_rowsums_max(const starsolve_desc_t *A, starpu_data_handle_t *sums, starpu_data_handle_t anorm)
+void pzlange_rowsums_max(const starsolve_desc_t *A, int split, starpu_data_handle_t *sums, starpu_data_handle_t anorm)
 {
     for (int i = 0; i < A->mt; i++)
-        insert_zlange_rowsums_max(sums[i], anorm, 0);
+        for (int s = 0; s < ss_rowsum_parts(ss_tile_rows(A, i), split); s++)
+            insert_zlange_rowsums_max(sums[(size_t)i * split + s], anorm, 0);
 }
 
 /* One task per tile column and process row, on the tiles of the first nrows rows

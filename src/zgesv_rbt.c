@@ -143,9 +143,11 @@ static void column_norms(const starsolve_desc_t *M, starpu_data_handle_t *parts,
         }
 }
 
-/* ||A||_inf from the partial row sums (pzlange_rowsums, already submitted): the sums
- * this process owns, added over the processes of a distributed A. rows: room for n reals. */
-static double inf_norm(const starsolve_desc_t *A, starpu_data_handle_t *parts, const double *values, double *rows)
+/* ||A||_inf from the partial row sums (pzlange_rowsums in split parts a tile row, already
+ * submitted): the sums this process owns, added over the processes of a distributed A.
+ * rows: room for n reals. */
+static double inf_norm(const starsolve_desc_t *A, int split, starpu_data_handle_t *parts, const double *values,
+                       double *rows)
 {
     int n = A->m;
     for (int r = 0; r < n; r++)
@@ -154,12 +156,15 @@ static double inf_norm(const starsolve_desc_t *A, starpu_data_handle_t *parts, c
         for (int i = 0; i < A->mt; i++) {
             if (!ss_mpi_owns(A->owner(A, i, q)))
                 continue;
-            starpu_data_handle_t h = parts[i + (size_t)q * A->mt];
-            starpu_data_acquire(h, STARPU_R);
+            const int nparts = ss_rowsum_parts(ss_tile_rows(A, i), split);
+            starpu_data_handle_t *h = parts + ((size_t)i + (size_t)q * A->mt) * split;
+            for (int s = 0; s < nparts; s++)
+                starpu_data_acquire(h[s], STARPU_R);
             const double *v = values + (size_t)q * n + (size_t)i * A->nb;
             for (int r = 0; r < ss_tile_rows(A, i); r++)
                 rows[i * A->nb + r] += v[r];
-            starpu_data_release(h);
+            for (int s = 0; s < nparts; s++)
+                starpu_data_release(h[s]);
         }
     if (A->P * A->Q > 1)
         ss_mpi_sum_reals(rows, n, sizeof *rows);
@@ -194,7 +199,10 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
      * norms (||r_j||_inf, then ||x_j||_inf) */
     double *normvals = malloc((2 * P * nrhs + Q * n + (size_t)n + 2 * (size_t)nrhs) * sizeof *normvals);
     double *rowvals = normvals + 2 * P * nrhs, *rows = rowvals + Q * n, *norms = rows + n;
-    const size_t nhandles = 2 * P * B->nt + (size_t)A->mt * Q;
+    /* the row sums in more tasks than tile rows where the cores outnumber them (one process): at n = 40001
+     * with one GPU, 8 tile rows for 14 cores */
+    const int split = P * Q > 1 ? 1 : ss_min(8, ss_max(1, ((int)starpu_cpu_worker_get_count() + A->mt - 1) / A->mt));
+    const size_t nhandles = 2 * P * B->nt + (size_t)A->mt * Q * split;
     starpu_data_handle_t *hcol = malloc(nhandles * sizeof *hcol);
     starpu_data_handle_t *hrow = hcol + 2 * P * B->nt;
     /* F the randomized matrix, X the iterate (N rows, the padding included), Xbest the best
@@ -217,9 +225,16 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
                     ss_register_vector_owned(normvals + (v * P + p) * nrhs + (size_t)j * R->nb, ss_tile_cols(R, j),
                                              sizeof(double), R->owner(R, (int)p, j));
     for (size_t q = 0; q < Q; q++)
-        for (int i = 0; i < A->mt; i++)
-            hrow[i + q * A->mt] = ss_register_vector_owned(rowvals + q * n + (size_t)i * A->nb, ss_tile_rows(A, i),
-                                                           sizeof(double), A->owner(A, i, (int)q));
+        for (int i = 0; i < A->mt; i++) {
+            const int rows = ss_tile_rows(A, i), parts = ss_rowsum_parts(rows, split);
+            for (int s = 0; s < split; s++) {   /* NULL: no such part (a tile row of fewer rows than split) */
+                const int from = ss_rowsum_part_start(rows, parts, s), to = ss_rowsum_part_start(rows, parts, s + 1);
+                hrow[(i + q * A->mt) * split + s] =
+                    s >= parts ? NULL
+                               : ss_register_vector_owned(rowvals + q * n + (size_t)i * A->nb + from, to - from,
+                                                          sizeof(double), A->owner(A, i, (int)q));
+            }
+        }
     /* every process draws the same butterflies and keeps its own copy */
     double *wv = wu + (size_t)depth * N;
     uint64_t state = 0x5eed5eed2026ULL;
@@ -237,12 +252,12 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     double anormval = 0;   /* alpha's ||A||_inf where F is padded (main memory) */
     starpu_data_handle_t hanorm = NULL;
     if (padded) {
-        pzlange_rowsums(A, hrow);
+        pzlange_rowsums(A, split, hrow);
         if (P * Q > 1)   /* every process the same value */
-            anormval = inf_norm(A, hrow, rowvals, rows);
+            anormval = inf_norm(A, split, hrow, rowvals, rows);
         hanorm = ss_register_vector(&anormval, 1, sizeof anormval);
         if (P * Q == 1)   /* by tasks: only the butterflies of the padded tiles' class wait for it */
-            pzlange_rowsums_max(A, hrow, hanorm);
+            pzlange_rowsums_max(A, split, hrow, hanorm);
     }
     starsolve_request_t *req = starsolve_request_create();
     phase_end(times ? &times->setup : NULL, &t0, req);
@@ -258,7 +273,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     /* F arrives by tile classes (pzgerbt_copy): the LU's column tasks split along its row classes */
     pzgetrf_nopiv(F, depth > 0 ? F->nt >> depth : 1, req);
     if (!padded)
-        pzlange_rowsums(A, hrow);
+        pzlange_rowsums(A, split, hrow);
     int info = starsolve_request_wait(req);
     phase_end(times ? &times->factor : NULL, &t0, req);
     /* ||A||_inf for the stopping criterion: where F is padded, the one alpha came from */
@@ -268,7 +283,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
         anorm = anormval;
         starpu_data_release(hanorm);
     } else {
-        anorm = inf_norm(A, hrow, rowvals, rows);
+        anorm = inf_norm(A, split, hrow, rowvals, rows);
     }
     if (info == 0) {
         /* X = V A_r^-1 U^T [B; 0] */
@@ -322,7 +337,8 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
         starpu_data_unregister(hv[l]);
     }
     for (size_t h = 0; h < nhandles; h++)
-        starpu_data_unregister(hcol[h]);
+        if (hcol[h])
+            starpu_data_unregister(hcol[h]);
     /* The workspaces' contents are not wanted any more: nothing to bring anywhere when their tiles
      * go. (F's was starpu_data_invalidate_submit on each tile, then the unregistering at once: the
      * invalidation's callback, on a StarPU thread, could still touch a tile that the unregistering
