@@ -7,8 +7,8 @@
  * q = ceil(n / 2^depth) and k = ceil(q / nb), A is augmented to diag(A, alpha I) of
  * order N = 2^depth k nb. The LAPACK-layout routine tiles A with
  * starsolve_get_nb_rbt's nb = ceil(q / k), which pads least (at most
- * 2^depth (k + 1) - 1 rows; with GPUs a multiple of 4, for cuBLAS) but never by a
- * single row (see there why). The randomized matrix lives in a tiled copy
+ * 2^depth (k + 1) - 1 rows; four times that with GPUs, where tiles are a multiple
+ * of 4 rows for cuBLAS) but never by a single row (see there why). The randomized matrix lives in a tiled copy
  * distributed as A; A itself is only read (by the residuals of the refinement).
  *
  * alpha: ||A||_inf / n cut to a power of two, not 1. With ones, the Fiedler matrix
@@ -200,7 +200,8 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     double *normvals = malloc((2 * P * nrhs + Q * n + (size_t)n + 2 * (size_t)nrhs) * sizeof *normvals);
     double *rowvals = normvals + 2 * P * nrhs, *rows = rowvals + Q * n, *norms = rows + n;
     /* the row sums in more tasks than tile rows where the cores outnumber them (one process): at n = 40001
-     * with one GPU, 8 tile rows for 14 cores */
+     * with one GPU, 8 tile rows for 14 cores; cut in two, alpha's row sums took 0.19 s there instead of 0.28
+     * (bench/NOTES.md, session 71) */
     const int split = P * Q > 1 ? 1 : ss_min(8, ss_max(1, ((int)starpu_cpu_worker_get_count() + A->mt - 1) / A->mt));
     const size_t nhandles = 2 * P * B->nt + (size_t)A->mt * Q * split;
     starpu_data_handle_t *hcol = malloc(nhandles * sizeof *hcol);
