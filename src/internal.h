@@ -39,12 +39,6 @@ static inline int ss_tile_rows(const starsolve_desc_t *A, int i)
     return i == A->mt - 1 ? A->m - i * A->nb : A->nb;
 }
 
-/* The row sums of |A| (pzlange_rowsums) in up to `split` tasks a tile row, so that more cores take part
- * where tile rows are fewer than cores: a tile row of `rows` rows in ss_rowsum_parts parts, part s
- * from row ss_rowsum_part_start(rows, parts, s) (the next part's start ends it; none is empty) */
-static inline int ss_rowsum_parts(int rows, int split) { return split < rows ? split : rows; }
-static inline int ss_rowsum_part_start(int rows, int parts, int s) { return (int)((long)s * rows / parts); }
-
 static inline int ss_tile_cols(const starsolve_desc_t *A, int j)
 {
     return j == A->nt - 1 ? A->n - j * A->nb : A->nb;
@@ -130,6 +124,11 @@ typedef double ss_seconds_t;
 static inline char ss_upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 static inline int ss_min(int a, int b) { return a < b ? a : b; }
 static inline int ss_max(int a, int b) { return a > b ? a : b; }
+/* The row sums of |A| (pzlange_rowsums) in up to `split` tasks a tile row, so that more cores take part
+ * where tile rows are fewer than cores: a tile row of `rows` rows in ss_rowsum_parts parts, part s
+ * from row ss_rowsum_part_start(rows, parts, s) (the next part's start ends it; none is empty) */
+static inline int ss_rowsum_parts(int rows, int split) { return ss_min(split, rows); }
+static inline int ss_rowsum_part_start(int rows, int parts, int s) { return (int)((long)s * rows / parts); }
 /* The larger of two reals, NaN once either is (the RBT norms: lange's norm of a matrix with a NaN is NaN) */
 static inline double ss_max_nan(double a, double b) { return isnan(a) || isnan(b) ? NAN : a > b ? a : b; }
 

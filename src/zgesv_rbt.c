@@ -8,8 +8,9 @@
  * order N = 2^depth k nb. The LAPACK-layout routine tiles A with
  * starsolve_get_nb_rbt's nb = ceil(q / k), which pads least (at most
  * 2^depth (k + 1) - 1 rows; four times that with GPUs, where tiles are a multiple
- * of 4 rows for cuBLAS) but never by a single row (see there why). The randomized matrix lives in a tiled copy
- * distributed as A; A itself is only read (by the residuals of the refinement).
+ * of 4 rows for cuBLAS) but never by a single row (see there why). The randomized
+ * matrix lives in a tiled copy distributed as A; A itself is only read (by the
+ * residuals of the refinement).
  *
  * alpha: ||A||_inf / n cut to a power of two, not 1. With ones, the Fiedler matrix
  * (|i - j|) failed at every n = 2 mod 4 (depths 1-4, every seed), and passed once
@@ -228,12 +229,13 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     for (size_t q = 0; q < Q; q++)
         for (int i = 0; i < A->mt; i++) {
             const int rows = ss_tile_rows(A, i), parts = ss_rowsum_parts(rows, split);
-            for (int s = 0; s < split; s++) {   /* NULL: no such part (a tile row of fewer rows than split) */
+            starpu_data_handle_t *h = hrow + (i + q * A->mt) * split;
+            for (int s = 0; s < split; s++)   /* NULL: no such part (a tile row of fewer rows than split) */
+                h[s] = NULL;
+            for (int s = 0; s < parts; s++) {
                 const int from = ss_rowsum_part_start(rows, parts, s), to = ss_rowsum_part_start(rows, parts, s + 1);
-                hrow[(i + q * A->mt) * split + s] =
-                    s >= parts ? NULL
-                               : ss_register_vector_owned(rowvals + q * n + (size_t)i * A->nb + from, to - from,
-                                                          sizeof(double), A->owner(A, i, (int)q));
+                h[s] = ss_register_vector_owned(rowvals + q * n + (size_t)i * A->nb + from, to - from, sizeof(double),
+                                                A->owner(A, i, (int)q));
             }
         }
     /* every process draws the same butterflies and keeps its own copy */
