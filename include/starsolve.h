@@ -377,7 +377,11 @@ int starsolve_zposv(char uplo, int n, int nrhs, starsolve_complex64_t *A, int ld
 /* Random butterfly transformation solver: A_r = U^T A V with recursive butterflies
  * of depth `depth` (2 is the usual choice; 0: no randomization, plain LU without
  * pivoting), LU of A_r without pivoting, then iterative refinement on A in working
- * precision until ||r||_inf <= ||x||_inf ||A||_inf eps sqrt(n) or max_refine steps.
+ * precision until ||r||_inf <= ||x||_inf ||A||_inf eps sqrt(n) or max_refine steps: a
+ * classical step first (one solve with the factors), then GMRES corrections (up to 50
+ * GMRES steps each, preconditioned by the factors), which converge where the factors are
+ * too poor for classical steps (Ris, Orthog, Kahan); a poor first solution goes to GMRES
+ * at once. A zero column of B gives x = 0 at once.
  * Where n does not fill the butterflies' tiles, A is augmented to diag(A, alpha I),
  * alpha = ||A||_inf / n cut to a power of two (so 2^k A gives 2^-k X: the same steps).
  * A is only read. B (ldb >= n) is overwritten by X. Returns 0; i > 0 when U(i,i) of

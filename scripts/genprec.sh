@@ -35,7 +35,7 @@ P=$(echo "$prec" | tr sdcz SDCZ)
 names="
 s/\b\(starsolve\|ss_cuda\|ss\|cl\|model\|LAPACKE\|cblas\|insert\|codelet\|test\|run\|check\|cpu\|cuda\|gen\)_z\([a-z]\)/\1_${prec}\2/g
 s/\bpz\([a-z]\)/p${prec}\1/g
-s/\bz\(trsm_column\|geqrf_panel\|larfb_tiles\|lacpy_pad\|getrf_panel\|getrf_nopiv\|getrf_update\|gemm_tiles\|getrf\|getrs\|gesv\|potrf\|potrs\|posv\|gemm\|trsm\|herk\|laswp\|lange\|lacpy\|laset\|larnv\|lanhe\|lansy\|lantr\|lascl\|plrnt\|plghe\|geqrt\|tpqrt\|tpmqrt\|unmqr\|ungqr\|geqrf\|gels\|lacpy_v\|gerbt\|gerbt_rhs\|geadd\|gesv_rbt\|getrf_batch\|potrf_batch\|geqrf_batch\|getrs_batch\|potrs_batch\|geqrs_batch\|vbatch\|gbsv_spike\|gbtrf_spike\|gbtrs_spike\|spike_factor\|spike_solve\|spike_reduced_factor\|spike_reduced_solve\|spike_tipsolve\|spike_retrieve\|spike_matvec\|spike_update\|spike_reduce\|gbsv\|gbtrf\|gbtrs\)\b/${prec}\1/g
+s/\bz\(trsm_column\|geqrf_panel\|larfb_tiles\|lacpy_pad\|getrf_panel\|getrf_nopiv\|getrf_update\|gemm_tiles\|getrf\|getrs\|gesv\|potrf\|potrs\|posv\|gemm\|trsm\|herk\|laswp\|lange\|lacpy\|laset\|larnv\|lanhe\|lansy\|lantr\|lascl\|plrnt\|plghe\|geqrt\|tpqrt\|tpmqrt\|unmqr\|ungqr\|geqrf\|gels\|lacpy_v\|gerbt\|gerbt_rhs\|geadd\|dotc_columns\|axpy_columns\|scal_columns\|gesv_rbt\|getrf_batch\|potrf_batch\|geqrf_batch\|getrs_batch\|potrs_batch\|geqrs_batch\|vbatch\|gbsv_spike\|gbtrf_spike\|gbtrs_spike\|spike_factor\|spike_solve\|spike_reduced_factor\|spike_reduced_solve\|spike_tipsolve\|spike_retrieve\|spike_matvec\|spike_update\|spike_reduce\|gbsv\|gbtrf\|gbtrs\)\b/${prec}\1/g
 s/\bcblas_iz\(amax\)\b/cblas_i${prec}\1/g
 s/\bcublasZ/cublas${P}/g
 s/\bcusolverDnZ/cusolverDn${P}/g

@@ -188,6 +188,13 @@ int starsolve_desc_create_dist(starsolve_desc_t **desc, starsolve_prec_t prec, i
     return 0;
 }
 
+int ss_desc_create_workspace(starsolve_desc_t **desc, const starsolve_desc_t *like, int m, int n)
+{
+    if (like->P * like->Q > 1)
+        return starsolve_desc_create_dist(desc, like->prec, m, n, like->nb, like->P, like->Q);
+    return starsolve_desc_create_ooc(desc, like->prec, m, n, like->nb);
+}
+
 int starsolve_desc_create_lapack(starsolve_desc_t **desc, starsolve_prec_t prec, int m, int n, int nb,
                                  void *Aptr, int lda)
 {

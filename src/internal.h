@@ -88,6 +88,10 @@ unsigned ss_gpu_memory_nodes(unsigned nodes[STARPU_MAXNODES]);
  * a descriptor without home copies in one process goes without waiting (its tiles are released
  * once the tasks already submitted on them are done) */
 void ss_desc_discard(starsolve_desc_t *A);
+/* A workspace of a solver, m x n, distributed as like (same nb, same process grid, like's precision). In one
+ * process no home copy: StarPU allocates its tiles where they are used (with GPUs, there only) instead of
+ * page-locking host allocations per call, and its final tiles are not sent home (ss_tile_send_home). */
+int ss_desc_create_workspace(starsolve_desc_t **desc, const starsolve_desc_t *like, int m, int n);
 /* An owned workspace for CPU workers alone, its tiles in one ss_alloc_large_reused mapping, kept for
  * the next call of the same size when the descriptor goes: a repeated call writes into pages already
  * backed instead of faulting fresh ones in (an N x N workspace is hundreds of MB). Its contents start

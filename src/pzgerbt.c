@@ -134,3 +134,14 @@ void pzgerbt_rhs(int transposed, starsolve_desc_t *B, int depth, starpu_data_han
                 }
     }
 }
+
+/* B = V (L U)^-1 U^T B, L U = F from pzgetrf_nopiv: the solve with the randomized matrix, and the
+ * refinement's preconditioner */
+void pzgerbt_solve(const starsolve_desc_t *F, starsolve_desc_t *B, int depth, starpu_data_handle_t *u,
+                   starpu_data_handle_t *v)
+{
+    pzgerbt_rhs(1, B, depth, u);
+    pztrsm('L', 'N', 'U', F, B);
+    pztrsm('U', 'N', 'N', F, B);
+    pzgerbt_rhs(0, B, depth, v);
+}

@@ -1,7 +1,8 @@
 /* Tile loops of iterative refinement: residuals and corrections as tasks, so
  * they run where the tiles are, and the norms of its stopping test: row sums
  * behind ||A||_inf and column maxima, as partial results per process of a
- * distributed descriptor (the caller combines them). */
+ * distributed descriptor (the caller combines them); and the column-wise dot
+ * products, axpys and scalings of the GMRES corrections (pzgmres.c). */
 #include <stdlib.h>
 #include "algorithms.h"
 #include "codelets.h"
@@ -114,4 +115,42 @@ void pzlacpy_pad_rows(const starsolve_desc_t *A, starsolve_desc_t *B)
             else
                 insert_zlaset(0.0, 0.0, ss_tile(B, i, j), 0);
         }
+}
+
+void pzlaset_zero(starsolve_desc_t *Y)
+{
+    for (int j = 0; j < Y->nt; j++)
+        for (int i = 0; i < Y->mt; i++)
+            insert_zlaset(0.0, 0.0, ss_tile(Y, i, j), 0);
+}
+
+/* One task per tile column and process row, as pzlange_colmax: the tiles of one process */
+void pzdotc_columns(const starsolve_desc_t *X, const starsolve_desc_t *Y, starpu_data_handle_t *out)
+{
+    starpu_data_handle_t *xs = malloc(2 * ((size_t)X->mt + 1) * sizeof *xs), *ys = xs + X->mt + 1;
+    for (int j = 0; j < X->nt; j++)
+        for (int p = 0; p < X->P; p++) {
+            int ntiles = 0;
+            for (int i = p; i < X->mt; i += X->P) {
+                xs[ntiles] = ss_tile(X, i, j);
+                ys[ntiles++] = ss_tile(Y, i, j);
+            }
+            /* no tile here (P > tile rows): the task still writes zeros */
+            insert_zdotc_columns(ntiles, xs, ys, out[p + (size_t)j * X->P], 0);
+        }
+    free(xs);
+}
+
+void pzaxpy_columns(const starsolve_complex64_t *alpha, const starsolve_desc_t *X, starsolve_desc_t *Y)
+{
+    for (int j = 0; j < X->nt; j++)
+        for (int i = 0; i < X->mt; i++)
+            insert_zaxpy_columns(ss_tile_cols(X, j), alpha + (size_t)j * X->nb, ss_tile(X, i, j), ss_tile(Y, i, j), 0);
+}
+
+void pzscal_columns(const starsolve_complex64_t *alpha, starsolve_desc_t *Y)
+{
+    for (int j = 0; j < Y->nt; j++)
+        for (int i = 0; i < Y->mt; i++)
+            insert_zscal_columns(ss_tile_cols(Y, j), alpha + (size_t)j * Y->nb, ss_tile(Y, i, j), 0);
 }

@@ -33,9 +33,14 @@
  * stopping test sees the same numbers everywhere.
  *
  * Refinement in working precision: r = B - A X, stop when every column has
- * ||r||_inf <= ||x||_inf ||A||_inf eps sqrt(n) (LAPACK's criterion), else solve
- * A_r dy = U^T r, X += V dy, at most max_refine times. Residuals and corrections
- * are tasks, so they run where the tiles are; only their columns' norms come
+ * ||r||_inf <= ||x||_inf ||A||_inf eps sqrt(n) (LAPACK's criterion), else correct X,
+ * at most max_refine times. The first correction is classical, solve A_r dy = U^T r
+ * and X += V dy, unless the first solution is poor (a residual above the criterion by
+ * more than 1 / sqrt(eps): the factors lost half the digits); the others, and that
+ * one then, are GMRES corrections preconditioned by the same factors (pzgmres.c says
+ * why). A well-behaved matrix thus costs what classical refinement costs: at n = 40000
+ * one classical step meets the criterion. Residuals and corrections are tasks, so they
+ * run where the tiles are; only their columns' norms (and GMRES's dot products) come
  * to the host, and the best iterate at the end. */
 #include <complex.h>
 #include <float.h>
@@ -44,6 +49,10 @@
 #include <stdlib.h>
 #include <time.h>
 #include "algorithms.h"
+
+/* The most GMRES steps of one correction, each one more n x nrhs workspace: Orthog at n = 8192
+ * took 29 of them, Ris at n = 300 26 (bench/NOTES.md, session 72) */
+enum { GMRES_MAX_STEPS = 50 };
 
 /* Butterfly entries exp(t / 10), t uniform in [-1/2, 1/2) as in MAGMA: positive,
  * near 1, so the transformation is well conditioned. A fixed generator: the
@@ -57,27 +66,19 @@ static void random_butterflies(double *w, size_t count, uint64_t *state)
     }
 }
 
-/* max over columns of ||r_j||_inf / (||x_j||_inf * scale), from the columns' norms; NaN gives +inf */
+/* max over columns of ||r_j||_inf / (||x_j||_inf * scale), from the columns' norms; NaN gives +inf. A zero
+ * residual is 0 (a zero column of B has x = 0 and r = 0: 0 / 0 made it +inf, and gesv_rbt reported an
+ * exact solution as not converged after max_refine steps). */
 static double worst_column(int nrhs, const double *rnorm, const double *xnorm, double scale)
 {
     double worst = 0;
     for (int j = 0; j < nrhs; j++) {
-        double q = rnorm[j] / (xnorm[j] * scale);
+        double q = rnorm[j] == 0 ? 0 : rnorm[j] / (xnorm[j] * scale);
         if (isnan(q) || isnan(rnorm[j]))
             return INFINITY;
         worst = q > worst ? q : worst;
     }
     return worst;
-}
-
-/* W = op(A_r)^-1 ... : Y = V (A_r^-1 (U^T W)), in place on W */
-static void solve_randomized(starsolve_desc_t *F, starsolve_desc_t *W, int depth, starpu_data_handle_t *u,
-                             starpu_data_handle_t *v)
-{
-    pzgerbt_rhs(1, W, depth, u);
-    pztrsm('L', 'N', 'U', F, W);
-    pztrsm('U', 'N', 'N', F, W);
-    pzgerbt_rhs(0, W, depth, v);
 }
 
 /* seconds: ss_seconds_t stays double in every precision (the generator turns double into float in s and c) */
@@ -100,27 +101,16 @@ static void phase_end(ss_seconds_t *slot, ss_seconds_t *t0, starsolve_request_t 
     *t0 = t;
 }
 
-/* Workspaces of the solve, distributed as A (same nb, same process grid). In one process
- * no home copy: StarPU allocates their tiles where they are used (with GPUs, there only)
- * instead of page-locking host allocations (N x N for F) per call, and their final tiles
- * are not sent home (ss_tile_send_home). */
-static int workspace(const starsolve_desc_t *A, starsolve_desc_t **W, int m, int n)
-{
-    if (A->P * A->Q > 1)
-        return starsolve_desc_create_dist(W, STARSOLVE_Z, m, n, A->nb, A->P, A->Q);
-    return starsolve_desc_create_ooc(W, STARSOLVE_Z, m, n, A->nb);
-}
-
 /* F (N x N): on CPU workers alone in one process its tiles live in a mapping kept between calls,
  * so that only a process's first call faults its pages in. StarPU's own tiles came from malloc,
  * fresh pages on a process's first 2-4 calls: on the 2-core CI VM the copy of A into them took
  * 0.33 s of a 0.9 s call at n = 4096, 0.02 s once the pages were backed (bench/NOTES.md,
- * session 46). With GPUs F lives on them, with no home copy (workspace). */
+ * session 46). With GPUs F lives on them, with no home copy (ss_desc_create_workspace). */
 static int randomized_workspace(const starsolve_desc_t *A, starsolve_desc_t **F, int N)
 {
     if (A->P * A->Q == 1 && starsolve_ngpus() == 0)
         return ss_desc_create_kept(F, STARSOLVE_Z, N, N, A->nb);
-    return workspace(A, F, N, N);
+    return ss_desc_create_workspace(F, A, N, N);
 }
 
 /* Column maxima of M (R or X) into norms[0 .. nrhs) from the partial vectors of
@@ -197,9 +187,10 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     /* host memory of the norms: the partial column maxima of R and of X (P vectors of
      * a tile column each, nrhs entries per process row), the partial row sums (Q vectors
      * of a tile row, n entries per process column), the combined row sums (n) and column
-     * norms (||r_j||_inf, then ||x_j||_inf) */
-    double *normvals = malloc((2 * P * nrhs + Q * n + (size_t)n + 2 * (size_t)nrhs) * sizeof *normvals);
+     * norms (||r_j||_inf, then ||x_j||_inf), the GMRES corrections' targets and ||b_j||_inf (nrhs each) */
+    double *normvals = malloc((2 * P * nrhs + Q * n + (size_t)n + 4 * (size_t)nrhs) * sizeof *normvals);
     double *rowvals = normvals + 2 * P * nrhs, *rows = rowvals + Q * n, *norms = rows + n;
+    double *target = norms + 2 * nrhs, *bnorm = target + nrhs;
     /* the row sums in more tasks than tile rows where the cores outnumber them (one process): at n = 40001
      * with one GPU, 8 tile rows for 14 cores; cut in two, alpha's row sums took 0.19 s there instead of 0.28
      * (bench/NOTES.md, session 71) */
@@ -212,8 +203,9 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     starsolve_desc_t *F = NULL, *X = NULL, *Xbest = NULL, *W = NULL, *R = NULL;
     /* none has a home copy (but F on CPU workers alone: its kept mapping): only tasks touch them (B gets
      * Xbest by one), and no pinned host memory is allocated or freed per call */
-    if (!wu || !normvals || !hcol || randomized_workspace(A, &F, N) || workspace(A, &X, N, nrhs)
-        || workspace(A, &Xbest, N, nrhs) || workspace(A, &W, N, nrhs) || workspace(A, &R, n, nrhs)) {
+    if (!wu || !normvals || !hcol || randomized_workspace(A, &F, N) || ss_desc_create_workspace(&X, A, N, nrhs)
+        || ss_desc_create_workspace(&Xbest, A, N, nrhs) || ss_desc_create_workspace(&W, A, N, nrhs)
+        || ss_desc_create_workspace(&R, A, n, nrhs)) {
         free(wu); free(normvals); free(hcol);
         starsolve_desc_destroy(F); starsolve_desc_destroy(X); starsolve_desc_destroy(Xbest);
         starsolve_desc_destroy(W); starsolve_desc_destroy(R);
@@ -291,7 +283,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     if (info == 0) {
         /* X = V A_r^-1 U^T [B; 0] */
         pzlacpy_pad_rows(B, X);
-        solve_randomized(F, X, depth, hu, hv);
+        pzgerbt_solve(F, X, depth, hu, hv);
         phase_end(times ? &times->solve : NULL, &t0, req);
 
         /* Everything stays in tasks but the column norms: acquiring the residual's
@@ -320,10 +312,38 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
                 info = n + 1;   /* not converged: B gets the best iterate */
                 break;
             }
-            /* X += V A_r^-1 U^T [R; 0] */
-            pzlacpy_pad_rows(R, W);
-            solve_randomized(F, W, depth, hu, hv);
-            pzgeadd(one, W, X);
+            if (step == 0 && !(ratio > 1 / sqrt(DBL_EPSILON) && isfinite(ratio))) {
+                /* X += V A_r^-1 U^T [R; 0] */
+                pzlacpy_pad_rows(R, W);
+                pzgerbt_solve(F, W, depth, hu, hv);
+                pzgeadd(one, W, X);
+            } else {
+                /* GMRES on A d = R preconditioned by the same factors, to the criterion in the 2-norm
+                 * with a margin of 2 (columns that meet it already stay as they are). Where x_c is still
+                 * poor, its norm is no guide to the solution's (Orthog at n = 8192: 45 times it; single
+                 * precision Ris at n = 200: 2400 times), so ||b_c|| / ||A||, at most the solution's
+                 * norm, takes its place when smaller: a target never laxer than the solution's. */
+                const double poor = scale / sqrt(DBL_EPSILON);
+                int any_poor = 0;
+                for (int c = 0; c < nrhs; c++)
+                    any_poor |= norms[c] > poor * norms[nrhs + c];
+                if (any_poor) {
+                    pzlange_colmax(B, n, hcol);
+                    column_norms(B, hcol, normvals, bnorm);
+                    if (B->P * B->Q > 1)
+                        ss_mpi_max_reals(bnorm, nrhs, sizeof *bnorm);
+                }
+                for (int c = 0; c < nrhs; c++) {
+                    double xnorm = norms[nrhs + c];
+                    if (norms[c] > poor * xnorm)
+                        xnorm = fmin(xnorm, bnorm[c] / anorm);
+                    target[c] = norms[c] <= scale * norms[nrhs + c] ? INFINITY : 0.5 * scale * xnorm;
+                }
+                if (pzgmres_correction(A, F, depth, hu, hv, R, X, target, GMRES_MAX_STEPS) == -1000) {
+                    info = -1000;
+                    break;
+                }
+            }
             if (iters)
                 *iters = step + 1;
         }

@@ -20,7 +20,8 @@ run "$top/tests/test_mpi" || status=1
 for d in "starpu_lu -P 2 -n 130" "starpu_lu -P 2 -gather-panel" "starpu_lu -P 4 -nopiv" "starpu_lu -P 1 -n 333 -nb 64 -nrhs 2" \
          "starpu_cholesky -P 2" "starpu_cholesky -P 4 -uplo U" "starpu_qr -P 1" "starpu_qr -P 1 -m 333 -n 200" \
          "starpu_qr -P 2" "starpu_qr -P 4 -m 333 -n 200 -nb 48" \
-         "starpu_rbt -P 2 -nrhs 2" "starpu_rbt -P 1 -n 203 -depth 3"; do
+         "starpu_rbt -P 2 -nrhs 2" "starpu_rbt -P 1 -n 203 -depth 3" \
+         "starpu_rbt -P 2 -matrix ris -n 200 -nb 32 -nrhs 2 -refine 3"; do
   # shellcheck disable=SC2086 # d is a list of words: the driver, then flags that win over the common ones
   set -- $d
   drv=$1

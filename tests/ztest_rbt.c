@@ -5,7 +5,8 @@
  * residual bound of checks/ (<= 30) with at most max_refine refinement steps,
  * leave A and the padding rows untouched. A matrix with a zero leading block
  * breaks LU without pivoting (depth 0: info 1, B untouched) but not RBT; a
- * padded Fiedler matrix is solved, the same way at 2^20 times its size; a
+ * padded Fiedler matrix is solved, the same way at 2^20 times its size; Ris and
+ * Kahan, where classical refinement stalls, are solved by the GMRES corrections; a
  * NaN in A gives info n+1 (no convergence); bad arguments give LAPACK's negative info. */
 #include <complex.h>
 #include <math.h>
@@ -154,6 +155,39 @@ static void rbt_nan(int n, int nb)
     free(A); free(X);
 }
 
+/* Where classical refinement stalls, the GMRES corrections (src/pzgmres.c) must meet the criterion within
+ * max_refine steps: Ris at n = 200 (depth 2: LU without pivoting of the randomized matrix still grows by
+ * ~1e15, classical refinement stayed at backward errors ~0.2 and the first solution is poor, so the first
+ * correction is GMRES; 3 steps: single precision took 3, double 1), Kahan at n = 97 in N = 100 (a classical
+ * step, then GMRES; classical refinement took 3 steps). B's columns: random, zero (x = 0 is exact from the start and must stay out of GMRES: it
+ * must come back exactly 0 with info 0), random. */
+static void rbt_gmres(const char *kind, int n, int nb, int max_refine)
+{
+    enum { NRHS = 3 };
+    int iters = -1;
+    starsolve_complex64_t *A0 = test_znew_matrix(n, n), *A = test_znew_matrix(n, n);
+    starsolve_complex64_t *B0 = test_znew_matrix(n, NRHS), *X = test_znew_matrix(n, NRHS);
+    TEST_CHECK(gen_zgallery(kind, n, A0, n, 1) == 0, "gen_zgallery %s", kind);
+    gen_zmatrix(n, NRHS, B0, n, 81);
+    for (int i = 0; i < n; i++)
+        B0[i + (size_t)n] = 0;
+    test_zcopy_matrix(n, n, A0, n, A, n);
+    test_zcopy_matrix(n, NRHS, B0, n, X, n);
+    testing_set_nb(nb);
+    int info = starsolve_zgesv_rbt(n, NRHS, A, n, X, n, 2, max_refine, &iters);
+    /* the residual ratio of each nonzero column (the zero one's would be 0 / 0) */
+    double r = fmax(check_zsolve('N', n, 1, A0, n, X, n, B0, n),
+                    check_zsolve('N', n, 1, A0, n, X + 2 * (size_t)n, n, B0 + 2 * (size_t)n, n));
+    int zero = 1;
+    for (int i = 0; i < n; i++)
+        zero &= X[i + (size_t)n] == 0;
+    TEST_CHECK(info == 0 && check_passes(r) && zero && iters <= max_refine,
+               "starsolve_zgesv_rbt %s n=%d nb=%d depth 2, max_refine %d: info = %d, iters = %d, "
+               "||b-Ax||/(||A|| ||x|| n eps) = %.3g, the zero column's x %s", kind, n, nb, max_refine, info, iters, r,
+               zero ? "zero" : "not zero");
+    free(A0); free(A); free(B0); free(X);
+}
+
 static void rbt_bad_arguments(void)
 {
     starsolve_complex64_t A[4] = { 1, 0, 0, 1 }, B[2] = { 1, 1 };
@@ -229,6 +263,8 @@ int test_zrbt(void)
     rbt_zero_block(120, 32);
     rbt_padded_scale(126, 32);
     rbt_nan(90, 32);
+    rbt_gmres("ris", 200, 32, 3);
+    rbt_gmres("kahan", 97, 32, 2);
     rbt_bad_arguments();
     rbt_tile_size_padding();
     return (int)(testing_counts.failed - before);
