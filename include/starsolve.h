@@ -379,7 +379,8 @@ int starsolve_zposv(char uplo, int n, int nrhs, starsolve_complex64_t *A, int ld
  * pivoting), LU of A_r without pivoting, then iterative refinement on A in working
  * precision until ||r||_inf <= ||x||_inf ||A||_inf eps sqrt(n) or max_refine steps: a
  * classical step first (one solve with the factors), then GMRES corrections (up to 50
- * GMRES steps each, preconditioned by the factors), which converge where the factors are
+ * GMRES steps each, fewer where their vectors would outgrow the randomized matrix: many
+ * right-hand sides; preconditioned by the factors), which converge where the factors are
  * too poor for classical steps (Ris, Orthog, Kahan); a poor first solution goes to GMRES
  * at once. A zero column of B gives x = 0 at once.
  * Where n does not fill the butterflies' tiles, A is augmented to diag(A, alpha I),

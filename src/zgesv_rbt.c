@@ -50,9 +50,20 @@
 #include <time.h>
 #include "algorithms.h"
 
-/* The most GMRES steps of one correction, each one more n x nrhs workspace: Orthog at n = 8192
- * took 29 of them, Ris at n = 300 26 (bench/NOTES.md, session 72) */
+/* The most GMRES steps of one correction: Orthog at n = 8192 took 29 of them, Ris at n = 300 26
+ * (bench/NOTES.md, session 72). Each step keeps two more n x nrhs vectors (gmres_steps). */
 enum { GMRES_MAX_STEPS = 50 };
+
+/* GMRES steps a correction may take: at most GMRES_MAX_STEPS, and so few that its 2 steps + 1
+ * vectors of n x nrhs take no more entries than the N x N randomized matrix or 2^26 (512 MiB in
+ * double), whichever is more (many right-hand sides: at n = 40000, a thousand of them would have
+ * needed 32 GB for 50 steps); at least 1 */
+static int gmres_steps(int n, int nrhs, int N)
+{
+    long entries = (long)N * N > (1L << 26) ? (long)N * N : 1L << 26;
+    long fit = (entries / ((long)n * nrhs) - 1) / 2;
+    return (int)(fit < 1 ? 1 : fit > GMRES_MAX_STEPS ? GMRES_MAX_STEPS : fit);
+}
 
 /* Butterfly entries exp(t / 10), t uniform in [-1/2, 1/2) as in MAGMA: positive,
  * near 1, so the transformation is well conditioned. A fixed generator: the
@@ -339,7 +350,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
                         xnorm = fmin(xnorm, bnorm[c] / anorm);
                     target[c] = norms[c] <= scale * norms[nrhs + c] ? INFINITY : 0.5 * scale * xnorm;
                 }
-                if (pzgmres_correction(A, F, depth, hu, hv, R, X, target, GMRES_MAX_STEPS) == -1000) {
+                if (pzgmres_correction(A, F, depth, hu, hv, R, X, target, gmres_steps(n, nrhs, N)) == -1000) {
                     info = -1000;
                     break;
                 }
