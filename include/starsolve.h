@@ -382,7 +382,8 @@ int starsolve_zposv(char uplo, int n, int nrhs, starsolve_complex64_t *A, int ld
  * GMRES steps each, fewer where their vectors would outgrow the randomized matrix: many
  * right-hand sides; preconditioned by the factors), which converge where the factors are
  * too poor for classical steps (Ris, Orthog, Kahan); a poor first solution goes to GMRES
- * at once. A zero column of B gives x = 0 at once.
+ * at once. A GMRES correction that does not halve the residual (relative to the criterion)
+ * ends the refinement, as in LAPACK's xGERFS. A zero column of B gives x = 0 at once.
  * Where n does not fill the butterflies' tiles, A is augmented to diag(A, alpha I),
  * alpha = ||A||_inf / n cut to a power of two (so 2^k A gives 2^-k X: the same steps).
  * A is only read. B (ldb >= n) is overwritten by X. Returns 0; i > 0 when U(i,i) of
