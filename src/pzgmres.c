@@ -15,7 +15,11 @@
  * residual. Arnoldi orthogonalizes by classical Gram-Schmidt twice: two rounds of dot products a step,
  * each round one wait for all of them, where modified Gram-Schmidt would wait once per basis vector.
  * A column stops at its target, at a breakdown (an exact solution in the space, or a NaN), or after
- * max_inner steps; a finished column's new basis vectors are zero (scaled by 0). */
+ * max_inner steps; a finished column's new basis vectors are zero (scaled by 0).
+ *
+ * The update is X += Z y with the vectors Z[k] = M^-1 V[k] kept (flexible GMRES), not M^-1 applied
+ * once to V y: with factors grown by 1e15, M^-1 in floating point is far from linear, and that way
+ * GMRES's estimate fell to 4e-14 while the true residual stayed at 7.7e-6 (Ris, n = 256). */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
