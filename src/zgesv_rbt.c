@@ -302,6 +302,8 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
          * and the iterate's tiles one by one cost 150-300 ms per step at n = 40000
          * on an H100 (bench/NOTES.md). */
         double scale = anorm * DBL_EPSILON * sqrt((double)n);   /* LAPACK's criterion */
+        /* a ratio to the criterion above this: the iterate lost half its digits (a poor one) */
+        const double poor_ratio = 1 / sqrt(DBL_EPSILON);
         double best_ratio = INFINITY, gmres_from = -1;   /* the ratio the last GMRES correction started from */
         for (int step = 0;; step++) {
             /* R = B - A X (X's first n rows: A's tiles use the first rows of X's) */
@@ -328,7 +330,9 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
                 info = n + 1;
                 break;
             }
-            if (step == 0 && !(ratio > 1 / sqrt(DBL_EPSILON) && isfinite(ratio))) {
+            /* classical first, unless the first solution is poor; an infinite ratio (a NaN) gets the
+             * classical step as before: GMRES could not mend it either */
+            if (step == 0 && (ratio <= poor_ratio || isinf(ratio))) {
                 /* X += V A_r^-1 U^T [R; 0] */
                 pzlacpy_pad_rows(R, W);
                 pzgerbt_solve(F, W, depth, hu, hv);
@@ -339,7 +343,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
                  * poor, its norm is no guide to the solution's (Orthog at n = 8192: 45 times it; single
                  * precision Ris at n = 200: 2400 times), so ||b_c|| / ||A||, at most the solution's
                  * norm, takes its place when smaller: a target never laxer than the solution's. */
-                const double poor = scale / sqrt(DBL_EPSILON);
+                const double poor = poor_ratio * scale;
                 int any_poor = 0;
                 for (int c = 0; c < nrhs; c++)
                     any_poor |= norms[c] > poor * norms[nrhs + c];
