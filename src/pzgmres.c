@@ -26,30 +26,15 @@
 #include "algorithms.h"
 #include "codelets.h"
 
-/* sums[i nrhs + c] = X_i(:, c)^H Y_i(:, c) for i < count, from the partial vectors of pzdotc_columns
- * (vector i's at parts + i P nt, values + i P nrhs) that this process owns, added over the processes */
-static void combine_dots(const starsolve_desc_t *X, int count, starpu_data_handle_t *parts,
+/* sums[i nrhs + c] = X_i(:, c)^H Y_i(:, c) for i < count, from the partial vectors of pzdotc_columns (parts,
+ * values: pzcolumn_parts_register's layout over R's tile columns), added over the processes */
+static void combine_dots(const starsolve_desc_t *R, int count, starpu_data_handle_t *parts,
                          const starsolve_complex64_t *values, starsolve_complex64_t *sums)
 {
-    const int nrhs = X->n;
-    const size_t P = X->P, per_vector = P * X->nt;
-    for (int i = 0; i < count; i++)
-        for (int c = 0; c < nrhs; c++)
-            sums[(size_t)i * nrhs + c] = 0;
-    for (int i = 0; i < count; i++)
-        for (int j = 0; j < X->nt; j++)
-            for (size_t p = 0; p < P; p++) {
-                if (!ss_mpi_owns(X->owner(X, (int)p, j)))
-                    continue;
-                starpu_data_handle_t h = parts[i * per_vector + p + (size_t)j * P];
-                starpu_data_acquire(h, STARPU_R);
-                const starsolve_complex64_t *v = values + (i * P + p) * nrhs + (size_t)j * X->nb;
-                for (int c = 0; c < ss_tile_cols(X, j); c++)
-                    sums[(size_t)i * nrhs + j * X->nb + c] += v[c];
-                starpu_data_release(h);
-            }
-    if (X->P * X->Q > 1)   /* every process the same sums, so the same decisions */
-        ss_mpi_sum_reals(sums, count * nrhs * (int)(sizeof(starsolve_complex64_t) / sizeof(double)), sizeof(double));
+    const int width = (int)(sizeof(starsolve_complex64_t) / sizeof(double));   /* a complex entry adds as 2 reals */
+    pzcolumn_parts_combine(R, count, parts, (const double *)values, width, 0, (double *)sums);
+    if (R->P * R->Q > 1)   /* every process the same sums, so the same decisions */
+        ss_mpi_sum_reals(sums, count * R->n * width, sizeof(double));
 }
 
 /* The plane rotation [cs s; -conj(s) cs] (cs real) that takes (a, b) to (r, 0); returns r */
@@ -90,14 +75,10 @@ int pzgmres_correction(const starsolve_desc_t *A, const starsolve_desc_t *F, int
         free(active); free(hdot); free(V);
         return -1000;
     }
-    /* each partial vector lives with the tiles it is computed from (pzdotc_columns) */
-    for (int i = 0; i <= m; i++)
-        for (int j = 0; j < R->nt; j++)
-            for (size_t p = 0; p < P; p++)
-                hdot[i * per_vector + p + (size_t)j * P] =
-                    ss_register_vector_owned(values + (i * P + p) * nrhs + (size_t)j * R->nb, ss_tile_cols(R, j),
-                                             sizeof(starsolve_complex64_t), R->owner(R, (int)p, j));
-    int info = 0, any = 0;
+    /* each partial vector lives with the tiles it is computed from (pzdotc_columns); vector i's parts are
+     * registered when step i first needs them (most corrections stop well before m steps) */
+    int info = 0, any = 0, registered = 1;
+    pzcolumn_parts_register(R, 1, values, sizeof *values, hdot);
     V[0] = R;
     pzdotc_columns(R, R, hdot);
     combine_dots(R, 1, hdot, values, dots);
@@ -115,6 +96,10 @@ int pzgmres_correction(const starsolve_desc_t *A, const starsolve_desc_t *F, int
         if (ss_desc_create_workspace(&V[k + 1], R, R->m, nrhs) || ss_desc_create_workspace(&Z[k], X, X->m, nrhs)) {
             info = -1000;
             break;
+        }
+        if (k + 1 > registered) {
+            pzcolumn_parts_register(R, 1, values + (size_t)k * P * nrhs, sizeof *values, hdot + k * per_vector);
+            registered = k + 1;
         }
         pzlacpy_pad_rows(V[k], Z[k]);
         pzgerbt_solve(F, Z[k], depth, u, v);
@@ -184,8 +169,7 @@ int pzgmres_correction(const starsolve_desc_t *A, const starsolve_desc_t *F, int
     if (info == 0)
         for (int i = 0; i < most; i++)
             pzaxpy_columns(y + (size_t)i * nrhs, Z[i], X);
-    for (size_t h = 0; h < (size_t)(m + 1) * per_vector; h++)
-        starpu_data_unregister(hdot[h]);
+    pzcolumn_parts_unregister(R, registered, hdot);
     for (int i = 1; i <= 2 * m; i++)
         ss_desc_discard(V[i]);
     free(H); free(g); free(sn); free(dots); free(coef); free(y); free(values); free(cs); free(steps);

@@ -124,6 +124,51 @@ void pzlaset_zero(starsolve_desc_t *Y)
             insert_zlaset(0.0, 0.0, ss_tile(Y, i, j), 0);
 }
 
+/* Partial column vectors (pzlange_colmax, pzdotc_columns): one per process row p and tile column j of M,
+ * ss_tile_cols(M, j) entries each, living with the tiles they come from. count such vectors: vector i's
+ * part (p, j) at handle parts[i P nt + p + j P] over values + ((i P + p) nrhs + j nb) elemsize bytes. */
+void pzcolumn_parts_register(const starsolve_desc_t *M, int count, void *values, size_t elemsize,
+                             starpu_data_handle_t *parts)
+{
+    const size_t P = M->P, nrhs = M->n;
+    for (size_t i = 0; i < (size_t)count; i++)
+        for (int j = 0; j < M->nt; j++)
+            for (size_t p = 0; p < P; p++)
+                parts[(i * M->nt + j) * P + p] =
+                    ss_register_vector_owned((char *)values + ((i * P + p) * nrhs + (size_t)j * M->nb) * elemsize,
+                                             ss_tile_cols(M, j), elemsize, M->owner(M, (int)p, j));
+}
+
+void pzcolumn_parts_unregister(const starsolve_desc_t *M, int count, starpu_data_handle_t *parts)
+{
+    for (size_t h = 0; h < (size_t)count * M->P * M->nt; h++)
+        starpu_data_unregister(parts[h]);
+}
+
+/* out[i nrhs + c] (width reals each) from the parts of vector i < count this process owns: their sum, or
+ * their largest entry (NaN wins, as lange's). Entries of width reals (a complex dot product: 2) add
+ * componentwise; the largest takes width 1. */
+void pzcolumn_parts_combine(const starsolve_desc_t *M, int count, starpu_data_handle_t *parts, const double *values,
+                            int width, int largest, double *out)
+{
+    const size_t P = M->P, nrhs = M->n, w = width;
+    for (size_t e = 0; e < (size_t)count * nrhs * w; e++)
+        out[e] = 0;
+    for (size_t i = 0; i < (size_t)count; i++)
+        for (int j = 0; j < M->nt; j++)
+            for (size_t p = 0; p < P; p++) {
+                if (!ss_mpi_owns(M->owner(M, (int)p, j)))
+                    continue;
+                starpu_data_handle_t h = parts[(i * M->nt + j) * P + p];
+                starpu_data_acquire(h, STARPU_R);
+                const double *v = values + ((i * P + p) * nrhs + (size_t)j * M->nb) * w;
+                double *o = out + (i * nrhs + (size_t)j * M->nb) * w;
+                for (size_t e = 0; e < (size_t)ss_tile_cols(M, j) * w; e++)
+                    o[e] = largest ? ss_max_nan(o[e], v[e]) : o[e] + v[e];
+                starpu_data_release(h);
+            }
+}
+
 /* One task per tile column and process row, as pzlange_colmax: the tiles of one process */
 void pzdotc_columns(const starsolve_desc_t *X, const starsolve_desc_t *Y, starpu_data_handle_t *out)
 {

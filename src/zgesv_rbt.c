@@ -125,27 +125,6 @@ static int randomized_workspace(const starsolve_desc_t *A, starsolve_desc_t **F,
     return ss_desc_create_workspace(F, A, N, N);
 }
 
-/* Column maxima of M (R or X) into norms[0 .. nrhs) from the partial vectors of
- * pzlange_colmax (one per process row and tile column) that this process owns;
- * distributed, the caller takes the maximum over the processes. */
-static void column_norms(const starsolve_desc_t *M, starpu_data_handle_t *parts, const double *values, double *norms)
-{
-    int nrhs = M->n;
-    for (int c = 0; c < nrhs; c++)
-        norms[c] = 0;
-    for (int j = 0; j < M->nt; j++)
-        for (int p = 0; p < M->P; p++) {
-            if (!ss_mpi_owns(M->owner(M, p, j)))
-                continue;
-            starpu_data_handle_t h = parts[p + (size_t)j * M->P];
-            starpu_data_acquire(h, STARPU_R);
-            const double *v = values + (size_t)p * nrhs + (size_t)j * M->nb;
-            for (int c = 0; c < ss_tile_cols(M, j); c++)
-                norms[j * M->nb + c] = ss_max_nan(norms[j * M->nb + c], v[c]);
-            starpu_data_release(h);
-        }
-}
-
 /* ||A||_inf from the partial row sums (pzlange_rowsums in split parts a tile row, already
  * submitted): the sums this process owns, added over the processes of a distributed A.
  * rows: room for n reals. */
@@ -224,12 +203,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
         return -1000;   /* out of memory */
     }
     /* each partial vector lives with the tiles it is computed from (pzlange_colmax, pzlange_rowsums) */
-    for (int v = 0; v < 2; v++)
-        for (int j = 0; j < R->nt; j++)
-            for (size_t p = 0; p < P; p++)
-                hcol[v * P * R->nt + p + j * P] =
-                    ss_register_vector_owned(normvals + (v * P + p) * nrhs + (size_t)j * R->nb, ss_tile_cols(R, j),
-                                             sizeof(double), R->owner(R, (int)p, j));
+    pzcolumn_parts_register(R, 2, normvals, sizeof(double), hcol);
     for (size_t q = 0; q < Q; q++)
         for (int i = 0; i < A->mt; i++) {
             const int rows = ss_tile_rows(A, i), parts = ss_rowsum_parts(rows, split);
@@ -311,8 +285,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
             pzresidual(A, X, R);
             pzlange_colmax(R, n, hcol);
             pzlange_colmax(X, n, hcol + P * R->nt);
-            column_norms(R, hcol, normvals, norms);
-            column_norms(X, hcol + P * R->nt, normvals + P * nrhs, norms + nrhs);
+            pzcolumn_parts_combine(R, 2, hcol, normvals, 1, 1, norms);   /* X's columns are R's */
             if (R->P * R->Q > 1)   /* one reduction for both: every process then takes the same decision */
                 ss_mpi_max_reals(norms, 2 * nrhs, sizeof *norms);
             double ratio = worst_column(nrhs, norms, norms + nrhs, scale);
@@ -349,7 +322,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
                     any_poor |= norms[c] > poor * norms[nrhs + c];
                 if (any_poor) {
                     pzlange_colmax(B, n, hcol);
-                    column_norms(B, hcol, normvals, bnorm);
+                    pzcolumn_parts_combine(B, 1, hcol, normvals, 1, 1, bnorm);
                     if (B->P * B->Q > 1)
                         ss_mpi_max_reals(bnorm, nrhs, sizeof *bnorm);
                 }
