@@ -70,7 +70,8 @@ for n in $sizes; do
   # shellcheck disable=SC2086
   tr=$("$rbt" -n "$n" -ngpus "$ngpus" -depth "$depth" -niter 2 -trace "$trace" $nb 2>/dev/null |
        sed -n 's/.*run 2\/2: factor \([0-9.]*\) s.*/\1/p')
-  rand_ms=$(sed -n 's/.*<title>[sdcz]gerbt2\{0,1\} on worker [0-9]*: [0-9.]* \.\. [0-9.]* ms (\([0-9.]*\) ms).*/\1/p' "$trace" |
+  # (the butterflies on tiles: gerbt, gerbt2, and gerbt_local for levels inside the tiles; not the solves' gerbt_rhs)
+  rand_ms=$(sed -n 's/.*<title>[sdcz]gerbt\(2\|_local\)\{0,1\} on worker [0-9]*: [0-9.]* \.\. [0-9.]* ms (\([0-9.]*\) ms).*/\2/p' "$trace" |
             awk '{ s += $1 } END { printf "%.1f\n", s }')
   rm -f "$trace"
   # shellcheck disable=SC2086

@@ -17,6 +17,9 @@
  *     W^T b = ( ur (b1 + b2), us (b1 - b2) ) / sqrt 2      (forward)
  *     W b   = ( ur b1 + us b2, ur b1 - us b2 ) / sqrt 2    (backward)
  * The entries are real in every precision, so W^T = W^H.
+ * local (gerbt_local, gerbt_rhs_local): a deep level, whose blocks are smaller than a tile, on one
+ * tile: the same formulas on each of the tile's blocks. Without them every butterfly half had to be
+ * whole tiles, and a depth d left tiles of at most n / 2^d rows (depth 6 at n = 4096: 64).
  * CPU: plain loops, contiguous down the columns (the compiler vectorizes them);
  * CUDA: our kernels in codelets/cuda/rbt.cu. */
 #include <complex.h>
@@ -209,19 +212,16 @@ void insert_zgerbt2(const starpu_data_handle_t *tiles, starpu_data_handle_t u0, 
 
 struct zgerbt_rhs_args { int row0, h, transposed; };
 
-static void zgerbt_rhs_cpu(void *buffers[], void *cl_arg)
+/* One level on the m x n right-hand sides b1 (rows r) and b2 (rows r + h): W^T b or W b */
+static void gerbt_rhs_pair_cpu(int m, int n, starsolve_complex64_t *B1, int ld1, starsolve_complex64_t *B2, int ld2,
+                               const double *ur, const double *us, int transposed)
 {
-    const struct zgerbt_rhs_args *a = cl_arg;
-    int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), ld1 = SS_LD(buffers[0]), ld2 = SS_LD(buffers[1]);
-    starsolve_complex64_t *B1 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
-    starsolve_complex64_t *B2 = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]);
-    const double *ur = (const double *)STARPU_VECTOR_GET_PTR(buffers[2]) + a->row0, *us = ur + a->h;
     const double c = sqrt(0.5);
     for (int j = 0; j < n; j++) {
         starsolve_complex64_t *b1 = B1 + (size_t)j * ld1, *b2 = B2 + (size_t)j * ld2;
         for (int i = 0; i < m; i++) {
             starsolve_complex64_t x = b1[i], y = b2[i];
-            if (a->transposed) {
+            if (transposed) {
                 b1[i] = (x + y) * (c * ur[i]);
                 b2[i] = (x - y) * (c * us[i]);
             } else {
@@ -230,6 +230,15 @@ static void zgerbt_rhs_cpu(void *buffers[], void *cl_arg)
             }
         }
     }
+}
+
+static void zgerbt_rhs_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt_rhs_args *a = cl_arg;
+    const double *ur = (const double *)STARPU_VECTOR_GET_PTR(buffers[2]) + a->row0;
+    gerbt_rhs_pair_cpu(SS_ROWS(buffers[0]), SS_COLS(buffers[0]), (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]),
+                       SS_LD(buffers[0]), (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[1]), SS_LD(buffers[1]),
+                       ur, ur + a->h, a->transposed);
 }
 
 #ifdef STARSOLVE_USE_CUDA
@@ -278,4 +287,129 @@ void insert_zgerbt_rhs(starpu_data_handle_t B1, starpu_data_handle_t B2, starpu_
                                  STARPU_NAME, "zgerbt_rhs",
                                  0);
     STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgerbt_rhs");
+}
+
+/* ---- a level inside one tile (gerbt_local, gerbt_rhs_local): the tile's rows (and columns) hold whole
+ * blocks of order 2h of the level; the tile starts at row0 (col0) of the level's packed diagonals */
+struct zgerbt_local_args { int row0, col0, h; };
+
+static void zgerbt_local_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt_local_args *a = cl_arg;
+    const int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), lda = SS_LD(buffers[0]), h = a->h;
+    starsolve_complex64_t *A = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    const double *u = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]) + a->row0;
+    const double *v = (const double *)STARPU_VECTOR_GET_PTR(buffers[2]) + a->col0;
+    STARPU_ASSERT(m % (2 * h) == 0 && n % (2 * h) == 0);
+    for (int c = 0; c < n; c += 2 * h)
+        for (int r = 0; r < m; r += 2 * h) {
+            starsolve_complex64_t *A11 = A + r + (size_t)c * lda, *A12 = A11 + (size_t)h * lda;
+            gerbt_block_cpu(h, h, lda, A11, A12, A11 + h, A12 + h, u + r, u + r + h, v + c, v + c + h);
+        }
+}
+
+#ifdef STARSOLVE_USE_CUDA
+static void zgerbt_local_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt_local_args *a = cl_arg;
+    ss_cuda_zgerbt_local(SS_ROWS(buffers[0]), SS_COLS(buffers[0]), (void *)STARPU_MATRIX_GET_PTR(buffers[0]),
+                         SS_LD(buffers[0]), (const void *)STARPU_VECTOR_GET_PTR(buffers[1]),
+                         (const void *)STARPU_VECTOR_GET_PTR(buffers[2]), a->row0, a->col0, a->h, ss_cuda_stream());
+}
+#endif
+
+static struct starpu_perfmodel model_zgerbt_local = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zgerbt_local",
+};
+
+static struct starpu_codelet cl_zgerbt_local = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
+    .cpu_funcs = { zgerbt_local_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zgerbt_local_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 3,
+    .modes = { STARPU_RW, STARPU_R, STARPU_R },
+    .model = &model_zgerbt_local,
+    .name = "zgerbt_local",
+    .callback_func = ss_trace_task_done,
+};
+
+void insert_zgerbt_local(starpu_data_handle_t A, starpu_data_handle_t u, starpu_data_handle_t v, int row0, int col0,
+                         int h, int prio)
+{
+    struct zgerbt_local_args *a = malloc(sizeof *a);
+    *a = (struct zgerbt_local_args){ row0, col0, h };
+    double m = starpu_matrix_get_nx(A), n = starpu_matrix_get_ny(A);
+    /* with the tile, as zgerbt's tasks (the StarPU-MPI 1.3 defect there) */
+    int ret = ss_task_insert(&cl_zgerbt_local,
+                             STARPU_EXECUTE_ON_DATA, A,
+                             STARPU_CL_ARGS, a, sizeof *a,
+                             STARPU_RW, A, STARPU_R, u, STARPU_R, v,
+                             STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
+                             STARPU_NAME, "zgerbt_local",
+                             STARPU_FLOPS, SS_FLOP_SCALE * 3.0 * m * n,
+                             0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgerbt_local");
+}
+
+struct zgerbt_rhs_local_args { int row0, h, transposed; };
+
+static void zgerbt_rhs_local_cpu(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt_rhs_local_args *a = cl_arg;
+    const int m = SS_ROWS(buffers[0]), n = SS_COLS(buffers[0]), ldb = SS_LD(buffers[0]), h = a->h;
+    starsolve_complex64_t *B = (starsolve_complex64_t *)STARPU_MATRIX_GET_PTR(buffers[0]);
+    const double *u = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]) + a->row0;
+    STARPU_ASSERT(m % (2 * h) == 0);
+    for (int r = 0; r < m; r += 2 * h)
+        gerbt_rhs_pair_cpu(h, n, B + r, ldb, B + r + h, ldb, u + r, u + r + h, a->transposed);
+}
+
+#ifdef STARSOLVE_USE_CUDA
+static void zgerbt_rhs_local_cuda(void *buffers[], void *cl_arg)
+{
+    const struct zgerbt_rhs_local_args *a = cl_arg;
+    ss_cuda_zgerbt_rhs_local(SS_ROWS(buffers[0]), SS_COLS(buffers[0]), (void *)STARPU_MATRIX_GET_PTR(buffers[0]),
+                             SS_LD(buffers[0]), (const void *)STARPU_VECTOR_GET_PTR(buffers[1]), a->row0, a->h,
+                             a->transposed, ss_cuda_stream());
+}
+#endif
+
+static struct starpu_perfmodel model_zgerbt_rhs_local = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "starsolve_zgerbt_rhs_local",
+};
+
+static struct starpu_codelet cl_zgerbt_rhs_local = {
+    .where = SS_WHERE_CPU_CUDA,
+    .can_execute = ss_can_execute,
+    .cpu_funcs = { zgerbt_rhs_local_cpu },
+#ifdef STARSOLVE_USE_CUDA
+    .cuda_funcs = { zgerbt_rhs_local_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 2,
+    .modes = { STARPU_RW, STARPU_R },
+    .model = &model_zgerbt_rhs_local,
+    .name = "zgerbt_rhs_local",
+    .callback_func = ss_trace_task_done,
+};
+
+void insert_zgerbt_rhs_local(starpu_data_handle_t B, starpu_data_handle_t u, int row0, int h, int transposed,
+                             int prio)
+{
+    struct zgerbt_rhs_local_args *a = malloc(sizeof *a);
+    *a = (struct zgerbt_rhs_local_args){ row0, h, transposed };
+    int ret = ss_task_insert(&cl_zgerbt_rhs_local,
+                             STARPU_EXECUTE_ON_DATA, B,
+                             STARPU_CL_ARGS, a, sizeof *a,
+                             STARPU_RW, B, STARPU_R, u,
+                             STARPU_PRIORITY, ss_priority(SS_BUCKET_OTHER, prio),
+                             STARPU_NAME, "zgerbt_rhs_local",
+                             0);
+    STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert zgerbt_rhs_local");
 }

@@ -208,6 +208,25 @@ void ss_cuda_cgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u
                         int transposed, cudaStream_t stream);
 void ss_cuda_zgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, const void *u, int row0, int h,
                         int transposed, cudaStream_t stream);
+/* A level whose blocks (of order 2h) lie inside one m x n tile (or m-row tile of right-hand sides); row0, col0:
+ * the tile's first row and column in the level's packed entries */
+void ss_cuda_sgerbt_local(int m, int n, void *A, int lda, const void *u, const void *v, int row0, int col0, int h,
+                          cudaStream_t stream);
+void ss_cuda_dgerbt_local(int m, int n, void *A, int lda, const void *u, const void *v, int row0, int col0, int h,
+                          cudaStream_t stream);
+void ss_cuda_cgerbt_local(int m, int n, void *A, int lda, const void *u, const void *v, int row0, int col0, int h,
+                          cudaStream_t stream);
+void ss_cuda_zgerbt_local(int m, int n, void *A, int lda, const void *u, const void *v, int row0, int col0, int h,
+                          cudaStream_t stream);
+void ss_cuda_sgerbt_rhs_local(int m, int n, void *B, int ldb, const void *u, int row0, int h, int transposed,
+                              cudaStream_t stream);
+void ss_cuda_dgerbt_rhs_local(int m, int n, void *B, int ldb, const void *u, int row0, int h, int transposed,
+                              cudaStream_t stream);
+void ss_cuda_cgerbt_rhs_local(int m, int n, void *B, int ldb, const void *u, int row0, int h, int transposed,
+                              cudaStream_t stream);
+void ss_cuda_zgerbt_rhs_local(int m, int n, void *B, int ldb, const void *u, int row0, int h, int transposed,
+                              cudaStream_t stream);
+
 /* Panel kernels of the batched factorizations (codelets/cuda/batched.cu; the loops
  * around them in zbatched_cuda.c): one thread block per matrix of a strided batch,
  * the panel (rows j0.., columns j0..j0+jb-1) in registers or shared memory.

@@ -18,7 +18,8 @@ int main(int argc, char **argv)
 {
     struct driver_opts o;
     const struct driver_flag flags[] = {
-        { "-depth", DRIVER_FLAG_INT, &o.depth, 0, NULL, "D", "butterfly depth, 0 to 7 and above 2 only while 2^D <= n (0: no randomization); default 2" },
+        { "-depth", DRIVER_FLAG_INT, &o.depth, 0, NULL, "D", "butterfly depth, 0 to 7 and above 2 only while 2^D <= n (0: no randomization; deeper: more matrices\n"
+          "              solved, e.g. Ris and Orthog at large n, the LU waiting for all of A); default 2" },
         { "-refine", DRIVER_FLAG_INT, &o.refine, 0, NULL, "K", "at most K refinement steps (a classical step, then GMRES corrections of up to 50 GMRES steps each); default 5" },
         { "-matrix", DRIVER_FLAG_STRING, &o.matrix, 0, NULL, "KIND",
           "test matrix: rand randn cond1e8 cond1e12 zerodiag zeroblock fiedler lotkin chebspec ris\n"

@@ -115,20 +115,28 @@ int  starsolve_set_nb(int nb);   /* returns -1 if nb < 1 */
  * at 3072, 1.09 s at 2048). */
 typedef enum { STARSOLVE_GETRF, STARSOLVE_GETRF_NOPIV, STARSOLVE_POTRF, STARSOLVE_GEQRF } starsolve_factorization_t;
 int  starsolve_get_nb_for(starsolve_factorization_t factorization, int n);
+/* The order of the randomized matrix of the RBT solver for order n, depth and tile size nb (its
+ * workspace is that square; -1 for a negative n or depth, or nb < 1): 2^depth ceil(ceil(n / 2^depth) / nb) nb,
+ * every butterfly half whole tiles; except deeper than 2, where a half would be at most half a tile and nb
+ * is a multiple of 2^(depth - L): then 2^L nb, L the fewest levels with 2^L nb >= n, and the deeper
+ * depth - L levels act inside the tiles (depth 6 at n = 4096 with nb 512: 4096, not 32768). */
+long starsolve_rbt_order(int n, int depth, int nb);
 /* The tile size the RBT solver takes for order n and butterfly depth `depth`
  * (starsolve_<p>gesv_rbt; a good nb for starsolve_<p>gesv_rbt_tile): the tile
- * size of LU without pivoting, lowered so that the padded order
- * 2^depth ceil(ceil(n / 2^depth) / nb) nb exceeds n least, but at depths >= 1 never by exactly
+ * size of LU without pivoting, lowered so that the padded order (starsolve_rbt_order)
+ * exceeds n least, but at depths >= 1 never by exactly
  * one row (a pad of one lines the butterflies up with structures of period n + 1, such as a sine
  * transform's: every draw failed there); with GPUs a multiple of 4 (cuBLAS's GEMMs ran a third
  * slower on tiles of odd order), and from 16384 to 49152 about 8 tiles a side (unless the
- * tile size was set). */
+ * tile size was set). Deeper than 2, where a butterfly half would be at most half that tile size,
+ * tiles of at most that size with the deepest levels inside them, a multiple of their blocks. */
 int  starsolve_get_nb_rbt(int n, int depth);
 /* The butterfly depths the RBT solver takes for order n: 0 .. STARSOLVE_RBT_MAX_DEPTH, and
  * above the usual 2 only while 2^depth <= n (deeper blocks would hold less than a row of A).
- * Every butterfly half is made of whole tiles, so the randomized matrix has at least
- * 2^depth tiles a side and its LU at least (2^depth)^3 / 3 tasks: at n = 100 on 2 cores,
- * depth 6 took 0.6 s, 7 5.2 s, 9 324 s (bench/NOTES.md, session 33). 1 if valid, else 0. */
+ * Levels whose halves are whole tiles run on tile pairs and quadruples, deeper ones inside the
+ * tiles (starsolve_rbt_order): with starsolve_get_nb_rbt's tiles a deep depth costs a few passes
+ * over the matrix (Ris at n = 4096, depth 6, 2 cores: 1.2 s with tiles of 512, 2.4 s before, when
+ * every half had to be whole tiles: 64 rows; bench/NOTES.md, session 73). 1 if valid, else 0. */
 #define STARSOLVE_RBT_MAX_DEPTH 7
 int  starsolve_rbt_depth_valid(int n, int depth);
 /* Tile GEMMs per trailing-update task of LU and Cholesky (starsolve_config_t.update_tiles):
@@ -419,7 +427,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
 /* The RBT solver on tile descriptors, on one process or distributed (starsolve_desc_create_dist,
  * every process calls it): A (n x n, only read) and B (n x nrhs, the same nb and process grid)
  * hold A and B; B gets X. The same algorithm, returns and *iters as gesv_rbt, with the tiles
- * of A: the randomized matrix has order N = 2^depth ceil(ceil(n / 2^depth) / nb) nb (nb from
+ * of A: the randomized matrix has order N = starsolve_rbt_order(n, depth, nb) (nb from
  * starsolve_get_nb_rbt pads least, and never by one row). Synchronous, unlike the *_tile_async routines: each
  * refinement step's stopping test waits for the residual's norms (combined over the
  * processes, so that all of them take the same decision). times: NULL, or as *_timed's.

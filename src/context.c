@@ -453,6 +453,46 @@ static long rbt_tile_rows(long n, int depth, long q, long k, long most_rows, lon
     return (q + k - 1) / k;   /* a tile size of 1 or 2 set: pad least */
 }
 
+/* 2^depth k nb, every butterfly half k whole tiles; but deeper than 2, where a half would be at most half
+ * a tile (2 ceil(n / 2^depth) <= nb) and nb divides into the deeper levels' blocks, 2^L nb >= n with the
+ * first L levels on whole tiles and the others inside them (ss_rbt_tile_levels), rather than 2^depth nb:
+ * at depth 6, n = 4096 and nb 512, 4096 instead of 32768. Depths 1 and 2 keep the first form (their
+ * tile sizes from rbt_tile_rows, which may exceed a half to avoid a pad of one, then mean the same). */
+long starsolve_rbt_order(int n, int depth, int nb)
+{
+    if (n < 0 || nb < 1 || depth < 0 || depth > 62)
+        return -1;
+    long parts = 1L << depth, q = ((long)n + parts - 1) / parts, k = (q + nb - 1) / nb;
+    if (depth > 2 && 2 * q <= nb) {
+        int levels = 0;
+        while (((long)nb << levels) < n)
+            levels++;
+        if (levels < depth && nb % (1L << (depth - levels)) == 0)
+            return (long)nb << levels;
+    }
+    return parts * k * nb;
+}
+
+/* Tiles of at most nb rows for butterflies of depth `depth` whose deepest levels act inside the tiles:
+ * 2^L tiles a side, L the fewest with ceil(n / 2^L) <= nb, L < depth, each a multiple of the deeper
+ * levels' blocks (2^(depth - L) rows) and of align, not padding by one row (rbt_tile_rows says why);
+ * 0 where there is no such size. */
+static long deep_tile_rows(long n, int depth, long nb, long align)
+{
+    int levels = 0;
+    while ((n + (1L << levels) - 1) >> levels > nb)
+        levels++;
+    if (levels >= depth)
+        return 0;
+    const long block = 1L << (depth - levels), step = block > align ? block : align;
+    long rows = ((n + (1L << levels) - 1) >> levels) + step - 1;
+    rows -= rows % step;
+    if (rows << levels == n + 1)
+        rows += step;
+    /* that size must give the solver this form (not fewer levels on whole tiles, nor a half of tiles) */
+    return starsolve_rbt_order((int)n, depth, (int)rows) == rows << levels ? rows : 0;
+}
+
 int starsolve_get_nb_rbt(int n, int depth)
 {
     int nb = starsolve_get_nb_for(STARSOLVE_GETRF_NOPIV, n);
@@ -469,9 +509,20 @@ int starsolve_get_nb_rbt(int n, int depth)
      * 0.256-0.268 s (gesv 0.265-0.271); n = 40000, nb 2000 / 2500 / 3334 / 5000: 1.409-1.416 /
      * 1.351-1.385 / 1.468-1.521 / 1.305-1.314 s (gesv 1.250-1.275). Kept to the sizes measured
      * around, and only where the tile size is the library's to choose (not set: ss_ctx.nb_fixed). */
+    long deep_rows = nb;   /* the largest tiles with levels inside them */
     if (!ss_ctx.nb_fixed && gpus && n >= 16384 && n <= 49152) {
         k = ss_max(1, (8 + parts - 1) / parts);
         most_rows = q + 8;   /* room to round up, and to grow past a size that would pad by one */
+        deep_rows = ((long)n + 7) / 8 + 8;
+    }
+    /* Deeper than 2, where a butterfly half is at most half a tile: tiles of at most nb rows (with GPUs
+     * from 16384 to 49152 again about 8 a side), the deeper levels inside them (starsolve_rbt_order),
+     * instead of tiles of a half's rows (depth 6 at n = 4096: 512 rows, not 64; at n = 40000 on an H200,
+     * 5000, not 628). Depths 1 and 2 keep their measured tiling. */
+    if (depth > 2 && 2 * q <= deep_rows) {
+        long rows = deep_tile_rows(n, depth, deep_rows, gpus ? 4 : 1);
+        if (rows > 0)
+            return (int)rows;
     }
     return (int)rbt_tile_rows(n, depth, q, k, most_rows, gpus ? 4 : 1);
 }

@@ -128,6 +128,18 @@ typedef double ss_seconds_t;
 static inline char ss_upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 static inline int ss_min(int a, int b) { return a < b ? a : b; }
 static inline int ss_max(int a, int b) { return a > b ? a : b; }
+/* The RBT's butterfly levels whose halves are whole tiles, for a randomized matrix of `tiles` tiles a side
+ * and depth levels: all of them where it has 2^depth k tiles a side (every half k tiles or more); where it has
+ * 2^L < 2^depth (a level-L block is one tile), the first L, and the deeper ones act inside the tiles
+ * (insert_zgerbt_local). */
+static inline int ss_rbt_tile_levels(int tiles, int depth)
+{
+    int levels = 0;
+    while (levels < depth && (2L << levels) <= tiles)
+        levels++;
+    return levels;
+}
+
 /* The row sums of |A| (pzlange_rowsums) in up to `split` tasks a tile row, so that more cores take part
  * where tile rows are fewer than cores: a tile row of `rows` rows in ss_rowsum_parts parts, part s
  * from row ss_rowsum_part_start(rows, parts, s) (the next part's start ends it; none is empty) */

@@ -4,6 +4,9 @@
  * a block are whole tiles (the caller picks N and nb so), so each butterfly
  * is a set of tasks on tile quadruples (matrix) or tile pairs (right-hand
  * sides). u[l] and v[l]: level l's packed diagonals (codelets/codelet_zgerbt.c).
+ * Deep levels whose blocks are smaller than a tile (F of 2^L tiles a side, L < depth:
+ * ss_rbt_tile_levels) act inside each tile instead (insert_zgerbt_local): the tile
+ * size then need not shrink with the depth.
  *
  * U = W_0 W_1 ... W_{d-1} (level 0: the whole matrix), and likewise V, so
  *     U^T A V   applies level 0 first, then level 1, ...;
@@ -69,23 +72,30 @@ static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, 
 }
 
 /* F is built by classes of tiles. Every butterfly pairs tile rows i and i + h/nb, and
- * columns j and j + h/nb, and h/nb is a multiple of k = F->nt / 2^depth (the smallest
- * butterfly's half), so tile (i, j) of the result mixes only the tiles (i', j') of A with
- * i' = i and j' = j (mod k): class (r, g) = (i mod k, j mod k) can be copied and randomized
- * on its own. The classes go column group by column group, and within group g row class by
- * row class, class c = g k + r with priority -1 - c: below the factorization's (>= 0), so
- * that a ready update runs before a later class's copy, and decreasing with c, so that A's
- * tiles are fetched class by class. The factorization's first column can then start once a
- * k-th of A has arrived (on a GPU: uploaded) and randomized, instead of after all of it
+ * columns j and j + h/nb, and h/nb is a multiple of k = F->nt / 2^L (the smallest whole-tile
+ * butterfly's half, L = ss_rbt_tile_levels; deeper levels stay inside tiles), so tile (i, j)
+ * of the result mixes only the tiles (i', j') of A with i' = i and j' = j (mod k): class
+ * (r, g) = (i mod k, j mod k) can be copied and randomized on its own. The classes go
+ * column group by column group, and within group g row class by row class, class
+ * c = g k + r with priority -1 - c: below the factorization's (>= 0), so that a ready
+ * update runs before a later class's copy, and decreasing with c, so that A's tiles are
+ * fetched class by class. The factorization's first column can then start once a k-th of
+ * A has arrived (on a GPU: uploaded) and randomized, instead of after all of it
  * (bench/NOTES.md, session 13), and its first panel once a k^2-th has; the updates of F's
  * rows of class 0 in the next column group start before that group's other rows are up
  * (session 34). Classes touch disjoint tiles, so submitting every copy before any
  * butterfly gives the same task graph as interleaving them. */
 static int class_priority(int g, int r, int k) { return -1 - (g * k + r); }
 
+/* tile classes a butterfly half holds: k of pzgerbt_copy */
+static int tile_classes(const starsolve_desc_t *F, int depth)
+{
+    return F->nt >> ss_rbt_tile_levels(F->nt, depth);
+}
+
 void pzgerbt_copy(const starsolve_desc_t *A, starsolve_desc_t *F, int depth)
 {
-    int k = F->nt >> depth;
+    int k = tile_classes(F, depth);
     for (int g = 0; g < k; g++)
         for (int r = 0; r < k; r++)
             for (int j = g; j < F->nt; j += k)
@@ -96,7 +106,7 @@ void pzgerbt_copy(const starsolve_desc_t *A, starsolve_desc_t *F, int depth)
 /* F's padded diagonal (the identity of pzgerbt_copy) becomes alpha I (from ||A||_inf in anorm) */
 void pzgerbt_pad_diagonal(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, starpu_data_handle_t anorm)
 {
-    int nb = F->nb, k = F->nt >> depth;
+    int nb = F->nb, k = tile_classes(F, depth);
     for (int i = A->n / nb; i < F->mt; i++)
         insert_zlaset_pad_diagonal(ss_tile(F, i, i), ss_max(0, A->n - i * nb), anorm, A->n,
                                    class_priority(i % k, i % k, k));
@@ -107,31 +117,50 @@ void pzgerbt_pad_diagonal(const starsolve_desc_t *A, starsolve_desc_t *F, int de
 void pzgerbt_butterflies(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, starpu_data_handle_t *u,
                          starpu_data_handle_t *v)
 {
-    int k = F->nt >> depth;
+    const int levels = ss_rbt_tile_levels(F->nt, depth), k = F->nt >> levels;
     for (int g = 0; g < k; g++)
         for (int r = 0; r < k; r++)
-            for (int l = 0; l < depth; l += 2) {
-                if (l + 1 < depth)
+            for (int l = 0; l < levels; l += 2) {
+                if (l + 1 < levels)
                     fused_butterflies_of_class(F, l, r, g, k, u, v, class_priority(g, r, k));
                 else
                     butterflies_of_class(F, l, r, g, k, u, v, class_priority(g, r, k));
             }
+    /* the deeper levels, tile by tile (one class: k = 1) */
+    for (int j = 0; j < F->nt; j++)
+        for (int i = 0; i < F->mt; i++)
+            for (int l = levels; l < depth; l++)
+                insert_zgerbt_local(ss_tile(F, i, j), u[l], v[l], i * F->nb, j * F->nb, (F->m >> l) / 2,
+                                    class_priority(0, 0, k));
     /* F's last tile: of the last class, after all its butterflies */
     ss_desc_prefetch_gpu_after(A, ss_tile(F, F->mt - 1, F->nt - 1), 2);
 }
 
+/* Level l of the butterflies on B's rows: on tile pairs, or inside each tile where its blocks are smaller */
+static void rhs_level(int transposed, starsolve_desc_t *B, int l, int tile_level, starpu_data_handle_t u)
+{
+    int nb = B->nb, h = (B->m >> l) / 2;
+    if (!tile_level) {
+        for (int i = 0; i < B->mt; i++)
+            for (int j = 0; j < B->nt; j++)
+                insert_zgerbt_rhs_local(ss_tile(B, i, j), u, i * nb, h, transposed, 0);
+        return;
+    }
+    int ht = h / nb, nblocks = 1 << l;
+    for (int bi = 0; bi < nblocks; bi++)
+        for (int ti = 0; ti < ht; ti++)
+            for (int j = 0; j < B->nt; j++) {
+                int i = bi * 2 * ht + ti;
+                insert_zgerbt_rhs(ss_tile(B, i, j), ss_tile(B, i + ht, j), u, i * nb, h, transposed, 0);
+            }
+}
+
 void pzgerbt_rhs(int transposed, starsolve_desc_t *B, int depth, starpu_data_handle_t *u)
 {
-    int nb = B->nb;
+    const int levels = ss_rbt_tile_levels(B->mt, depth);
     for (int s = 0; s < depth; s++) {
         int l = transposed ? s : depth - 1 - s;
-        int h = (B->m >> l) / 2, ht = h / nb, nblocks = 1 << l;
-        for (int bi = 0; bi < nblocks; bi++)
-            for (int ti = 0; ti < ht; ti++)
-                for (int j = 0; j < B->nt; j++) {
-                    int i = bi * 2 * ht + ti;
-                    insert_zgerbt_rhs(ss_tile(B, i, j), ss_tile(B, i + ht, j), u[l], i * nb, h, transposed, 0);
-                }
+        rhs_level(transposed, B, l, l < levels, u[l]);
     }
 }
 

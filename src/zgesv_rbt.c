@@ -3,9 +3,13 @@
  * A itself (Baboulin, Khabou, Remy; MAGMA's gesv_rbt).
  *
  * Sizes: the butterflies need N = 2^depth q', and the tile algorithms need the
- * halves of every butterfly block to be whole tiles of A's nb: with
- * q = ceil(n / 2^depth) and k = ceil(q / nb), A is augmented to diag(A, alpha I) of
- * order N = 2^depth k nb. The LAPACK-layout routine tiles A with
+ * halves of every butterfly block to be whole tiles of A's nb, or its blocks inside one
+ * tile: with q = ceil(n / 2^depth) and k = ceil(q / nb), A is augmented to diag(A, alpha I)
+ * of order N = 2^depth k nb, or, deeper than 2 where a half is at most half a tile, of
+ * order 2^L nb with the levels from L on inside the tiles (starsolve_rbt_order). There the
+ * whole-tile levels end with halves of one tile, so every tile of F mixes all of A's and the
+ * LU waits for all of A (at n = 40000 on an H200 depths 4 and 6 ran as fast as gesv, depth 2
+ * 1.2x faster; bench/NOTES.md, session 73). The LAPACK-layout routine tiles A with
  * starsolve_get_nb_rbt's nb = ceil(q / k), which pads least (at most
  * 2^depth (k + 1) - 1 rows; four times that with GPUs, where tiles are a multiple
  * of 4 rows for cuBLAS) but never by a single row (see there why). The randomized
@@ -156,19 +160,12 @@ static double inf_norm(const starsolve_desc_t *A, int split, starpu_data_handle_
     return anorm;
 }
 
-/* The order of the augmented matrix for n, depth and tile size nb (long: it may not fit an int) */
-static long augmented_order(int n, int depth, int nb)
-{
-    long parts = 1L << depth, q = ((long)n + parts - 1) / parts, k = (q + nb - 1) / nb;
-    return parts * k * nb;
-}
-
 /* The solve on tile descriptors whose arguments were checked: A n x n, B n x nrhs,
  * n, nrhs > 0, the same nb and process grid. t0: when the call began (times). */
 static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int depth, int max_refine, int *iters,
                           starsolve_rbt_times_t *times, ss_seconds_t t0)
 {
-    const int n = A->n, nrhs = B->n, N = (int)augmented_order(n, depth, A->nb);
+    const int n = A->n, nrhs = B->n, N = (int)starsolve_rbt_order(n, depth, A->nb);
     const size_t P = A->P, Q = A->Q;
     const starsolve_complex64_t one = 1.0;
 
@@ -252,7 +249,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     pzgerbt_butterflies(A, F, depth, hu, hv);
     phase_end(times ? &times->randomize : NULL, &t0, req);
     /* F arrives by tile classes (pzgerbt_copy): the LU's column tasks split along its row classes */
-    pzgetrf_nopiv(F, depth > 0 ? F->nt >> depth : 1, req);
+    pzgetrf_nopiv(F, depth > 0 ? F->nt >> ss_rbt_tile_levels(F->nt, depth) : 1, req);
     if (!padded)
         pzlange_rowsums(A, split, hrow);
     int info = starsolve_request_wait(req);
@@ -379,7 +376,7 @@ int starsolve_zgesv_rbt_tile(const starsolve_desc_t *A, starsolve_desc_t *B, int
         return ss_arg_error(me, -2);
     if (!starsolve_rbt_depth_valid(A->n, depth)) return ss_arg_error(me, -3);
     if (max_refine < 0) return ss_arg_error(me, -4);
-    if (augmented_order(A->n, depth, A->nb) > INT32_MAX) return ss_arg_error(me, -1);
+    if (starsolve_rbt_order(A->n, depth, A->nb) > INT32_MAX) return ss_arg_error(me, -1);
     if (iters)
         *iters = 0;
     if (times)
@@ -418,7 +415,7 @@ int starsolve_zgesv_rbt_timed(int n, int nrhs, starsolve_complex64_t *A, int lda
 
     /* the tile size that pads least (2048 on GPUs from 32768 on, as LU without pivoting's) */
     const int nb = starsolve_get_nb_rbt(n, depth);
-    if (augmented_order(n, depth, nb) > INT32_MAX) return ss_arg_error(me, -1);
+    if (starsolve_rbt_order(n, depth, nb) > INT32_MAX) return ss_arg_error(me, -1);
     /* A, only read, and B, written once at the end (left as it is when the factorization fails) */
     starsolve_desc_t *dA = NULL, *dB = NULL;
     int info = -1000;

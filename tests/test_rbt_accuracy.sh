@@ -16,6 +16,8 @@
 # - Depth 4, where the butterflies mix each row and column with 15 others: every kind
 #   passes at n = 200, Ris included (the depth Ris needs grows about as log2(n / 64),
 #   session 29).
+# - Depth 5 at n = 1000 in 256-row tiles (levels 2-4 inside the tiles, session 73): every
+#   kind passes, Ris included (1 step), where depth 2 fails on Ris (above).
 # - Fiedler (|i - j|) at n = 126, where A is augmented by two rows: with ones on the
 #   augmentation's diagonal it failed at every n = 2 mod 4 (depths 1-4 tried), and
 #   passed when scaled by 2 or 1/n; with alpha = ||A||_inf / n cut to a power of two
@@ -31,5 +33,6 @@ prog=$top_builddir/bench/rbt_accuracy
 "$prog" -n 97 -nb 32 -depth 2 || exit 1
 "$prog" -n 1000 -nb 64 -depth 2 -known-failure ris || exit 1
 "$prog" -n 200 -nb 16 -depth 4 || exit 1
+"$prog" -n 1000 -nb 256 -depth 5 || exit 1
 "$prog" -n 126 -nb 32 -depth 2 || exit 1
 "$prog" -n 127 -nb 32 -depth 2

@@ -1,6 +1,6 @@
 /* RBT solver tests of one precision (generic source, see scripts/genprec.sh).
  *
- * gesv_rbt on random matrices (depths 1 to 3, sizes that 2^depth and nb do not
+ * gesv_rbt on random matrices (depths 1 to 7, sizes that 2^depth and nb do not
  * divide, n = 1, nb > n, nrhs > 1, lda and ldb > n) must meet the solve
  * residual bound of checks/ (<= 30) with at most max_refine refinement steps,
  * leave A and the padding rows untouched. A matrix with a zero leading block
@@ -8,7 +8,8 @@
  * padded Fiedler matrix is solved, the same way at 2^20 times its size; Ris and
  * Kahan, where classical refinement stalls, are solved by the GMRES corrections, and
  * where those stall too (Ris at n = 1000) refinement stops before max_refine; a
- * NaN in A gives info n+1 (no convergence); bad arguments give LAPACK's negative info. */
+ * NaN in A gives info n+1 (no convergence); bad arguments give LAPACK's negative info. Deep butterflies
+ * (depths 4-7) with levels inside the tiles solve random matrices, and Ris at n = 1000 at depth 5. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -35,9 +36,9 @@ static void rbt_random(int n, int nrhs, int nb, int depth, int pad, unsigned see
     free(A0); free(A); free(B0); free(X);
 }
 
-/* ||b - Ax|| / (||A|| ||x|| n eps) of RBT without refinement (max_refine 0: B gets the
- * first solution) with update_tiles tiles per update task */
-static double rbt_unrefined(int n, int nb, int update_tiles, unsigned seed)
+/* ||b - Ax|| / (||A|| ||x|| n eps) of RBT of depth `depth` without refinement (max_refine 0: B gets
+ * the first solution) with update_tiles tiles per update task */
+static double rbt_unrefined(int n, int nb, int depth, int update_tiles, unsigned seed)
 {
     starsolve_complex64_t *A = test_znew_matrix(n, n), *B0 = test_znew_matrix(n, 1), *X = test_znew_matrix(n, 1);
     gen_zmatrix(n, n, A, n, seed);
@@ -45,7 +46,7 @@ static double rbt_unrefined(int n, int nb, int update_tiles, unsigned seed)
     test_zcopy_matrix(n, 1, B0, n, X, n);
     testing_set_nb(nb);
     starsolve_set_update_tiles(update_tiles);
-    int iters = -1, info = starsolve_zgesv_rbt(n, 1, A, n, X, n, 2, 0, &iters);
+    int iters = -1, info = starsolve_zgesv_rbt(n, 1, A, n, X, n, depth, 0, &iters);
     double r = check_zsolve('N', n, 1, A, n, X, n, B0, n);
     TEST_CHECK((info == 0 || info == n + 1) && iters == 0, "starsolve_zgesv_rbt n=%d max_refine=0: info = %d, iters = %d",
                n, info, iters);
@@ -67,13 +68,35 @@ static void rbt_column_tasks_accuracy(int n, int nb)
     enum { MATRICES = 6 };
     double log_tiles = 0, log_columns = 0;
     for (unsigned m = 0; m < MATRICES; m++) {
-        log_tiles += log(fmax(rbt_unrefined(n, nb, 1, 700 + 2 * m), 1e-300));   /* an exact 0 would be -inf */
-        log_columns += log(fmax(rbt_unrefined(n, nb, 1000, 700 + 2 * m), 1e-300));
+        log_tiles += log(fmax(rbt_unrefined(n, nb, 2, 1, 700 + 2 * m), 1e-300));   /* an exact 0 would be -inf */
+        log_columns += log(fmax(rbt_unrefined(n, nb, 2, 1000, 700 + 2 * m), 1e-300));
     }
     double tiles = exp(log_tiles / MATRICES), columns = exp(log_columns / MATRICES);
     TEST_CHECK(columns <= 10 * tiles, "starsolve_zgesv_rbt n=%d nb=%d, no refinement, %d matrices: geometric mean "
                "residual %.3g with whole-column tasks against %.3g with tile tasks", n, nb, MATRICES, columns, tiles);
     starsolve_set_update_tiles(0);
+}
+
+/* Butterfly levels inside the tiles must randomize as the levels on whole tiles do: the same order
+ * N = n = 256 at depth 4 with tiles of 16 rows (every level on tiles) and of 64 (levels 2 and 3 inside
+ * them), no refinement (which hides a wrong transformation: with the deep levels' right-hand-side
+ * entries swapped, test_rbt passed with refinement), geometric means over four matrices within 10x. */
+static void rbt_deep_levels_unrefined(void)
+{
+    enum { MATRICES = 4, N = 256, DEPTH = 4, NB_TILES = 16, NB_INSIDE = 64 };
+    TEST_CHECK(starsolve_rbt_order(N, DEPTH, NB_TILES) == N && starsolve_rbt_order(N, DEPTH, NB_INSIDE) == N,
+               "starsolve_rbt_order(%d, %d, %d / %d) = %ld / %ld (want %d)", N, DEPTH, NB_TILES, NB_INSIDE,
+               starsolve_rbt_order(N, DEPTH, NB_TILES), starsolve_rbt_order(N, DEPTH, NB_INSIDE), N);
+    double log_tiles = 0, log_inside = 0;
+    for (unsigned m = 0; m < MATRICES; m++) {
+        log_tiles += log(fmax(rbt_unrefined(N, NB_TILES, DEPTH, 0, 720 + 2 * m), 1e-300));
+        log_inside += log(fmax(rbt_unrefined(N, NB_INSIDE, DEPTH, 0, 720 + 2 * m), 1e-300));
+    }
+    double tiles = exp(log_tiles / MATRICES), inside = exp(log_inside / MATRICES);
+    TEST_CHECK(inside <= 10 * tiles && tiles <= 10 * inside,
+               "starsolve_zgesv_rbt n=%d depth %d, no refinement, %d matrices: geometric mean residual %.3g with "
+               "levels inside %d-row tiles against %.3g on %d-row tiles", N, DEPTH, MATRICES, inside, NB_INSIDE,
+               tiles, NB_TILES);
 }
 
 /* A(1:k, 1:k) = 0: the first pivot of LU without pivoting is exactly zero */
@@ -212,6 +235,29 @@ static void rbt_gmres_stall(int n, int nb)
     free(A); free(B); free(X);
 }
 
+/* Ris at n = 1000 fails at depth 2 (rbt_gmres_stall) but not at depth 5, with tiles of 256 rows and levels
+ * 2-4 inside them (when every butterfly half had to be whole tiles, depth 5 meant tiles of 32 rows: twice
+ * as long on 2 cores at n = 4096, depth 6): at most 2 refinement steps (single precision took 2, the others 1). */
+static void rbt_deep_ris(int n, int nb, int depth)
+{
+    enum { NRHS = 2 };
+    const int max_refine = 2;
+    int iters = -1;
+    starsolve_complex64_t *A = test_znew_matrix(n, n), *B = test_znew_matrix(n, NRHS), *X = test_znew_matrix(n, NRHS);
+    TEST_CHECK(gen_zgallery("ris", n, A, n, 1) == 0, "gen_zgallery ris");
+    gen_zmatrix(n, NRHS, B, n, 95);
+    test_zcopy_matrix(n, NRHS, B, n, X, n);
+    testing_set_nb(nb);
+    const int tile = starsolve_get_nb_rbt(n, depth);
+    int info = starsolve_zgesv_rbt(n, NRHS, A, n, X, n, depth, max_refine, &iters);
+    double r = check_zsolve('N', n, NRHS, A, n, X, n, B, n);
+    TEST_CHECK(info == 0 && check_passes(r) && starsolve_rbt_order(n, depth, tile) / tile < (1L << depth),
+               "starsolve_zgesv_rbt ris n=%d depth %d, tiles of %d (order %ld), max_refine %d: info = %d, iters = %d, "
+               "||b-Ax||/(||A|| ||x|| n eps) = %.3g", n, depth, tile, starsolve_rbt_order(n, depth, tile), max_refine,
+               info, iters, r);
+    free(A); free(B); free(X);
+}
+
 static void rbt_bad_arguments(void)
 {
     starsolve_complex64_t A[4] = { 1, 0, 0, 1 }, B[2] = { 1, 1 };
@@ -237,11 +283,14 @@ static void rbt_bad_arguments(void)
                "starsolve_rbt_depth_valid: (1,2) (8,3) valid; (7,3), (2^20, max + 1), (100, -1) not");
 }
 
-/* starsolve_get_nb_rbt's padding: N = 2^depth k nb covers n, by less than 2^depth (k + 1)
- * rows (4 times that with CUDA workers, whose tiles are a multiple of 4 rows: odd ones made
- * cuBLAS's GEMMs a third slower), and with butterflies (depth >= 1) never by exactly one (a pad
- * of one lined them up with the sine transform's period, n + 1: orthog failed for every draw;
- * src/context.c) */
+/* starsolve_get_nb_rbt's padding: N = starsolve_rbt_order covers n. With every butterfly half k
+ * whole tiles (N = 2^depth k nb), by less than 2^depth (k + 1) rows (4 times that with CUDA workers,
+ * whose tiles are a multiple of 4 rows: odd ones made cuBLAS's GEMMs a third slower); with the deep
+ * levels inside the tiles (N = 2^L nb, depth > 2 only), by less than two of the tiles' steps (the
+ * deeper blocks' 2^(depth - L) rows, or 4) a tile, nb a multiple of that step and at most the library's
+ * tile size (plus a step where that would pad by one). With butterflies (depth >= 1) never by exactly
+ * one (a pad of one lined them up with the sine transform's period, n + 1: orthog failed for every
+ * draw; src/context.c) */
 static void rbt_tile_size_padding(void)
 {
     const long align = starsolve_ngpus() > 0 ? 4 : 1;
@@ -249,11 +298,18 @@ static void rbt_tile_size_padding(void)
     for (int n = 1; n <= 3000 && bad < 3; n++)
         for (int depth = 0; starsolve_rbt_depth_valid(n, depth); depth++) {
             long parts = 1L << depth, nb = starsolve_get_nb_rbt(n, depth), q = (n + parts - 1) / parts;
-            long k = (q + nb - 1) / nb, N = parts * k * nb;
-            if (N < n || (depth >= 1 && N == n + 1L) || N - n >= align * parts * (k + 1)
-                || (nb % align != 0 && nb + align <= starsolve_get_nb())) {
-                TEST_CHECK(0, "starsolve_get_nb_rbt(%d, %d) = %ld: order %ld (pad %ld, %ld tiles a half)", n, depth, nb, N,
-                           N - n, k);
+            long k = (q + nb - 1) / nb, N = starsolve_rbt_order(n, depth, (int)nb), tiles = N / nb;
+            int wrong;
+            if (N == parts * k * nb) {
+                wrong = N - n >= align * parts * (k + 1) || (nb % align != 0 && nb + align <= starsolve_get_nb());
+            } else {
+                long step = parts / tiles > align ? parts / tiles : align;
+                wrong = depth <= 2 || N % nb != 0 || tiles >= parts || nb % step != 0 || N - n >= 2 * step * tiles
+                        || nb > starsolve_get_nb_for(STARSOLVE_GETRF_NOPIV, n) + step;
+            }
+            if (wrong || N < n || (depth >= 1 && N == n + 1L)) {
+                TEST_CHECK(0, "starsolve_get_nb_rbt(%d, %d) = %ld: order %ld (pad %ld, %ld tiles a side)", n, depth, nb,
+                           N, N - n, tiles);
                 bad++;
             }
         }
@@ -266,6 +322,10 @@ int test_zrbt(void)
     static const struct { int n, nrhs, nb, depth, pad; } c[] = {
         { 1, 1, 32, 2, 0 }, { 7, 2, 32, 2, 1 }, { 100, 1, 16, 1, 0 }, { 100, 3, 16, 2, 2 },
         { 257, 2, 32, 2, 0 }, { 257, 1, 32, 3, 1 }, { 300, 4, 64, 2, 0 }, { 64, 1, 128, 2, 0 },
+        /* deep levels inside the tiles (starsolve_rbt_order): N = 304 in 38-row tiles, level 3 inside them
+         * (halves of 19 rows); N = 320 in 80-row tiles, levels 2-5 inside; one 128-row tile, all 5 levels
+         * inside; 1000 in 4 tiles, levels 2-6 inside */
+        { 300, 2, 64, 4, 1 }, { 257, 2, 128, 6, 0 }, { 100, 3, 256, 5, 2 }, { 1000, 1, 256, 7, 0 },
     };
     for (size_t t = 0; t < sizeof c / sizeof c[0]; t++)
         rbt_random(c[t].n, c[t].nrhs, c[t].nb, c[t].depth, c[t].pad, 500 + (unsigned)t);
@@ -280,6 +340,7 @@ int test_zrbt(void)
         rbt_random(257, 2, 32, 2, 0, 601 + 10 * (unsigned)u);
         rbt_random(300, 2, 25, 1, 1, 602 + 10 * (unsigned)u);
         rbt_random(257, 1, 32, 3, 0, 603 + 10 * (unsigned)u);
+        rbt_random(300, 2, 64, 4, 1, 604 + 10 * (unsigned)u);   /* a level inside the tiles */
     }
     TEST_CHECK(starsolve_set_update_tiles(0) == 0, "starsolve_set_update_tiles(0)");
     rbt_column_tasks_accuracy(1200, 300);
@@ -290,6 +351,8 @@ int test_zrbt(void)
     rbt_gmres("ris", 200, 32, 3);
     rbt_gmres("kahan", 97, 32, 2);
     rbt_gmres_stall(1000, 64);
+    rbt_deep_ris(1000, 256, 5);
+    rbt_deep_levels_unrefined();
     rbt_bad_arguments();
     rbt_tile_size_padding();
     return (int)(testing_counts.failed - before);

@@ -10,7 +10,9 @@
 //    (rows and columns at offsets 0, h/2, h, h + h/2 of a level-l block, h its
 //    half) read once, both levels applied in registers, written once: half the
 //    memory traffic of two one-level passes;
-//  - one-sided, on right-hand sides: W^T B (forward) or W B (backward).
+//  - one-sided, on right-hand sides: W^T B (forward) or W B (backward);
+//  - local: a level whose blocks lie inside one tile (deep levels, smaller than a tile), one pass
+//    over the tile, each thread the four (two-sided) or two (one-sided) entries of one block it mixes.
 // Butterfly entries are real in every precision (T complex: R is its real type).
 #include <cuda_runtime.h>
 #include "cuda_check.cuh"
@@ -136,6 +138,22 @@ __global__ void gerbt2_two_sided(int m, int n, tiles16<T> A, int lda, const R *u
     }
 }
 
+// One level's butterfly on two values b1, b2 at rows r and r + h of a block: W^T b (transposed) or W b
+template <typename T, typename R>
+__device__ inline void butterfly2(T &b1, T &b2, R ur, R us, int transposed)
+{
+    R c = R(0.70710678118654752440);
+    if (transposed) {            // W^T b: (r (b1 + b2), s (b1 - b2)) / sqrt 2
+        T x = ops<T, R>::scale(add(b1, b2), c * ur), y = ops<T, R>::scale(sub(b1, b2), c * us);
+        b1 = x;
+        b2 = y;
+    } else {                     // W b: (r b1 + s b2, r b1 - s b2) / sqrt 2
+        T x = ops<T, R>::scale(b1, ur), y = ops<T, R>::scale(b2, us);
+        b1 = ops<T, R>::scale(add(x, y), c);
+        b2 = ops<T, R>::scale(sub(x, y), c);
+    }
+}
+
 template <typename T, typename R>
 __global__ void gerbt_one_sided(int m, int n, T *B1, T *B2, int ldb, const R *u, int row0, int h, int transposed)
 {
@@ -143,16 +161,45 @@ __global__ void gerbt_one_sided(int m, int n, T *B1, T *B2, int ldb, const R *u,
     if (i >= m || j >= n)
         return;
     size_t k = i + (size_t)j * ldb;
-    R c = R(0.70710678118654752440), r = u[row0 + i], s = u[row0 + i + h];
     T b1 = B1[k], b2 = B2[k];
-    if (transposed) {            // W^T b: (r (b1 + b2), s (b1 - b2)) / sqrt 2
-        B1[k] = ops<T, R>::scale(add(b1, b2), c * r);
-        B2[k] = ops<T, R>::scale(sub(b1, b2), c * s);
-    } else {                     // W b: (r b1 + s b2, r b1 - s b2) / sqrt 2
-        T x = ops<T, R>::scale(b1, r), y = ops<T, R>::scale(b2, s);
-        B1[k] = ops<T, R>::scale(add(x, y), c);
-        B2[k] = ops<T, R>::scale(sub(x, y), c);
-    }
+    butterfly2(b1, b2, u[row0 + i], u[row0 + i + h], transposed);
+    B1[k] = b1;
+    B2[k] = b2;
+}
+
+// A level of half h < the tile's order: the m x n tile (m, n multiples of 2h) holds (m / 2h) x (n / 2h) of its
+// blocks; thread (i, j) of the m / 2 x n / 2 top-left quadrant entries takes row r = the i-th top-half row,
+// column c likewise, and mixes (r, c), (r, c + h), (r + h, c), (r + h, c + h). row0, col0: the tile's first
+// row and column in the butterfly vectors.
+template <typename T, typename R>
+__global__ void gerbt_local_two_sided(int m, int n, T *A, int lda, const R *u, const R *v, int row0, int col0, int h)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= m / 2 || j >= n / 2)
+        return;
+    int r = i / h * 2 * h + i % h, c = j / h * 2 * h + j % h;
+    T *a11 = A + r + (size_t)c * lda, *a12 = a11 + (size_t)h * lda, *a21 = a11 + h, *a22 = a12 + h;
+    T x11 = *a11, x12 = *a12, x21 = *a21, x22 = *a22;
+    butterfly4(x11, x12, x21, x22, u[row0 + r], u[row0 + r + h], v[col0 + c], v[col0 + c + h]);
+    *a11 = x11;
+    *a12 = x12;
+    *a21 = x21;
+    *a22 = x22;
+}
+
+// the same on right-hand sides: rows r and r + h of every column
+template <typename T, typename R>
+__global__ void gerbt_local_one_sided(int m, int n, T *B, int ldb, const R *u, int row0, int h, int transposed)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= m / 2 || j >= n)
+        return;
+    int r = i / h * 2 * h + i % h;
+    T *b1 = B + r + (size_t)j * ldb, *b2 = b1 + h;
+    T x = *b1, y = *b2;
+    butterfly2(x, y, u[row0 + r], u[row0 + r + h], transposed);
+    *b1 = x;
+    *b2 = y;
 }
 
 template <typename T, typename R>
@@ -191,6 +238,29 @@ static void one_sided(int m, int n, void *B1, void *B2, int ldb, const void *u, 
     dim3 block(64, 4), grid((m + 63) / 64, (n + 3) / 4);
     gerbt_one_sided<T, R><<<grid, block, 0, stream>>>(m, n, (T *)B1, (T *)B2, ldb, (const R *)u, row0, h, transposed);
     SS_CHECK_LAUNCH("gerbt one-sided kernel launch");
+}
+
+template <typename T, typename R>
+static void local_two_sided(int m, int n, void *A, int lda, const void *u, const void *v, int row0, int col0, int h,
+                            cudaStream_t stream)
+{
+    if (m <= 1 || n <= 1)
+        return;
+    dim3 block(64, 4), grid((m / 2 + 63) / 64, (n / 2 + 3) / 4);
+    gerbt_local_two_sided<T, R><<<grid, block, 0, stream>>>(m, n, (T *)A, lda, (const R *)u, (const R *)v, row0,
+                                                            col0, h);
+    SS_CHECK_LAUNCH("gerbt local two-sided kernel launch");
+}
+
+template <typename T, typename R>
+static void local_one_sided(int m, int n, void *B, int ldb, const void *u, int row0, int h, int transposed,
+                            cudaStream_t stream)
+{
+    if (m <= 1 || n <= 0)
+        return;
+    dim3 block(64, 4), grid((m / 2 + 63) / 64, (n + 3) / 4);
+    gerbt_local_one_sided<T, R><<<grid, block, 0, stream>>>(m, n, (T *)B, ldb, (const R *)u, row0, h, transposed);
+    SS_CHECK_LAUNCH("gerbt local one-sided kernel launch");
 }
 
 // One entry point per precision, as the codelets name them.
@@ -253,4 +323,44 @@ extern "C" void ss_cuda_zgerbt_rhs(int m, int n, void *B1, void *B2, int ldb, co
                                    int transposed, cudaStream_t stream)
 {
     one_sided<double2, double>(m, n, B1, B2, ldb, u, row0, h, transposed, stream);
+}
+extern "C" void ss_cuda_sgerbt_local(int m, int n, void *A, int lda, const void *u, const void *v, int row0,
+                                     int col0, int h, cudaStream_t stream)
+{
+    local_two_sided<float, float>(m, n, A, lda, u, v, row0, col0, h, stream);
+}
+extern "C" void ss_cuda_sgerbt_rhs_local(int m, int n, void *B, int ldb, const void *u, int row0, int h,
+                                         int transposed, cudaStream_t stream)
+{
+    local_one_sided<float, float>(m, n, B, ldb, u, row0, h, transposed, stream);
+}
+extern "C" void ss_cuda_dgerbt_local(int m, int n, void *A, int lda, const void *u, const void *v, int row0,
+                                     int col0, int h, cudaStream_t stream)
+{
+    local_two_sided<double, double>(m, n, A, lda, u, v, row0, col0, h, stream);
+}
+extern "C" void ss_cuda_dgerbt_rhs_local(int m, int n, void *B, int ldb, const void *u, int row0, int h,
+                                         int transposed, cudaStream_t stream)
+{
+    local_one_sided<double, double>(m, n, B, ldb, u, row0, h, transposed, stream);
+}
+extern "C" void ss_cuda_cgerbt_local(int m, int n, void *A, int lda, const void *u, const void *v, int row0,
+                                     int col0, int h, cudaStream_t stream)
+{
+    local_two_sided<float2, float>(m, n, A, lda, u, v, row0, col0, h, stream);
+}
+extern "C" void ss_cuda_cgerbt_rhs_local(int m, int n, void *B, int ldb, const void *u, int row0, int h,
+                                         int transposed, cudaStream_t stream)
+{
+    local_one_sided<float2, float>(m, n, B, ldb, u, row0, h, transposed, stream);
+}
+extern "C" void ss_cuda_zgerbt_local(int m, int n, void *A, int lda, const void *u, const void *v, int row0,
+                                     int col0, int h, cudaStream_t stream)
+{
+    local_two_sided<double2, double>(m, n, A, lda, u, v, row0, col0, h, stream);
+}
+extern "C" void ss_cuda_zgerbt_rhs_local(int m, int n, void *B, int ldb, const void *u, int row0, int h,
+                                         int transposed, cudaStream_t stream)
+{
+    local_one_sided<double2, double>(m, n, B, ldb, u, row0, h, transposed, stream);
 }
