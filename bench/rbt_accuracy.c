@@ -1,5 +1,7 @@
 /* rbt_accuracy: the accuracy study of the RBT solver (issue 5), double precision.
- *   rbt_accuracy [-n N] [-nb NB] [-depth D] [-ncpus C] [-known-failure KIND]...
+ *   rbt_accuracy [-n N] [-nb NB] [-depth D] [-ncpus C] [-ngpus G] [-known-failure KIND]...
+ * (-ngpus: 0 by default, CPU workers alone, as make check runs it; with GPUs the
+ * tasks land on either kind of worker, so the rounding differs from run to run)
  * For every kind of checks/zgallery.c, with one random right-hand side b, the
  * normwise backward error eta = ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) of
  *   GEPP:   starsolve_dgesv (LU with partial pivoting),
@@ -69,7 +71,7 @@ static void print_eta(double eta)
 
 int main(int argc, char **argv)
 {
-    int n = 256, nb = 64, depth = 2, ncpus = -1, nknown = 0;
+    int n = 256, nb = 64, depth = 2, ncpus = -1, ngpus = 0, nknown = 0;
     const char *known[16];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-known-failure") && i + 1 < argc && nknown < 16) {
@@ -77,9 +79,10 @@ int main(int argc, char **argv)
             continue;
         }
         int *dst = !strcmp(argv[i], "-n") ? &n : !strcmp(argv[i], "-nb") ? &nb : !strcmp(argv[i], "-depth") ? &depth
-                 : !strcmp(argv[i], "-ncpus") ? &ncpus : NULL;
-        if (!dst || i + 1 >= argc || driver_parse_int(argv[i + 1], 1, dst)) {
-            fprintf(stderr, "rbt_accuracy: usage: rbt_accuracy [-n N] [-nb NB] [-depth D] [-ncpus C] [-known-failure KIND]...\n");
+                 : !strcmp(argv[i], "-ncpus") ? &ncpus : !strcmp(argv[i], "-ngpus") ? &ngpus : NULL;
+        if (!dst || i + 1 >= argc || driver_parse_int(argv[i + 1], dst == &ngpus ? 0 : 1, dst)) {
+            fprintf(stderr, "rbt_accuracy: usage: rbt_accuracy [-n N] [-nb NB] [-depth D] [-ncpus C] [-ngpus G] "
+                            "[-known-failure KIND]...\n");
             return 2;
         }
         i++;
@@ -87,7 +90,7 @@ int main(int argc, char **argv)
     starsolve_config_t cfg;
     starsolve_config_init(&cfg);
     cfg.ncpus = ncpus;
-    cfg.ngpus = 0;
+    cfg.ngpus = ngpus;
     cfg.nb = nb;
     if (starsolve_init(&cfg) != 0) {
         fprintf(stderr, "rbt_accuracy: starsolve_init failed\n");
@@ -96,8 +99,8 @@ int main(int argc, char **argv)
     double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
     gen_dmatrix(n, 1, b, n, 99);
-    printf("RBT accuracy study: n = %d, nb = %d, depth = %d, eps = %.2e; eta = ||b-Ax||/(||A|| ||x|| + ||b||), inf-norms\n",
-           n, nb, depth, DBL_EPSILON);
+    printf("RBT accuracy study: n = %d, nb = %d, depth = %d, gpus = %d, eps = %.2e; eta = ||b-Ax||/(||A|| ||x|| + ||b||), "
+           "inf-norms\n", n, nb, depth, starsolve_ngpus(), DBL_EPSILON);
     printf("%-10s %10s %10s %10s %10s %10s %6s  %s\n", "matrix", "GEPP", "GENP", "RBT r=0", "RBT r=1", "RBT r=2",
            "iters", "RBT(r=2) / max(GEPP, eps): strict (<= 10), criterion");
     int bad = 0;
