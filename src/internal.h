@@ -139,6 +139,9 @@ static inline int ss_rbt_tile_levels(int tiles, int depth)
         levels++;
     return levels;
 }
+/* The tile classes of the RBT's randomized matrix (src/pzgerbt.c, pzgerbt_copy): the tiles a half of the smallest
+ * whole-tile butterfly holds, k = tiles / 2^L; tile (i, j) mixes only tiles of its class (i mod k, j mod k) */
+static inline int ss_rbt_tile_classes(int tiles, int depth) { return tiles >> ss_rbt_tile_levels(tiles, depth); }
 
 /* The row sums of |A| (pzlange_rowsums) in up to `split` tasks a tile row, so that more cores take part
  * where tile rows are fewer than cores: a tile row of `rows` rows in ss_rowsum_parts parts, part s

@@ -87,15 +87,9 @@ static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, 
  * butterfly gives the same task graph as interleaving them. */
 static int class_priority(int g, int r, int k) { return -1 - (g * k + r); }
 
-/* tile classes a butterfly half holds: k of pzgerbt_copy */
-static int tile_classes(const starsolve_desc_t *F, int depth)
-{
-    return F->nt >> ss_rbt_tile_levels(F->nt, depth);
-}
-
 void pzgerbt_copy(const starsolve_desc_t *A, starsolve_desc_t *F, int depth)
 {
-    int k = tile_classes(F, depth);
+    int k = ss_rbt_tile_classes(F->nt, depth);
     for (int g = 0; g < k; g++)
         for (int r = 0; r < k; r++)
             for (int j = g; j < F->nt; j += k)
@@ -106,7 +100,7 @@ void pzgerbt_copy(const starsolve_desc_t *A, starsolve_desc_t *F, int depth)
 /* F's padded diagonal (the identity of pzgerbt_copy) becomes alpha I (from ||A||_inf in anorm) */
 void pzgerbt_pad_diagonal(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, starpu_data_handle_t anorm)
 {
-    int nb = F->nb, k = tile_classes(F, depth);
+    int nb = F->nb, k = ss_rbt_tile_classes(F->nt, depth);
     for (int i = A->n / nb; i < F->mt; i++)
         insert_zlaset_pad_diagonal(ss_tile(F, i, i), ss_max(0, A->n - i * nb), anorm, A->n,
                                    class_priority(i % k, i % k, k));
@@ -117,7 +111,7 @@ void pzgerbt_pad_diagonal(const starsolve_desc_t *A, starsolve_desc_t *F, int de
 void pzgerbt_butterflies(const starsolve_desc_t *A, starsolve_desc_t *F, int depth, starpu_data_handle_t *u,
                          starpu_data_handle_t *v)
 {
-    const int levels = ss_rbt_tile_levels(F->nt, depth), k = F->nt >> levels;
+    const int levels = ss_rbt_tile_levels(F->nt, depth), k = F->nt >> levels;   /* ss_rbt_tile_classes */
     for (int g = 0; g < k; g++)
         for (int r = 0; r < k; r++)
             for (int l = 0; l < levels; l += 2) {

@@ -249,7 +249,7 @@ static int gesv_rbt_tiles(const starsolve_desc_t *A, starsolve_desc_t *B, int de
     pzgerbt_butterflies(A, F, depth, hu, hv);
     phase_end(times ? &times->randomize : NULL, &t0, req);
     /* F arrives by tile classes (pzgerbt_copy): the LU's column tasks split along its row classes */
-    pzgetrf_nopiv(F, depth > 0 ? F->nt >> ss_rbt_tile_levels(F->nt, depth) : 1, req);
+    pzgetrf_nopiv(F, depth > 0 ? ss_rbt_tile_classes(F->nt, depth) : 1, req);
     if (!padded)
         pzlange_rowsums(A, split, hrow);
     int info = starsolve_request_wait(req);
