@@ -6,13 +6,21 @@
  * normwise backward error eta = ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) of
  *   GEPP:   starsolve_dgesv (LU with partial pivoting),
  *   GENP:   starsolve_dgesv_rbt with depth 0 and no refinement (LU without pivoting),
- *   RBT r:  starsolve_dgesv_rbt with depth D and at most r = 0, 1, 2 refinement steps.
+ *   RBT r:  starsolve_dgesv_rbt with depth D and at most r = 0, 1, 2 refinement steps
+ *           (the library's refinement: it stops once LAPACK's criterion holds, often at step 0);
+ *   forced: r = 1, 2 classical steps that always run, x += RBT(b - A x) with the library's solver
+ *           and no refinement (the butterflies are drawn from a fixed seed, so every call has the
+ *           same randomized factors: each is one step of classical refinement, residual in double).
  * "fail" where the routine returned a positive info with no solution.
- * Two verdicts where GEPP succeeds (eta_GEPP <= 1e3 eps), for RBT with refinement (r = 2):
- *   strict:    eta_RBT <= 10 max(eta_GEPP, eps)         (issue 5's wording, printed as a ratio)
- *   criterion: eta_RBT <= max(10 eta_GEPP, sqrt(n) eps)  (refinement stops at LAPACK's criterion,
- *              ||r|| <= ||x|| ||A|| eps sqrt(n), so that is all it promises)
- * Exit 0 if the criterion verdict holds for every kind but the -known-failure ones
+ * Verdicts where GEPP succeeds (eta_GEPP <= 1e3 eps):
+ *   strict:    eta <= 10 max(eta_GEPP, eps), issue 5's wording, printed as ratios, for the library's
+ *              r = 2 and for 2 forced steps. Where the library stopped early (its first solution met
+ *              the criterion below), only the forced steps say what refinement gives; where classical
+ *              steps stall (the library then takes GMRES corrections, src/pzgmres.c), only its r = 2.
+ *              So a kind passes where either holds.
+ *   criterion: eta_RBT(r = 2) <= max(10 eta_GEPP, sqrt(n) eps)  (refinement stops at LAPACK's
+ *              criterion, ||r|| <= ||x|| ||A|| eps sqrt(n), so that is all it promises)
+ * Exit 0 if both verdicts hold for every kind but the -known-failure ones
  * (which are reported, and which must still fail: a kind that starts to pass is
  * news, and exits 1 too), 1 if not, 2 on bad usage. */
 #include <float.h>
@@ -58,9 +66,42 @@ static double solve(int method, int depth, int n, const double *A0, const double
     } else {
         info = starsolve_dgesv_rbt(n, 1, A, n, x, n, depth, method, iters);
     }
+    if (info < 0) {
+        fprintf(stderr, "rbt_accuracy: the solver refused its arguments (info %d)\n", info);
+        exit(2);
+    }
     if (info > 0 && info <= n)
         return -1;   /* a zero pivot: no solution */
     return backward_error(n, A0, x, b);   /* info n+1: not converged, x is the best iterate */
+}
+
+/* x = RBT's solution with no refinement, then `steps` classical steps x += RBT(b - A x), each
+ * step's eta in eta[s - 1]; -1 where a solve broke down */
+static void forced_steps(int steps, int depth, int n, const double *A0, const double *b, double *A, double *x,
+                         double *r, double *eta)
+{
+    int it;
+    double eta0 = solve(0, depth, n, A0, b, A, x, &it);
+    for (int s = 0; s < steps; s++) {
+        if (eta0 < 0 || (s > 0 && eta[s - 1] < 0)) {
+            eta[s] = -1;
+            continue;
+        }
+        for (int i = 0; i < n; i++)
+            r[i] = b[i];
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                r[i] -= A0[i + (size_t)j * n] * x[j];
+        memcpy(A, A0, (size_t)n * n * sizeof *A);
+        int info = starsolve_dgesv_rbt(n, 1, A, n, r, n, depth, 0, NULL);
+        if (info > 0 && info <= n) {
+            eta[s] = -1;
+            continue;
+        }
+        for (int i = 0; i < n; i++)
+            x[i] += r[i];
+        eta[s] = backward_error(n, A0, x, b);
+    }
 }
 
 static void print_eta(double eta)
@@ -87,6 +128,10 @@ int main(int argc, char **argv)
         }
         i++;
     }
+    if (!starsolve_rbt_depth_valid(n, depth)) {
+        fprintf(stderr, "rbt_accuracy: -depth %d does not go with -n %d (starsolve_rbt_depth_valid)\n", depth, n);
+        return 2;
+    }
     starsolve_config_t cfg;
     starsolve_config_init(&cfg);
     cfg.ncpus = ncpus;
@@ -97,12 +142,13 @@ int main(int argc, char **argv)
         return 1;
     }
     double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
-    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *r = malloc((size_t)n * sizeof *r);
     gen_dmatrix(n, 1, b, n, 99);
     printf("RBT accuracy study: n = %d, nb = %d, depth = %d, gpus = %d, eps = %.2e; eta = ||b-Ax||/(||A|| ||x|| + ||b||), "
            "inf-norms\n", n, nb, depth, starsolve_ngpus(), DBL_EPSILON);
-    printf("%-10s %10s %10s %10s %10s %10s %6s  %s\n", "matrix", "GEPP", "GENP", "RBT r=0", "RBT r=1", "RBT r=2",
-           "iters", "RBT(r=2) / max(GEPP, eps): strict (<= 10), criterion");
+    printf("%-10s %10s %10s %10s %10s %10s %6s %10s %10s  %s\n", "matrix", "GEPP", "GENP", "RBT r=0", "RBT r=1",
+           "RBT r=2", "iters", "forced 1", "forced 2",
+           "RBT / max(GEPP, eps) at r=2 and forced 2, strict (<= 10) by either, criterion at r=2");
     int bad = 0;
     for (int k = 0; gallery_kinds[k]; k++) {
         if (gen_dgallery(gallery_kinds[k], n, A0, n, 7) != 0) {
@@ -113,24 +159,29 @@ int main(int argc, char **argv)
         int it, iters2;
         double gepp = solve(-1, 0, n, A0, b, A, x, &it), genp = solve(0, 0, n, A0, b, A, x, &it);
         double r0 = solve(0, depth, n, A0, b, A, x, &it), r1 = solve(1, depth, n, A0, b, A, x, &it);
-        double r2 = solve(2, depth, n, A0, b, A, x, &iters2);
+        double r2 = solve(2, depth, n, A0, b, A, x, &iters2), forced[2];
+        forced_steps(2, depth, n, A0, b, A, x, r, forced);
         printf("%-10s", gallery_kinds[k]);
         print_eta(gepp); print_eta(genp); print_eta(r0); print_eta(r1); print_eta(r2);
-        printf(" %6d  ", iters2);
+        printf(" %6d", iters2);
+        print_eta(forced[0]); print_eta(forced[1]);
+        printf("  ");
         if (gepp < 0 || isnan(gepp) || gepp > 1e3 * DBL_EPSILON) {
             printf("- (GEPP fails)\n");
         } else {
             double ratio = r2 >= 0 ? r2 / fmax(gepp, DBL_EPSILON) : INFINITY;
-            int strict = ratio <= 10, criterion = r2 >= 0 && r2 <= fmax(10 * gepp, sqrt((double)n) * DBL_EPSILON);
+            double forced_ratio = forced[1] >= 0 ? forced[1] / fmax(gepp, DBL_EPSILON) : INFINITY;
+            int strict = ratio <= 10 || forced_ratio <= 10;
+            int criterion = r2 >= 0 && r2 <= fmax(10 * gepp, sqrt((double)n) * DBL_EPSILON), pass = strict && criterion;
             int is_known = 0;
             for (int q = 0; q < nknown; q++)
                 is_known |= !strcmp(known[q], gallery_kinds[k]);
-            printf("%9.1fx %-3s  %s%s\n", ratio, strict ? "yes" : "NO", criterion ? "yes" : "NO",
-                   is_known ? (criterion ? " (listed as a known failure, but passes)" : " (known failure)") : "");
-            bad |= is_known ? criterion : !criterion;
+            printf("%9.1fx %9.1fx  %-3s  %-3s%s\n", ratio, forced_ratio, strict ? "yes" : "NO", criterion ? "yes" : "NO",
+                   is_known ? (pass ? " (listed as a known failure, but passes)" : " (known failure)") : "");
+            bad |= is_known ? pass : !pass;
         }
     }
-    free(A0); free(A); free(b); free(x);
+    free(A0); free(A); free(b); free(x); free(r);
     starsolve_finalize();
     return bad;
 }
