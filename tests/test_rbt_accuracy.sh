@@ -37,4 +37,9 @@ prog=$top_builddir/bench/rbt_accuracy
 "$prog" -n 200 -nb 16 -depth 4 || exit 1
 "$prog" -n 1000 -nb 256 -depth 5 || exit 1
 "$prog" -n 126 -nb 32 -depth 2 || exit 1
-"$prog" -n 127 -nb 32 -depth 2
+"$prog" -n 127 -nb 32 -depth 2 || exit 1
+# A depth the solver refuses (above 2 only while 2^depth <= n) is bad usage, exit 2 with a
+# message: the study once printed the backward errors of an x the solver never computed.
+"$prog" -n 100 -depth 9 >/dev/null 2>&1
+rc=$?
+[ $rc -eq 2 ] || { echo "rbt_accuracy -n 100 -depth 9: exit $rc, expected 2"; exit 1; }
