@@ -10,7 +10,8 @@
  *           (the library's refinement: it stops once LAPACK's criterion holds, often at step 0);
  *   forced: r = 1, 2 classical steps that always run, x += RBT(b - A x) with the library's solver
  *           and no refinement (the butterflies are drawn from a fixed seed, so every call has the
- *           same randomized factors: each is one step of classical refinement, residual in double).
+ *           same randomized factors: each is one step of classical refinement, residual in double;
+ *           with GPUs the factors differ in their rounding from call to call, which refinement allows).
  * "fail" where the routine returned a positive info with no solution.
  * Verdicts where GEPP succeeds (eta_GEPP <= 1e3 eps):
  *   strict:    eta <= 10 max(eta_GEPP, eps), issue 5's wording, printed as ratios, for the library's
