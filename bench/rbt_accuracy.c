@@ -76,8 +76,8 @@ static double solve(int method, int depth, int n, const double *A0, const double
     return backward_error(n, A0, x, b);   /* info n+1: not converged, x is the best iterate */
 }
 
-/* x = RBT's solution with no refinement, then `steps` classical steps x += RBT(b - A x), each
- * step's eta in eta[s - 1]; -1 where a solve broke down */
+/* x = RBT's solution with no refinement, then `steps` classical steps x += RBT(b - A x), step s
+ * (1 .. steps) leaving its eta in eta[s - 1]; -1 where a solve broke down */
 static void forced_steps(int steps, int depth, int n, const double *A0, const double *b, double *A, double *x,
                          double *r, double *eta)
 {
