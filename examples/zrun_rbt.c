@@ -64,9 +64,17 @@ int run_zrbt(const struct driver_opts *o)
         }
         driver_bound_end(o, &r);
         FILE *h = o->csv ? stderr : stdout;
-        if (holds && r.info > 0)
-            fprintf(h, "starpu_rbt: RBT failed: %s\n", r.info <= n ? "a zero pivot in LU without pivoting"
-                                                                  : "refinement did not reach the criterion");
+        if (holds && r.info > 0) {
+            fprintf(h, "starpu_rbt: RBT failed: %s", r.info <= n ? "a zero pivot in LU without pivoting"
+                                                               : "refinement did not reach the criterion");
+            /* the depth a matrix needs grows with n (Ris: 5 at n = 1000, 6 at 4096, 7 at 20000; README) */
+            int deepest = o->depth;
+            while (starsolve_rbt_depth_valid(n, deepest + 1))
+                deepest++;
+            if (deepest > o->depth)
+                fprintf(h, "; a deeper -depth (up to %d at this n) mixes more of A", deepest);
+            fprintf(h, "%s\n", o->fallback ? "" : "; -fallback solves with partial pivoting instead");
+        }
         if (r.info > 0 && o->fallback) {   /* not with -P (starpu_rbt.c refuses the pair) */
             memcpy(F, A, asize * sizeof *F);
             memcpy(X, B, bsize * sizeof *X);
