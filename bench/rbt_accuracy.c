@@ -1,5 +1,8 @@
 /* rbt_accuracy: the accuracy study of the RBT solver (issue 5), double precision.
- *   rbt_accuracy [-n N] [-nb NB] [-depth D] [-ncpus C] [-ngpus G] [-known-failure KIND]...
+ *   rbt_accuracy [-n N] [-nb NB] [-depth D] [-ncpus C] [-ngpus G] [-kind KIND]... [-known-failure KIND]...
+ * (-nb 0: the library's tile sizes, starsolve_get_nb_rbt's for RBT; -kind: study only these kinds; at
+ * GPU sizes, leave out cond1e8 and cond1e12, whose generator, LAPACK's latms, takes O(n^3) memory-bound
+ * time: the others are generated in O(n^2))
  * (-ngpus: 0 by default, CPU workers alone, as make check runs it; with GPUs the
  * tasks land on either kind of worker, so the rounding differs from run to run)
  * For every kind of checks/zgallery.c, with one random right-hand side b, the
@@ -34,23 +37,31 @@
 #include "check.h"
 #include "../examples/driver.h"
 
+/* down the columns, as A is stored (a row-wise loop took seconds a call at n = 20000) */
 static double backward_error(int n, const double *A, const double *x, const double *b)
 {
-    double rmax = 0, xmax = 0, bmax = 0, anorm = 0;
-    for (int i = 0; i < n; i++) {
-        double r = b[i], rowsum = 0;
-        for (int j = 0; j < n; j++) {
-            r -= A[i + (size_t)j * n] * x[j];
-            rowsum += fabs(A[i + (size_t)j * n]);
+    double *r = malloc((size_t)n * sizeof *r), *rowsum = calloc((size_t)n, sizeof *rowsum);
+    for (int i = 0; i < n; i++)
+        r[i] = b[i];
+    for (int j = 0; j < n; j++) {
+        const double *a = A + (size_t)j * n;
+        for (int i = 0; i < n; i++) {
+            r[i] -= a[i] * x[j];
+            rowsum[i] += fabs(a[i]);
         }
-        rmax = fmax(rmax, fabs(r));
-        anorm = fmax(anorm, rowsum);
+    }
+    double rmax = 0, xmax = 0, bmax = 0, anorm = 0;
+    int nan_seen = 0;
+    for (int i = 0; i < n; i++) {
+        rmax = fmax(rmax, fabs(r[i]));
+        anorm = fmax(anorm, rowsum[i]);
         xmax = fmax(xmax, fabs(x[i]));
         bmax = fmax(bmax, fabs(b[i]));
-        if (isnan(r) || isnan(x[i]))
-            return NAN;
+        nan_seen |= isnan(r[i]) || isnan(x[i]);
     }
-    return rmax / (anorm * xmax + bmax);
+    free(r);
+    free(rowsum);
+    return nan_seen ? NAN : rmax / (anorm * xmax + bmax);
 }
 
 /* solve with one method; returns eta, or -1 when info > 0 left no solution */
@@ -105,6 +116,23 @@ static void forced_steps(int steps, int depth, int n, const double *A0, const do
     }
 }
 
+static int is_gallery_kind(const char *kind)
+{
+    for (int k = 0; gallery_kinds[k]; k++)
+        if (!strcmp(kind, gallery_kinds[k]))
+            return 1;
+    return 0;
+}
+
+/* every kind where no -kind was given, else the ones named */
+static int chosen(const char *kind, int nkinds, const char *const *kinds)
+{
+    for (int q = 0; q < nkinds; q++)
+        if (!strcmp(kind, kinds[q]))
+            return 1;
+    return nkinds == 0;
+}
+
 static void print_eta(double eta)
 {
     if (eta < 0) printf(" %10s", "fail");
@@ -113,18 +141,22 @@ static void print_eta(double eta)
 
 int main(int argc, char **argv)
 {
-    int n = 256, nb = 64, depth = 2, ncpus = -1, ngpus = 0, nknown = 0;
-    const char *known[16];
+    int n = 256, nb = 64, depth = 2, ncpus = -1, ngpus = 0, nknown = 0, nkinds = 0;
+    const char *known[16], *kinds[16];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-known-failure") && i + 1 < argc && nknown < 16) {
             known[nknown++] = argv[++i];
             continue;
         }
+        if (!strcmp(argv[i], "-kind") && i + 1 < argc && nkinds < 16 && is_gallery_kind(argv[i + 1])) {
+            kinds[nkinds++] = argv[++i];
+            continue;
+        }
         int *dst = !strcmp(argv[i], "-n") ? &n : !strcmp(argv[i], "-nb") ? &nb : !strcmp(argv[i], "-depth") ? &depth
                  : !strcmp(argv[i], "-ncpus") ? &ncpus : !strcmp(argv[i], "-ngpus") ? &ngpus : NULL;
-        if (!dst || i + 1 >= argc || driver_parse_int(argv[i + 1], dst == &ngpus ? 0 : 1, dst)) {
+        if (!dst || i + 1 >= argc || driver_parse_int(argv[i + 1], dst == &ngpus || dst == &nb ? 0 : 1, dst)) {
             fprintf(stderr, "rbt_accuracy: usage: rbt_accuracy [-n N] [-nb NB] [-depth D] [-ncpus C] [-ngpus G] "
-                            "[-known-failure KIND]...\n");
+                            "[-kind KIND]... [-known-failure KIND]...\n");
             return 2;
         }
         i++;
@@ -145,13 +177,15 @@ int main(int argc, char **argv)
     double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *r = malloc((size_t)n * sizeof *r);
     gen_dmatrix(n, 1, b, n, 99);
-    printf("RBT accuracy study: n = %d, nb = %d, depth = %d, gpus = %d, eps = %.2e; eta = ||b-Ax||/(||A|| ||x|| + ||b||), "
-           "inf-norms\n", n, nb, depth, starsolve_ngpus(), DBL_EPSILON);
+    printf("RBT accuracy study: n = %d, nb = %d%s, depth = %d, gpus = %d, eps = %.2e; eta = ||b-Ax||/(||A|| ||x|| + "
+           "||b||), inf-norms\n", n, nb, nb ? "" : " (the library's)", depth, starsolve_ngpus(), DBL_EPSILON);
     printf("%-10s %10s %10s %10s %10s %10s %6s %10s %10s  %s\n", "matrix", "GEPP", "GENP", "RBT r=0", "RBT r=1",
            "RBT r=2", "iters", "forced 1", "forced 2",
            "RBT / max(GEPP, eps) at r=2 and forced 2, strict (<= 10) by either, criterion at r=2");
     int bad = 0;
     for (int k = 0; gallery_kinds[k]; k++) {
+        if (!chosen(gallery_kinds[k], nkinds, kinds))
+            continue;
         if (gen_dgallery(gallery_kinds[k], n, A0, n, 7) != 0) {
             printf("%-10s (generator failed)\n", gallery_kinds[k]);
             bad = 1;
