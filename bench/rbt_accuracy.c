@@ -161,6 +161,7 @@ int main(int argc, char **argv)
         }
         i++;
     }
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* a row as each kind ends: a study stopped by a timeout keeps its rows */
     if (!starsolve_rbt_depth_valid(n, depth)) {
         fprintf(stderr, "rbt_accuracy: -depth %d does not go with -n %d (starsolve_rbt_depth_valid)\n", depth, n);
         return 2;
