@@ -37,12 +37,14 @@
 #include "check.h"
 #include "../examples/driver.h"
 
-/* down the columns, as A is stored (a row-wise loop strides through A, n entries apart) */
-static double backward_error(int n, const double *A, const double *x, const double *b)
+/* r = b - A x and rowsum = the row sums of |A|, down the columns, as A is stored (a row-wise loop
+ * strides through A, n entries apart) */
+static void residual(int n, const double *A, const double *x, const double *b, double *r, double *rowsum)
 {
-    double *r = malloc((size_t)n * sizeof *r), *rowsum = calloc((size_t)n, sizeof *rowsum);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         r[i] = b[i];
+        rowsum[i] = 0;
+    }
     for (int j = 0; j < n; j++) {
         const double *a = A + (size_t)j * n;
         for (int i = 0; i < n; i++) {
@@ -50,6 +52,11 @@ static double backward_error(int n, const double *A, const double *x, const doub
             rowsum[i] += fabs(a[i]);
         }
     }
+}
+
+/* eta from x's residual r and A's row sums (residual) */
+static double eta_of(int n, const double *r, const double *rowsum, const double *x, const double *b)
+{
     double rmax = 0, xmax = 0, bmax = 0, anorm = 0;
     int nan_seen = 0;
     for (int i = 0; i < n; i++) {
@@ -59,9 +66,17 @@ static double backward_error(int n, const double *A, const double *x, const doub
         bmax = fmax(bmax, fabs(b[i]));
         nan_seen |= isnan(r[i]) || isnan(x[i]);
     }
+    return nan_seen ? NAN : rmax / (anorm * xmax + bmax);
+}
+
+static double backward_error(int n, const double *A, const double *x, const double *b)
+{
+    double *r = malloc((size_t)n * sizeof *r), *rowsum = malloc((size_t)n * sizeof *rowsum);
+    residual(n, A, x, b, r, rowsum);
+    double eta = eta_of(n, r, rowsum, x, b);
     free(r);
     free(rowsum);
-    return nan_seen ? NAN : rmax / (anorm * xmax + bmax);
+    return eta;
 }
 
 /* solve with one method; returns eta, or -1 when info > 0 left no solution */
@@ -88,32 +103,27 @@ static double solve(int method, int depth, int n, const double *A0, const double
 }
 
 /* x = RBT's solution with no refinement, then `steps` classical steps x += RBT(b - A x), step s
- * (1 .. steps) leaving its eta in eta[s - 1]; -1 where a solve broke down */
+ * (1 .. steps) leaving its eta in eta[s - 1]; -1 from the first step whose solve broke down on.
+ * The residual that gives a step's eta is the next step's right-hand side (r, rowsum: scratch of n). */
 static void forced_steps(int steps, int depth, int n, const double *A0, const double *b, double *A, double *x,
-                         double *r, double *eta)
+                         double *r, double *rowsum, double *eta)
 {
-    int it;
-    double eta0 = solve(0, depth, n, A0, b, A, x, &it);
-    for (int s = 0; s < steps; s++) {
-        if (eta0 < 0 || (s > 0 && eta[s - 1] < 0)) {
-            eta[s] = -1;
-            continue;
-        }
-        for (int i = 0; i < n; i++)
-            r[i] = b[i];
-        for (int j = 0; j < n; j++)
+    int it, s = 0;
+    if (solve(0, depth, n, A0, b, A, x, &it) >= 0) {
+        residual(n, A0, x, b, r, rowsum);
+        for (; s < steps; s++) {
+            memcpy(A, A0, (size_t)n * n * sizeof *A);
+            int info = starsolve_dgesv_rbt(n, 1, A, n, r, n, depth, 0, NULL);   /* r becomes the correction */
+            if (info > 0 && info <= n)
+                break;
             for (int i = 0; i < n; i++)
-                r[i] -= A0[i + (size_t)j * n] * x[j];
-        memcpy(A, A0, (size_t)n * n * sizeof *A);
-        int info = starsolve_dgesv_rbt(n, 1, A, n, r, n, depth, 0, NULL);
-        if (info > 0 && info <= n) {
-            eta[s] = -1;
-            continue;
+                x[i] += r[i];
+            residual(n, A0, x, b, r, rowsum);
+            eta[s] = eta_of(n, r, rowsum, x, b);
         }
-        for (int i = 0; i < n; i++)
-            x[i] += r[i];
-        eta[s] = backward_error(n, A0, x, b);
     }
+    for (; s < steps; s++)
+        eta[s] = -1;
 }
 
 static int is_gallery_kind(const char *kind)
@@ -177,6 +187,7 @@ int main(int argc, char **argv)
     }
     double *A0 = malloc((size_t)n * n * sizeof *A0), *A = malloc((size_t)n * n * sizeof *A);
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *r = malloc((size_t)n * sizeof *r);
+    double *rowsum = malloc((size_t)n * sizeof *rowsum);
     gen_dmatrix(n, 1, b, n, 99);
     printf("RBT accuracy study: n = %d, nb = %d%s, depth = %d, gpus = %d, eps = %.2e; eta = ||b-Ax||/(||A|| ||x|| + "
            "||b||), inf-norms\n", n, nb, nb ? "" : " (the library's)", depth, starsolve_ngpus(), DBL_EPSILON);
@@ -196,7 +207,7 @@ int main(int argc, char **argv)
         double gepp = solve(-1, 0, n, A0, b, A, x, &it), genp = solve(0, 0, n, A0, b, A, x, &it);
         double r0 = solve(0, depth, n, A0, b, A, x, &it), r1 = solve(1, depth, n, A0, b, A, x, &it);
         double r2 = solve(2, depth, n, A0, b, A, x, &iters2), forced[2];
-        forced_steps(2, depth, n, A0, b, A, x, r, forced);
+        forced_steps(2, depth, n, A0, b, A, x, r, rowsum, forced);
         printf("%-10s", gallery_kinds[k]);
         print_eta(gepp); print_eta(genp); print_eta(r0); print_eta(r1); print_eta(r2);
         printf(" %6d", iters2);
@@ -217,7 +228,7 @@ int main(int argc, char **argv)
             bad |= is_known ? pass : !pass;
         }
     }
-    free(A0); free(A); free(b); free(x); free(r);
+    free(A0); free(A); free(b); free(x); free(r); free(rowsum);
     starsolve_finalize();
     return bad;
 }
