@@ -223,7 +223,8 @@ int main(int argc, char **argv)
             int is_known = 0;
             for (int q = 0; q < nknown; q++)
                 is_known |= !strcmp(known[q], gallery_kinds[k]);
-            printf("%9.1fx %9.1fx  %-3s  %-3s%s\n", ratio, forced_ratio, strict ? "yes" : "NO", criterion ? "yes" : "NO",
+            printf("%9.1fx %9.1fx  %-3s  %-3s%s\n", ratio, forced_ratio, strict ? "yes" : "NO",
+                   criterion ? "yes" : "NO",
                    is_known ? (pass ? " (listed as a known failure, but passes)" : " (known failure)") : "");
             bad |= is_known ? pass : !pass;
         }
