@@ -4,6 +4,7 @@
  * Stability of Numerical Algorithms", 2nd ed., ch. 28). All are real; complex
  * precisions get them with zero imaginary parts, except the random kinds. */
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,11 +90,14 @@ int gen_zgallery(const char *kind, int n, starsolve_complex64_t *A, int lda, uns
         for (int j = 0; j < n; j++)
             for (int i = 0; i < n; i++)
                 A[i + (size_t)j * lda] = sqrt(2.0 / (n + 1)) * sin((i + 1) * (j + 1) * M_PI / (n + 1));
-    } else if (!strcmp(kind, "kahan")) {         /* upper triangular, theta = 1.2: diag(s^i) (I - c triu(1)) */
-        double s = sin(1.2), c = cos(1.2);
+    } else if (!strcmp(kind, "kahan")) {
+        /* MATLAB's gallery('kahan', n): upper triangular, theta = 1.2, diag(s^i) (I - c triu(1)) plus its
+         * diagonal perturbation pert eps diag(n:-1:1), pert = 1e3. Without it s^i underflows: the diagonal
+         * is denormal from i = 10066 (0-based) and exactly 0 from i = 10588: singular at n = 20000. */
+        double s = sin(1.2), c = cos(1.2), pert = 1e3;
         for (int i = 0; i < n; i++) {
             double si = pow(s, i);
-            A[i + (size_t)i * lda] = si;
+            A[i + (size_t)i * lda] = si + pert * DBL_EPSILON * (n - i);
             for (int j = i + 1; j < n; j++)
                 A[i + (size_t)j * lda] = -c * si;
         }
