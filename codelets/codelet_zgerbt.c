@@ -34,9 +34,10 @@ struct zgerbt_args { int row0, col0, h; };
  * columns of a j never overlap (four tiles, or a tile's four quadrants), which `omp simd`
  * states: without it GCC 12 left the loop scalar at -O2 and -O3 (it cannot rule the
  * overlap out itself). */
-SS_SIMD_CLONES_AVX512 static void gerbt_block_cpu(int m, int n, int lda, starsolve_complex64_t *A11, starsolve_complex64_t *A12,
-                            starsolve_complex64_t *A21, starsolve_complex64_t *A22, const double *ur, const double *us,
-                            const double *vr, const double *vs)
+SS_SIMD_CLONES_AVX512 static void gerbt_block_cpu(int m, int n, int lda, starsolve_complex64_t *A11,
+                                                  starsolve_complex64_t *A12, starsolve_complex64_t *A21,
+                                                  starsolve_complex64_t *A22, const double *ur, const double *us,
+                                                  const double *vr, const double *vs)
 {
     for (int j = 0; j < n; j++) {
         double cr = 0.5 * vr[j], cs = 0.5 * vs[j];
