@@ -84,8 +84,19 @@ static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, 
  * (bench/NOTES.md, session 13), and its first panel once a k^2-th has; the updates of F's
  * rows of class 0 in the next column group start before that group's other rows are up
  * (session 34). Classes touch disjoint tiles, so submitting every copy before any
- * butterfly gives the same task graph as interleaving them. */
-static int class_priority(int g, int r, int k) { return -1 - (g * k + r); }
+ * butterfly gives the same task graph as interleaving them.
+ * With CUDA workers the classes' tasks rank above the factorization's instead (its highest is
+ * ss_prio_panel(nt, 0) = 2 nt + 1), still decreasing with c: the uploads run on one CUDA worker
+ * a GPU (ss_cuda_worker_uploads), and that worker took a ready update between two of them, so
+ * the bus stood still while the update ran (n = 40000 on an H200: the last class's uploads
+ * waited 33 ms, then the GPU 34 ms for them). Ahead of the updates, the uploads keep the bus busy
+ * until all of A is up: at 40000 the call 11-13 ms shorter, at 20000 within its spread (two A/B
+ * runs on H200s, bench/NOTES.md, session 76). */
+static int class_priority(const starsolve_desc_t *F, int g, int r, int k)
+{
+    const int c = g * k + r;
+    return starpu_cuda_worker_get_count() > 0 ? 2 * F->nt + 2 + (k * k - 1 - c) : -1 - c;
+}
 
 void pzgerbt_copy(const starsolve_desc_t *A, starsolve_desc_t *F, int depth)
 {
@@ -94,7 +105,7 @@ void pzgerbt_copy(const starsolve_desc_t *A, starsolve_desc_t *F, int depth)
         for (int r = 0; r < k; r++)
             for (int j = g; j < F->nt; j += k)
                 for (int i = r; i < F->mt; i += k)
-                    copy_tile_augmented(A, F, i, j, class_priority(g, r, k));
+                    copy_tile_augmented(A, F, i, j, class_priority(F, g, r, k));
 }
 
 /* F's padded diagonal (the identity of pzgerbt_copy) becomes alpha I (from ||A||_inf in anorm) */
@@ -103,7 +114,7 @@ void pzgerbt_pad_diagonal(const starsolve_desc_t *A, starsolve_desc_t *F, int de
     int nb = F->nb, k = ss_rbt_tile_classes(F->nt, depth);
     for (int i = A->n / nb; i < F->mt; i++)
         insert_zlaset_pad_diagonal(ss_tile(F, i, i), ss_max(0, A->n - i * nb), anorm, A->n,
-                                   class_priority(i % k, i % k, k));
+                                   class_priority(F, i % k, i % k, k));
 }
 
 /* F = U^T F V, class by class (pzgerbt_copy), levels two at a time: half the passes over the tiles.
@@ -116,16 +127,16 @@ void pzgerbt_butterflies(const starsolve_desc_t *A, starsolve_desc_t *F, int dep
         for (int r = 0; r < k; r++)
             for (int l = 0; l < levels; l += 2) {
                 if (l + 1 < levels)
-                    fused_butterflies_of_class(F, l, r, g, k, u, v, class_priority(g, r, k));
+                    fused_butterflies_of_class(F, l, r, g, k, u, v, class_priority(F, g, r, k));
                 else
-                    butterflies_of_class(F, l, r, g, k, u, v, class_priority(g, r, k));
+                    butterflies_of_class(F, l, r, g, k, u, v, class_priority(F, g, r, k));
             }
     /* the deeper levels, tile by tile (one class: k = 1) */
     for (int j = 0; j < F->nt; j++)
         for (int i = 0; i < F->mt; i++)
             for (int l = levels; l < depth; l++)
                 insert_zgerbt_local(ss_tile(F, i, j), u[l], v[l], i * F->nb, j * F->nb, (F->m >> l) / 2,
-                                    class_priority(0, 0, k));
+                                    class_priority(F, 0, 0, k));
     /* F's last tile: of the last class, after all its butterflies */
     ss_desc_prefetch_gpu_after(A, ss_tile(F, F->mt - 1, F->nt - 1), 2);
 }
