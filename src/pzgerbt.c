@@ -86,8 +86,8 @@ static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, 
  * (session 34). Classes touch disjoint tiles, so submitting every copy before any
  * butterfly gives the same task graph as interleaving them.
  * With CUDA workers the classes' tasks rank above the factorization's instead (its highest is
- * ss_prio_panel(nt, 0) = 2 nt + 1), still decreasing with c: the uploads run on one CUDA worker
- * a GPU (ss_cuda_worker_uploads), and that worker took a ready update between two of them, so
+ * ss_prio_panel(nt, 0)), still decreasing with c: the uploads run on one CUDA worker per GPU
+ * (ss_cuda_worker_uploads), and that worker took a ready update between two of them, so
  * the bus stood still while the update ran (n = 40000 on an H200: the last class's uploads
  * waited 33 ms, then the GPU 34 ms for them). Ahead of the updates, the uploads keep the bus busy
  * until all of A is up: at 40000 the call 11-13 ms shorter, at 20000 within its spread (two A/B
@@ -95,7 +95,7 @@ static void copy_tile_augmented(const starsolve_desc_t *A, starsolve_desc_t *F, 
 static int class_priority(const starsolve_desc_t *F, int g, int r, int k)
 {
     const int c = g * k + r;
-    return starpu_cuda_worker_get_count() > 0 ? 2 * F->nt + 2 + (k * k - 1 - c) : -1 - c;
+    return starpu_cuda_worker_get_count() > 0 ? ss_prio_panel(F->nt, 0) + 1 + (k * k - 1 - c) : -1 - c;
 }
 
 void pzgerbt_copy(const starsolve_desc_t *A, starsolve_desc_t *F, int depth)
