@@ -3,7 +3,8 @@
  * With whole-column updates (GPUs) the TRSM of U(k,j) and the GEMMs below it
  * are one task (codelet_zgetrf_update.c), and the TRSMs of the tiles below the
  * diagonal are one task as well (codelet_ztrsm_column.c), but for the tiles
- * that the next diagonal tile's factorization waits for (look-ahead, below).
+ * that the next diagonal tile's factorization waits for (look-ahead, below):
+ * L(k+1,k)'s solve, U(k,k+1)'s solve and tile (k+1,k+1)'s GEMM, a task each.
  * With row classes (RBT, whose randomized matrix arrives class by class: tile
  * rows i = c mod K together, src/pzgerbt.c), those column tasks are cut into
  * one per class, so the first step's rows of class 0 are solved and updated
@@ -95,10 +96,17 @@ void pzgetrf_nopiv(starsolve_desc_t *A, int row_classes, starsolve_request_t *re
                 column[i - k] = ss_tile(A, i, j);
             /* rows k .. first - 1 of the column with U(k,j), the rest after */
             int first = lookahead ? k + 2 : A->mt;
-            if (fused) {
-                insert_zgetrf_update(first - k, column, lcolumn, Akk, 0, NULL, NULL, lookahead ? next_prio : prio);
+            if (fused && !lookahead) {
+                insert_zgetrf_update(first - k, column, lcolumn, Akk, 0, NULL, NULL, prio);
             } else {
-                insert_ztrsm('L', 'L', 'N', 'U', one, Akk, ss_tile(A, k, j), lookahead ? next_prio : prio);
+                /* U(k,j) = L(k,k)^-1 A(k,j). The look-ahead's, with whole-column tasks (GPUs), by the
+                 * column solve's codelet (our TRSM, on the urgent stream) in a task of its own: it needs
+                 * only the factored diagonal tile, so it runs beside L(k+1,k)'s solve instead of after it
+                 * in one task with the GEMM below (bench/NOTES.md, session 77) */
+                if (fused)
+                    insert_ztrsm_column_solve('L', 'U', 1, column, Akk, next_prio);
+                else
+                    insert_ztrsm('L', 'L', 'N', 'U', one, Akk, ss_tile(A, k, j), lookahead ? next_prio : prio);
                 /* A(i,j) -= L(i,k) U(k,j) for k < i < first */
                 insert_zgemm_tiles('N', 'N', mone, ss_tile(A, k, j), 0, first - k - 1, lcolumn, one, column + 1,
                                    lookahead ? next_prio : prio);
