@@ -161,6 +161,8 @@ void insert_ztrsm_column(char side, char trans, int ntiles, const starpu_data_ha
 
 /* ---- with the triangle itself: tiles[t] = tiles[t] T^-1 (side 'R', T upper) or T^-1 tiles[t]
  * (side 'L', T lower), in place: a TRSM per tile, or on GPUs per stack of tiles (below).
+ * LU without pivoting solves its columns L(i,k) with side 'R' and, on GPUs, its look-ahead's
+ * row tile U(k,k+1) with side 'L' (src/pzgetrf_nopiv.c).
  * On GPUs the TRSM is ours (cuda_ztrsm_recursive): halves of the triangle with a GEMM between,
  * down to leaf kernels that solve every row (side 'R') or column (side 'L') of a narrow slice
  * at once. cuBLAS's TRSM recurses the same way but its leaves are slow: blocking by 256 columns
